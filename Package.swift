@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "DuktapeCore",
+    products: [
+        .library(name: "DuktapeCore", targets: ["DuktapeCore"]),
+        .executable(name: "dukjs", targets: ["dukjs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The engine: Debian's shipped duktape.c compiled with our config overlay (engine.c),
+        // plus the protected-call shims (shims.c). Needs `duktape-dev` (`make deps`).
+        .target(
+            name: "CDuktape",
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
+        .target(
+            name: "DuktapeCore",
+            dependencies: ["CDuktape"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "dukjs",
+            dependencies: [
+                "DuktapeCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DuktapeCoreTests",
+            dependencies: ["DuktapeCore", "CDuktape"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "dukjsTests",
+            dependencies: ["dukjs"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+var swiftSettings: [SwiftSetting] {
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

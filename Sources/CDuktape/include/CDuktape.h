@@ -1,0 +1,180 @@
+/*
+ * CDuktape: the Duktape 2.7 engine (compiled from the amalgamation that Debian's
+ * duktape-dev ships, see engine.c) plus the few C shims Swift cannot do without.
+ *
+ * Why shims exist at all: Duktape reports errors with setjmp/longjmp. A longjmp
+ * must never unwind through a Swift frame, so every engine operation that can
+ * throw (allocation included) runs inside duk_safe_call() with a body written in
+ * C. Each `cduk_p*` function below is such a protected operation: it returns
+ * DUK_EXEC_SUCCESS (0) with its results on the value stack, or DUK_EXEC_ERROR (1)
+ * with the thrown value on top. None of them ever longjmps into its caller.
+ *
+ * Everything else Swift calls directly from <duktape.h>: only the calls that
+ * cannot throw (type checks, non-coercing getters, pops, pushes of primitives
+ * into reserved stack space, duk_pcall/duk_pnew, duk_safe_call).
+ */
+#ifndef CDUKTAPE_H
+#define CDUKTAPE_H
+
+#include <duktape.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Heap state, allocator accounting, limits --------------------------- */
+
+/* Per-heap state handed to Duktape as heap udata. Owned by JSVirtualMachine,
+ * read and written only under the VM lock (the allocator runs under it too). */
+typedef struct cduk_heap_state {
+    size_t memory_used;      /* bytes currently held by the heap (malloc_usable_size) */
+    size_t memory_peak;      /* high-water mark of memory_used */
+    size_t memory_limit;     /* 0 = unlimited; an allocation past it fails (RangeError) */
+    uint64_t deadline_ns;    /* CLOCK_MONOTONIC deadline, 0 = none */
+    uint32_t limit_hits;     /* allocations refused because of memory_limit */
+    uint32_t timeouts;       /* interrupt checks that reported the deadline */
+} cduk_heap_state;
+
+/* Signature of the function that reports a fatal engine error. It must not return. */
+typedef void (*cduk_fatal_reporter)(const char *message);
+
+/* Creates a heap whose allocations are accounted in `state` and whose fatal
+ * handler prints the message to stderr (and calls the reporter set with
+ * cduk_set_fatal_reporter) before aborting: Duktape's default aborts silently.
+ * Returns NULL if the heap cannot be created. */
+duk_context *cduk_create_heap(cduk_heap_state *state);
+
+/* Installs a process-wide hook called (before abort) when Duktape hits a fatal
+ * error. Used by tests and hosts to log the message; NULL removes it. */
+void cduk_set_fatal_reporter(cduk_fatal_reporter reporter);
+
+/* Number of fatal errors reported so far in this process (only non-zero when the
+ * reporter hook itself survives, i.e. never in practice: tests assert 0). */
+uint32_t cduk_fatal_count(void);
+
+/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
+uint64_t cduk_monotonic_ns(void);
+
+/* Called by Duktape's interrupt counter (DUK_USE_EXEC_TIMEOUT_CHECK); non-zero
+ * when the heap's deadline has passed. Defined in engine.c. */
+duk_bool_t cduk_exec_timeout_check(void *udata);
+
+/* ---- Type inspection that needs engine internals (engine.c) -------------- */
+
+/* Classes Swift cares about; anything else is CDUK_CLASS_OTHER. */
+typedef enum cduk_class {
+    CDUK_CLASS_NONE = 0,       /* not an object */
+    CDUK_CLASS_OTHER = 1,
+    CDUK_CLASS_ARRAY = 2,
+    CDUK_CLASS_FUNCTION = 3,
+    CDUK_CLASS_DATE = 4,
+    CDUK_CLASS_ERROR = 5,
+    CDUK_CLASS_REGEXP = 6,
+    CDUK_CLASS_UINT8ARRAY = 7,
+    CDUK_CLASS_BUFFER_OTHER = 8, /* other typed arrays, ArrayBuffer, DataView, plain buffers */
+    CDUK_CLASS_SYMBOL_OBJECT = 9,
+    CDUK_CLASS_BOXED_PRIMITIVE = 10 /* Boolean, Number, String objects */
+} cduk_class;
+
+/* The class of the value at idx (CDUK_CLASS_NONE for primitives). Never throws. */
+cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx);
+
+/* ---- Protected operations ------------------------------------------------
+ * Inputs are the top values of the stack (listed as [inputs] -> [results]) and
+ * are always consumed. Returns DUK_EXEC_SUCCESS (0) with exactly the results
+ * pushed, DUK_EXEC_ERROR (1) with exactly the thrown value pushed, or
+ * CDUK_EXEC_NOSTACK (2) with nothing pushed when the value stack cannot grow. */
+#define CDUK_EXEC_NOSTACK 2
+
+/* [] -> [string]: interns bytes (Duktape's internal CESU-8 form). */
+duk_int_t cduk_ppush_lstring(duk_context *ctx, const char *bytes, size_t length);
+
+/* [] -> [new object] (kind 0), [new array] (kind 1), or [new thread with a fresh
+ * global environment] (kind 2: a JSContext's realm; the API is a macro). */
+duk_int_t cduk_ppush_new(duk_context *ctx, int kind);
+
+/* [] -> [Uint8Array holding a copy of the bytes]. */
+duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *bytes, size_t length);
+
+/* [] -> [new Date(milliseconds)] in the realm of ctx. */
+duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds);
+
+/* [arg1..argN] -> [new G(args)] (construct == 1) or [G(args)] (construct == 0),
+ * where G is the global named `name` in ctx's realm (RegExp, Error, TypeError,
+ * Symbol, Object, String...). Lets Swift create built-in values without source. */
+duk_int_t cduk_pbuiltin(duk_context *ctx, const char *name, duk_idx_t nargs, int construct);
+
+/* [obj key] -> [obj[key]]. */
+duk_int_t cduk_pget_prop(duk_context *ctx);
+
+/* [obj key value] -> []: obj[key] = value with non-strict semantics (a write to a
+ * read-only property is ignored, as JSObjectSetProperty does); a setter or Proxy
+ * trap that throws still fails. Defined in engine.c (needs internals). */
+duk_int_t cduk_pput_prop(duk_context *ctx);
+
+/* [obj key] -> []: delete obj[key] non-strict; *result is 0 for a
+ * non-configurable property. Defined in engine.c (needs internals). */
+duk_int_t cduk_pdel_prop(duk_context *ctx, int *result);
+
+/* [obj key] -> []: *result = key in obj (TypeError if obj is not an object). */
+duk_int_t cduk_phas_prop(duk_context *ctx, int *result);
+
+/* [obj key descriptor] -> []: Object.defineProperty(obj, key, descriptor). */
+duk_int_t cduk_pdefine_property(duk_context *ctx);
+
+/* [obj] -> []: *out = ToUint32(obj.length). */
+duk_int_t cduk_plength(duk_context *ctx, double *out);
+
+/* [value] -> [value]: registry[slot] = value, where registry is an array given by
+ * heap pointer. Pins values held by Swift. */
+duk_int_t cduk_pregistry_set(duk_context *ctx, void *registry, uint32_t slot);
+
+/* [] -> []: registry[slot] = undefined. */
+duk_int_t cduk_pregistry_clear(duk_context *ctx, void *registry, uint32_t slot);
+
+/* [value] -> [ToString(value)]. */
+duk_int_t cduk_pto_string(duk_context *ctx);
+
+/* [value] -> []: *out = ToNumber(value). */
+duk_int_t cduk_pto_number(duk_context *ctx, double *out);
+
+/* [a b] -> []: *out = (a == b), with coercion. */
+duk_int_t cduk_pequals(duk_context *ctx, int *out);
+
+/* [a b] -> []: *out = a instanceof b. */
+duk_int_t cduk_pinstanceof(duk_context *ctx, int *out);
+
+/* [] -> [completion value]: compiles and runs source as global code of ctx's realm.
+ * filename may be NULL ("eval"). */
+duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length,
+                     const char *filename, size_t filename_length);
+
+/* [func this arg1..argN] -> [result]: calls func with this (construct == 0), or
+ * `new func(args)` ignoring this (construct == 1). */
+duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
+
+/* [obj] -> [enumerator]: for-in order; own_only limits it to own enumerable keys. */
+duk_int_t cduk_penum(duk_context *ctx, int own_only);
+
+/* [enumerator] -> [enumerator key value]; *has_more is 0 (and key/value undefined)
+ * when done. */
+duk_int_t cduk_pnext(duk_context *ctx, int *has_more);
+
+/* [] -> []: installs JavaScriptCore's spellings on Error.prototype of ctx's realm:
+ * `line` (reads lineNumber) and `sourceURL` (reads fileName), as configurable,
+ * non-enumerable accessors. */
+duk_int_t cduk_pinstall_realm(duk_context *ctx);
+
+/* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
+
+/* The innermost callback frame of the calling thread (an opaque Swift object), or NULL. */
+void *cduk_current_frame(void);
+void cduk_set_current_frame(void *frame);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CDUKTAPE_H */

@@ -1,0 +1,449 @@
+/*
+ * C shims for what Swift cannot express safely: protected engine operations
+ * (their bodies must be C, because a Duktape error longjmps out of them), the
+ * allocator hooks, the fatal handler, and macro-only API (duk_push_thread_new_globalenv,
+ * duk_compile_lstring_filename, duk_push_fixed_buffer).
+ *
+ * Calling convention of every cduk_p* function: its inputs are the top values of
+ * the stack and are always consumed. On success (0) exactly its results are
+ * pushed; on error (1) exactly one value, the thrown value, is pushed. If the
+ * value stack cannot even grow to run the operation, CDUK_EXEC_NOSTACK (2) is
+ * returned, the inputs are popped and nothing is pushed.
+ */
+#include "CDuktape.h"
+
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- Protection helper ------------------------------------------------------ */
+
+/* Why: duk_safe_call throws (unprotected) when the stack reserve is short, and
+ * with nrets == 0 it drops the error value. This wrapper checks the reserve with
+ * the non-throwing duk_check_stack and always keeps the error. */
+duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata, duk_idx_t nargs, duk_idx_t nrets) {
+    duk_idx_t asked = nrets > 0 ? nrets : 1;
+    if (!duk_check_stack(ctx, asked + 8)) {
+        duk_pop_n(ctx, nargs);
+        return CDUK_EXEC_NOSTACK;
+    }
+    duk_int_t rc = duk_safe_call(ctx, fn, udata, nargs, asked);
+    if (rc != DUK_EXEC_SUCCESS) {
+        if (asked > 1) {
+            duk_pop_n(ctx, asked - 1); /* [err undefined...] -> [err] */
+        }
+        return DUK_EXEC_ERROR;
+    }
+    if (nrets == 0) {
+        duk_pop(ctx);
+    }
+    return DUK_EXEC_SUCCESS;
+}
+
+/* ---- Clock, allocator, fatal handler --------------------------------------- */
+
+uint64_t cduk_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* Allocation accounting uses malloc_usable_size so that no header is added to
+ * Duktape's many small allocations. A refused allocation (NULL) makes Duktape run
+ * an emergency GC, retry, and then throw RangeError "alloc failed". */
+static void *cduk__alloc(void *udata, duk_size_t size) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    if (state->memory_limit != 0 && state->memory_used + size > state->memory_limit) {
+        state->limit_hits++;
+        return NULL;
+    }
+    void *ptr = malloc(size);
+    if (ptr != NULL) {
+        state->memory_used += malloc_usable_size(ptr);
+        if (state->memory_used > state->memory_peak) {
+            state->memory_peak = state->memory_used;
+        }
+    }
+    return ptr;
+}
+
+static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    size_t old = ptr != NULL ? malloc_usable_size(ptr) : 0;
+    if (size == 0) {
+        free(ptr);
+        state->memory_used -= old;
+        return NULL;
+    }
+    if (state->memory_limit != 0 && size > old && state->memory_used - old + size > state->memory_limit) {
+        state->limit_hits++;
+        return NULL;
+    }
+    void *grown = realloc(ptr, size);
+    if (grown != NULL) {
+        state->memory_used = state->memory_used - old + malloc_usable_size(grown);
+        if (state->memory_used > state->memory_peak) {
+            state->memory_peak = state->memory_used;
+        }
+    }
+    return grown;
+}
+
+static void cduk__free(void *udata, void *ptr) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    if (ptr != NULL) {
+        state->memory_used -= malloc_usable_size(ptr);
+        free(ptr);
+    }
+}
+
+static cduk_fatal_reporter cduk__reporter = NULL;
+static uint32_t cduk__fatal_count = 0;
+
+void cduk_set_fatal_reporter(cduk_fatal_reporter reporter) {
+    cduk__reporter = reporter;
+}
+
+uint32_t cduk_fatal_count(void) {
+    return cduk__fatal_count;
+}
+
+/* Duktape's default fatal handler aborts with no message. Ours says why first.
+ * A fatal error means an uncaught error outside any protected call, i.e. a bug in
+ * this library: every entry from Swift is protected. It must not return. */
+static void cduk__fatal(void *udata, const char *msg) {
+    (void) udata;
+    cduk__fatal_count++;
+    fprintf(stderr, "DuktapeCore: fatal Duktape error (this is a bug in DuktapeCore): %s\n",
+            msg != NULL ? msg : "(no message)");
+    fflush(stderr);
+    if (cduk__reporter != NULL) {
+        cduk__reporter(msg != NULL ? msg : "");
+    }
+    abort();
+}
+
+duk_context *cduk_create_heap(cduk_heap_state *state) {
+    return duk_create_heap(cduk__alloc, cduk__realloc, cduk__free, state, cduk__fatal);
+}
+
+/* ---- Pushes that allocate --------------------------------------------------- */
+
+typedef struct {
+    const char *bytes;
+    size_t length;
+} cduk__bytes;
+
+static duk_ret_t cduk__push_lstring(duk_context *ctx, void *udata) {
+    cduk__bytes *b = (cduk__bytes *) udata;
+    duk_push_lstring(ctx, b->bytes, b->length);
+    return 1;
+}
+
+duk_int_t cduk_ppush_lstring(duk_context *ctx, const char *bytes, size_t length) {
+    cduk__bytes b = { bytes, length };
+    return cduk__protect(ctx, cduk__push_lstring, &b, 0, 1);
+}
+
+static duk_ret_t cduk__push_new(duk_context *ctx, void *udata) {
+    switch (*(int *) udata) {
+    case 0: duk_push_object(ctx); break;
+    case 1: duk_push_array(ctx); break;
+    default: duk_push_thread_new_globalenv(ctx); break; /* a macro: why this shim exists */
+    }
+    return 1;
+}
+
+duk_int_t cduk_ppush_new(duk_context *ctx, int kind) {
+    return cduk__protect(ctx, cduk__push_new, &kind, 0, 1);
+}
+
+static duk_ret_t cduk__push_uint8array(duk_context *ctx, void *udata) {
+    cduk__bytes *b = (cduk__bytes *) udata;
+    void *dst = duk_push_fixed_buffer(ctx, b->length); /* a macro */
+    if (b->length > 0) {
+        memcpy(dst, b->bytes, b->length);
+    }
+    duk_push_buffer_object(ctx, -1, 0, b->length, DUK_BUFOBJ_UINT8ARRAY);
+    return 1;
+}
+
+duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *bytes, size_t length) {
+    cduk__bytes b = { (const char *) bytes, length };
+    return cduk__protect(ctx, cduk__push_uint8array, &b, 0, 1);
+}
+
+static duk_ret_t cduk__push_date(duk_context *ctx, void *udata) {
+    duk_get_global_string(ctx, "Date");
+    duk_push_number(ctx, *(double *) udata);
+    duk_new(ctx, 1);
+    return 1;
+}
+
+duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds) {
+    return cduk__protect(ctx, cduk__push_date, &milliseconds, 0, 1);
+}
+
+typedef struct {
+    const char *name;
+    int construct;
+} cduk__builtin;
+
+/* [args...] -> [new Global(args...)] or [Global(args...)] */
+static duk_ret_t cduk__builtin_call(duk_context *ctx, void *udata) {
+    cduk__builtin *b = (cduk__builtin *) udata;
+    duk_idx_t nargs = duk_get_top(ctx);
+    duk_get_global_string(ctx, b->name);
+    duk_insert(ctx, 0);
+    if (b->construct) {
+        duk_new(ctx, nargs);
+    } else {
+        duk_call(ctx, nargs);
+    }
+    return 1;
+}
+
+duk_int_t cduk_pbuiltin(duk_context *ctx, const char *name, duk_idx_t nargs, int construct) {
+    cduk__builtin b = { name, construct };
+    return cduk__protect(ctx, cduk__builtin_call, &b, nargs, 1);
+}
+
+/* ---- Properties -------------------------------------------------------------- */
+
+static duk_ret_t cduk__get_prop(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_get_prop(ctx, 0); /* [obj key] -> [obj value] */
+    return 1;
+}
+
+duk_int_t cduk_pget_prop(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__get_prop, NULL, 2, 1);
+}
+
+static duk_ret_t cduk__has_prop(duk_context *ctx, void *udata) {
+    *(int *) udata = duk_has_prop(ctx, 0) ? 1 : 0; /* throws TypeError for non-objects */
+    return 0;
+}
+
+duk_int_t cduk_phas_prop(duk_context *ctx, int *result) {
+    *result = 0;
+    return cduk__protect(ctx, cduk__has_prop, result, 2, 0);
+}
+
+static duk_ret_t cduk__define_property(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [obj key desc] -> Object.defineProperty(obj, key, desc) */
+    duk_get_global_string(ctx, "Object");
+    duk_get_prop_string(ctx, -1, "defineProperty");
+    duk_insert(ctx, 0);
+    duk_pop(ctx);
+    duk_call(ctx, 3);
+    return 0;
+}
+
+duk_int_t cduk_pdefine_property(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__define_property, NULL, 3, 0);
+}
+
+static duk_ret_t cduk__length(duk_context *ctx, void *udata) {
+    duk_get_prop_string(ctx, 0, "length");
+    *(double *) udata = (double) duk_to_uint32(ctx, -1);
+    return 0;
+}
+
+duk_int_t cduk_plength(duk_context *ctx, double *out) {
+    *out = 0;
+    return cduk__protect(ctx, cduk__length, out, 1, 0);
+}
+
+/* ---- Registry (values pinned by Swift) --------------------------------------- */
+
+typedef struct {
+    void *registry;
+    uint32_t slot;
+} cduk__slot;
+
+static duk_ret_t cduk__registry_set(duk_context *ctx, void *udata) {
+    cduk__slot *s = (cduk__slot *) udata;
+    duk_push_heapptr(ctx, s->registry);
+    if (duk_get_top(ctx) == 2) {
+        duk_dup(ctx, 0);
+    } else {
+        duk_push_undefined(ctx);
+    }
+    duk_put_prop_index(ctx, -2, (duk_uarridx_t) s->slot);
+    duk_pop(ctx);
+    return duk_get_top(ctx) > 0 ? 1 : 0;
+}
+
+duk_int_t cduk_pregistry_set(duk_context *ctx, void *registry, uint32_t slot) {
+    cduk__slot s = { registry, slot };
+    return cduk__protect(ctx, cduk__registry_set, &s, 1, 1);
+}
+
+duk_int_t cduk_pregistry_clear(duk_context *ctx, void *registry, uint32_t slot) {
+    cduk__slot s = { registry, slot };
+    return cduk__protect(ctx, cduk__registry_set, &s, 0, 0);
+}
+
+/* ---- Coercions and comparisons ---------------------------------------------- */
+
+static duk_ret_t cduk__to_string(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_to_string(ctx, 0);
+    return 1;
+}
+
+duk_int_t cduk_pto_string(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__to_string, NULL, 1, 1);
+}
+
+static duk_ret_t cduk__to_number(duk_context *ctx, void *udata) {
+    *(double *) udata = duk_to_number(ctx, 0);
+    return 0;
+}
+
+duk_int_t cduk_pto_number(duk_context *ctx, double *out) {
+    *out = 0;
+    return cduk__protect(ctx, cduk__to_number, out, 1, 0);
+}
+
+static duk_ret_t cduk__equals(duk_context *ctx, void *udata) {
+    *(int *) udata = duk_equals(ctx, 0, 1) ? 1 : 0;
+    return 0;
+}
+
+duk_int_t cduk_pequals(duk_context *ctx, int *out) {
+    *out = 0;
+    return cduk__protect(ctx, cduk__equals, out, 2, 0);
+}
+
+static duk_ret_t cduk__instanceof(duk_context *ctx, void *udata) {
+    *(int *) udata = duk_instanceof(ctx, 0, 1) ? 1 : 0;
+    return 0;
+}
+
+duk_int_t cduk_pinstanceof(duk_context *ctx, int *out) {
+    *out = 0;
+    return cduk__protect(ctx, cduk__instanceof, out, 2, 0);
+}
+
+/* ---- Evaluation and calls -------------------------------------------------------- */
+
+typedef struct {
+    const char *source;
+    size_t source_length;
+    const char *filename;
+    size_t filename_length;
+} cduk__eval_args;
+
+static duk_ret_t cduk__eval(duk_context *ctx, void *udata) {
+    cduk__eval_args *a = (cduk__eval_args *) udata;
+    duk_push_lstring(ctx, a->source, a->source_length);
+    if (a->filename != NULL) {
+        duk_push_lstring(ctx, a->filename, a->filename_length);
+    } else {
+        duk_push_string(ctx, "eval");
+    }
+    /* Global (program) code compiled with eval semantics so the completion value
+     * of the last statement is returned, as evaluateScript does. */
+    duk_compile(ctx, DUK_COMPILE_EVAL);
+    duk_push_global_object(ctx);
+    duk_call_method(ctx, 0);
+    return 1;
+}
+
+duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length, const char *filename,
+                     size_t filename_length) {
+    cduk__eval_args a = { source, source_length, filename, filename_length };
+    return cduk__protect(ctx, cduk__eval, &a, 0, 1);
+}
+
+static duk_ret_t cduk__call(duk_context *ctx, void *udata) {
+    int mode = *(int *) udata;
+    duk_idx_t nargs = duk_get_top(ctx) - 2; /* [func this args...] */
+    if (mode == 1) {
+        duk_remove(ctx, 1);
+        duk_new(ctx, nargs);
+    } else {
+        duk_call_method(ctx, nargs);
+    }
+    return 1;
+}
+
+duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct) {
+    return cduk__protect(ctx, cduk__call, &construct, nargs + 2, 1);
+}
+
+/* ---- Enumeration --------------------------------------------------------------- */
+
+static duk_ret_t cduk__enum(duk_context *ctx, void *udata) {
+    int own_only = *(int *) udata;
+    duk_enum(ctx, 0, own_only ? DUK_ENUM_OWN_PROPERTIES_ONLY : 0);
+    return 1;
+}
+
+duk_int_t cduk_penum(duk_context *ctx, int own_only) {
+    return cduk__protect(ctx, cduk__enum, &own_only, 1, 1);
+}
+
+static duk_ret_t cduk__next(duk_context *ctx, void *udata) {
+    /* [enum] -> [enum key value] */
+    if (duk_next(ctx, 0, 1)) {
+        *(int *) udata = 1;
+    } else {
+        *(int *) udata = 0;
+        duk_push_undefined(ctx);
+        duk_push_undefined(ctx);
+    }
+    return 3;
+}
+
+duk_int_t cduk_pnext(duk_context *ctx, int *has_more) {
+    *has_more = 0;
+    return cduk__protect(ctx, cduk__next, has_more, 1, 3);
+}
+
+/* ---- Realm set-up -------------------------------------------------------------- */
+
+static duk_ret_t cduk__alias_getter(duk_context *ctx) {
+    /* magic 0: line <- lineNumber; magic 1: sourceURL <- fileName */
+    duk_push_this(ctx);
+    duk_get_prop_string(ctx, -1, duk_get_current_magic(ctx) == 0 ? "lineNumber" : "fileName");
+    return 1;
+}
+
+static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
+    static const char *const names[2] = { "line", "sourceURL" };
+    (void) udata;
+    duk_get_global_string(ctx, "Error");
+    duk_get_prop_string(ctx, -1, "prototype");
+    for (int i = 0; i < 2; i++) {
+        duk_push_string(ctx, names[i]);
+        duk_push_c_function(ctx, cduk__alias_getter, 0);
+        duk_set_magic(ctx, -1, i);
+        duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_CLEAR_ENUMERABLE);
+    }
+    return 0;
+}
+
+duk_int_t cduk_pinstall_realm(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__install_realm, NULL, 0, 0);
+}
+
+/* ---- Per-thread callback frame ----------------------------------------------- */
+
+/* Why in C: Swift has no portable thread-local storage declaration. JSContext's
+ * current()/currentThis()/currentArguments()/currentCallee() read the innermost
+ * callback frame of the calling thread, as JavaScriptCore's per-thread stack does. */
+static __thread void *cduk__frame = NULL;
+
+void *cduk_current_frame(void) {
+    return cduk__frame;
+}
+
+void cduk_set_current_frame(void *frame) {
+    cduk__frame = frame;
+}

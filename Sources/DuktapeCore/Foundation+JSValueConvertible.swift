@@ -1,0 +1,31 @@
+import Foundation
+
+extension Date: JSValueConvertible {
+    /// A JavaScript `Date` (millisecond precision: sub-millisecond parts are dropped).
+    public func jsValue(in context: JSContext) -> JSValue { JSValue(object: self, in: context) }
+
+    /// The date of a `Date` object, else nil.
+    public static func fromJSValue(_ value: JSValue) -> Date? {
+        value.isDate ? value.toDate() : nil
+    }
+}
+
+extension Data: JSValueConvertible {
+    /// A JavaScript `Uint8Array` holding a copy of the bytes.
+    public func jsValue(in context: JSContext) -> JSValue { JSValue(object: self, in: context) }
+
+    /// The bytes of a `Uint8Array`, else nil.
+    public static func fromJSValue(_ value: JSValue) -> Data? {
+        value.toObject() as? Data
+    }
+}
+
+extension NSNull: JSValueConvertible {
+    /// JavaScript `null`.
+    public func jsValue(in context: JSContext) -> JSValue { JSValue(context: context, storage: .null) }
+
+    /// `NSNull()` for null, else nil.
+    public static func fromJSValue(_ value: JSValue) -> Self? {
+        value.isNull ? NSNull() as? Self : nil
+    }
+}

@@ -1,0 +1,248 @@
+import CDuktape
+import Foundation
+
+/// Unwraps nested optionals hidden in an `Any` (`Optional<Optional<Int>>.some(.none)` is nil).
+private protocol OptionalProtocol {
+    var flattened: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    fileprivate var flattened: Any? {
+        switch self {
+        case .none: return nil
+        case .some(let wrapped):
+            if let nested = wrapped as? any OptionalProtocol { return nested.flattened }
+            return wrapped
+        }
+    }
+}
+
+// MARK: - Swift → JavaScript (JSC's valueWithObject: table, extended for Swift)
+
+extension EngineStack {
+    /// Pushes a Swift value converted by the table in the README ("Conversion"), leaving exactly
+    /// one value on the stack.
+    func push(any value: Any?, depth: Int = 0) throws(JSException) {
+        guard depth <= ConversionLimits.maximumDepth else {
+            throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
+        }
+        try reserve(4)
+        guard let value = (value as any OptionalProtocol).flattened else {
+            duk_push_undefined(ctx)
+            return
+        }
+        // Most specific first. A Foundation NSNumber is told apart from Swift numbers by its
+        // dynamic type, because on Linux `as? Bool` also succeeds on NSNumber(1).
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            if number.isBoolean {
+                duk_push_boolean(ctx, number.boolValue ? 1 : 0)
+            } else {
+                duk_push_number(ctx, number.doubleValue)
+            }
+            return
+        }
+        switch value {
+        case let jsValue as JSValue: try push(jsValue)
+        case let string as String: try pushString(string)
+        case let flag as Bool: duk_push_boolean(ctx, flag ? 1 : 0)
+        case let number as Int: duk_push_number(ctx, Double(number))
+        case let number as Double: duk_push_number(ctx, number)
+        case is NSNull: duk_push_null(ctx)
+        case let integer as any BinaryInteger: duk_push_number(ctx, Double(integer))
+        case let number as any BinaryFloatingPoint: duk_push_number(ctx, Double(number))
+        case let substring as Substring: try pushString(String(substring))
+        case let character as Character: try pushString(String(character))
+        case let date as Date: try check(cduk_ppush_date(ctx, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        case let data as Data: try pushBytes(data)
+        case let bytes as [UInt8]: try pushBytes(bytes)
+        case let array as [Any]: try pushArray(array, depth: depth)
+        case let dictionary as [String: Any]: try pushObject(dictionary, depth: depth)
+        case let dictionary as [AnyHashable: Any]:
+            // JavaScriptCore copies only the entries whose keys are strings.
+            var strings: [String: Any] = [:]
+            for (key, element) in dictionary {
+                if let key = key.base as? String { strings[key] = element }
+            }
+            try pushObject(strings, depth: depth)
+        case let convertible as any JSValueConvertible:
+            try push(convertible.jsValue(in: context))
+        default:
+            throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
+        }
+    }
+
+    private func pushBytes<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(JSException) {
+        let status = bytes.withUnsafeBytes { buffer in
+            cduk_ppush_uint8array(ctx, buffer.baseAddress, buffer.count)
+        }
+        try check(status)
+    }
+
+    private func pushArray(_ array: [Any], depth: Int) throws(JSException) {
+        try check(cduk_ppush_new(ctx, 1))
+        let target = duk_get_top_index(ctx)
+        for (index, element) in array.enumerated() {
+            try reserve(3)
+            duk_dup(ctx, target)
+            duk_push_number(ctx, Double(index))
+            try pushElement(element, depth: depth)
+            try check(cduk_pput_prop(ctx))
+        }
+    }
+
+    private func pushObject(_ dictionary: [String: Any], depth: Int) throws(JSException) {
+        try check(cduk_ppush_new(ctx, 0))
+        let target = duk_get_top_index(ctx)
+        for (key, element) in dictionary {
+            try reserve(3)
+            duk_dup(ctx, target)
+            do {
+                try pushString(key)
+            } catch {
+                duk_pop(ctx)
+                throw error
+            }
+            try pushElement(element, depth: depth)
+            try check(cduk_pput_prop(ctx))
+        }
+    }
+
+    /// Pushes a container element; on failure pops the target and key already pushed for it.
+    private func pushElement(_ element: Any, depth: Int) throws(JSException) {
+        do {
+            try push(any: element, depth: depth + 1)
+        } catch {
+            duk_pop_2(ctx)
+            throw error
+        }
+    }
+}
+
+extension NSNumber {
+    /// True for NSNumbers made from a Bool (`NSNumber(value: true)`, `true as NSNumber`): Foundation
+    /// gives those the Objective-C type encoding of BOOL, "c" (Int8 numbers report "i" on Linux).
+    fileprivate var isBoolean: Bool {
+        let encoding = objCType.pointee
+        return encoding == CChar(UInt8(ascii: "c")) || encoding == CChar(UInt8(ascii: "B"))
+    }
+}
+
+// MARK: - JavaScript → Swift (JSC's toObject table)
+
+extension EngineStack {
+    /// Converts the value at `index` by JSC's toObject rules (see the README's table).
+    ///
+    /// Cycles: an object met again while it is still being converted (a back-reference) comes
+    /// back as its `JSValue`, so a cyclic graph converts to a finite Swift value and nothing is
+    /// lost. Shared, non-cyclic sub-objects are converted once per occurrence (Swift containers
+    /// are values).
+    func any(at index: Int32) throws(JSException) -> Any? {
+        var path: [UnsafeMutableRawPointer] = []
+        return try any(at: index, depth: 0, path: &path)
+    }
+
+    private func any(at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]) throws(JSException) -> Any? {
+        switch Int32(duk_get_type(ctx, index)) {
+        case Int32(DUK_TYPE_UNDEFINED), Int32(DUK_TYPE_NONE), Int32(DUK_TYPE_POINTER): return nil
+        case Int32(DUK_TYPE_NULL): return NSNull()
+        case Int32(DUK_TYPE_BOOLEAN): return duk_get_boolean(ctx, index) != 0
+        case Int32(DUK_TYPE_NUMBER): return NSNumber(value: duk_get_number(ctx, index))
+        case Int32(DUK_TYPE_STRING):
+            return duk_is_symbol(ctx, index) != 0 ? nil : string(at: index)
+        default: break
+        }
+        let index = duk_normalize_index(ctx, index)
+        switch cduk_class_of(ctx, index) {
+        case CDUK_CLASS_DATE:
+            return Date(timeIntervalSince1970: try number(at: index) / 1000)
+        case CDUK_CLASS_UINT8ARRAY:
+            var count = 0
+            guard let bytes = duk_get_buffer_data(ctx, index, &count), count > 0 else { return Data() }
+            return Data(bytes: bytes, count: count)
+        default: break
+        }
+        if let pointer = duk_get_heapptr(ctx, index), path.contains(pointer) {
+            return try value(at: index)
+        }
+        guard depth < ConversionLimits.maximumDepth else {
+            throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
+        }
+        let pointer = duk_get_heapptr(ctx, index)
+        if let pointer { path.append(pointer) }
+        defer { if pointer != nil { path.removeLast() } }
+        if duk_is_array(ctx, index) != 0 {
+            return try array(at: index, depth: depth, path: &path)
+        }
+        return try dictionary(at: index, depth: depth, path: &path)
+    }
+
+    /// JSC's toArray body: `length` elements, holes and undefined as NSNull.
+    func array(at index: Int32) throws(JSException) -> [Any] {
+        var path: [UnsafeMutableRawPointer] = []
+        if let pointer = duk_get_heapptr(ctx, index) { path.append(pointer) }
+        return try array(at: index, depth: 0, path: &path)
+    }
+
+    private func array(at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]) throws(JSException) -> [Any] {
+        let index = duk_normalize_index(ctx, index)
+        try reserve(3)
+        duk_dup(ctx, index)
+        var length = 0.0
+        try check(cduk_plength(ctx, &length))
+        guard length <= ConversionLimits.maximumArrayLength else {
+            throw makeError("RangeError", "array too long to convert (length \(Int(length)))")
+        }
+        var result: [Any] = []
+        result.reserveCapacity(Int(length))
+        for element in 0..<Int(length) {
+            try reserve(3)
+            duk_dup(ctx, index)
+            duk_push_number(ctx, Double(element))
+            try check(cduk_pget_prop(ctx))
+            defer { duk_pop(ctx) }
+            result.append(try any(at: -1, depth: depth + 1, path: &path) ?? NSNull())
+        }
+        return result
+    }
+
+    /// JSC's toDictionary body: every enumerable property (inherited ones included, as for-in),
+    /// undefined values omitted.
+    func dictionary(at index: Int32) throws(JSException) -> [String: Any] {
+        var path: [UnsafeMutableRawPointer] = []
+        if let pointer = duk_get_heapptr(ctx, index) { path.append(pointer) }
+        return try dictionary(at: index, depth: 0, path: &path)
+    }
+
+    private func dictionary(
+        at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]
+    ) throws(JSException) -> [String: Any] {
+        let index = duk_normalize_index(ctx, index)
+        try reserve(4)
+        duk_dup(ctx, index)
+        try check(cduk_penum(ctx, 0))
+        defer { duk_pop(ctx) }
+        var result: [String: Any] = [:]
+        while true {
+            try reserve(4)
+            var more: Int32 = 0
+            try check(cduk_pnext(ctx, &more))
+            defer { duk_pop_2(ctx) }
+            guard more != 0 else { break }
+            guard let key = stringIfString(at: -2) else { continue }
+            if let element = try any(at: -1, depth: depth + 1, path: &path) {
+                result[key] = element
+            }
+        }
+        return result
+    }
+
+    /// ToNumber of the value at `index` (may run valueOf; errors propagate).
+    func number(at index: Int32) throws(JSException) -> Double {
+        if duk_is_number(ctx, index) != 0 { return duk_get_number(ctx, index) }
+        try reserve(1)
+        duk_dup(ctx, index)
+        var result = 0.0
+        try check(cduk_pto_number(ctx, &result))
+        return result
+    }
+}

@@ -1,0 +1,238 @@
+import CDuktape
+import Foundation
+
+/// Limits that keep conversions from being a way to crash or hang the host.
+enum ConversionLimits {
+    /// Containers nested deeper than this fail with a RangeError instead of overflowing the
+    /// native stack (a script can build `[[[[...]]]]` a million levels deep).
+    static let maximumDepth = 500
+    /// Arrays whose `length` is above this fail with a RangeError instead of allocating
+    /// (`{length: 4294967295}` is a valid array-like).
+    static let maximumArrayLength: Double = 16_777_216
+}
+
+/// Access to one context's value stack. Exists only inside `JSContext.withStack`, i.e. with the
+/// VM lock held and the stack top restored afterwards.
+///
+/// The rule that keeps longjmp out of Swift frames: methods here only call engine functions
+/// that cannot throw (type checks, non-coercing getters, pops, pushes of primitives into stack
+/// space reserved with `duk_check_stack`) or the protected `cduk_p*` shims, whose results are
+/// checked with `check(_:)`.
+struct EngineStack {
+    let ctx: OpaquePointer
+    let context: JSContext
+
+    var vm: JSVirtualMachine { context.vm }
+
+    // MARK: - Errors
+
+    /// Turns a shim's status into a thrown `JSException` (taking the error value off the stack).
+    @inline(__always)
+    func check(_ status: duk_int_t) throws(JSException) {
+        if status == DUK_EXEC_SUCCESS { return }
+        if status == CDUK_EXEC_NOSTACK {
+            throw makeError("RangeError", "value stack limit reached")
+        }
+        throw takeException()
+    }
+
+    /// Makes sure `count` more values can be pushed without an engine error.
+    @inline(__always)
+    func reserve(_ count: Int32) throws(JSException) {
+        if duk_check_stack(ctx, count) == 0 {
+            throw makeError("RangeError", "value stack limit reached")
+        }
+    }
+
+    /// Builds a JSException for an error of the given built-in type, created in this realm.
+    /// Used for caller mistakes and host-side limits; never fails (falls back to a plain value).
+    func makeError(_ type: String, _ message: String) -> JSException {
+        if duk_check_stack(ctx, 4) != 0,
+            (try? pushString(message)) != nil
+        {
+            if cduk_pbuiltin(ctx, type, 1, 1) == DUK_EXEC_SUCCESS {
+                return takeException()
+            }
+            duk_pop(ctx)
+        }
+        return JSException(
+            value: JSValue(context: context, storage: .undefined), name: type, message: message,
+            stack: nil, line: nil, sourceURL: nil)
+    }
+
+    /// Pops the value on top of the stack (a thrown value) and describes it.
+    ///
+    /// Nothing here throws or describes a further exception: under memory exhaustion each step
+    /// just yields less information, so describing an error can never recurse.
+    func takeException() -> JSException {
+        defer { duk_pop(ctx) }
+        let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
+        guard duk_is_object(ctx, -1) != 0 else {
+            return JSException(
+                value: value, name: nil, message: describe(at: -1) ?? "", stack: nil, line: nil,
+                sourceURL: nil)
+        }
+        return JSException(
+            value: value,
+            name: quietProperty("name", ofValueAt: -1) { $0.stringIfString(at: -1) },
+            message: quietProperty("message", ofValueAt: -1) { $0.stringIfString(at: -1) }
+                ?? describe(at: -1) ?? "",
+            stack: quietProperty("stack", ofValueAt: -1) { $0.stringIfString(at: -1) },
+            line: quietProperty("lineNumber", ofValueAt: -1) {
+                duk_is_number($0.ctx, -1) != 0 ? Int(exactly: duk_get_number($0.ctx, -1)) : nil
+            },
+            sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) })
+    }
+
+    /// `String(value)` for the value at `index` (works for symbols too), nil if it throws.
+    func describe(at index: Int32) -> String? {
+        guard duk_check_stack(ctx, 2) != 0 else { return nil }
+        duk_dup(ctx, index)
+        guard cduk_pbuiltin(ctx, "String", 1, 0) == DUK_EXEC_SUCCESS else {
+            duk_pop(ctx)
+            return nil
+        }
+        defer { duk_pop(ctx) }
+        return string(at: -1)
+    }
+
+    /// Reads `object[name]` and passes the stack to `read` with the result on top; any engine
+    /// error gives nil and is dropped.
+    private func quietProperty<T>(
+        _ name: StaticString, ofValueAt index: Int32, _ read: (EngineStack) -> T?
+    ) -> T? {
+        guard duk_check_stack(ctx, 3) != 0 else { return nil }
+        duk_dup(ctx, index)
+        guard cduk_ppush_lstring(ctx, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self),
+                                 name.utf8CodeUnitCount) == DUK_EXEC_SUCCESS else {
+            duk_pop_2(ctx)
+            return nil
+        }
+        guard cduk_pget_prop(ctx) == DUK_EXEC_SUCCESS else {
+            duk_pop(ctx)
+            return nil
+        }
+        defer { duk_pop(ctx) }
+        return read(self)
+    }
+
+    /// The string at `index` if it is a string (not a symbol).
+    func stringIfString(at index: Int32) -> String? {
+        duk_is_string(ctx, index) != 0 && duk_is_symbol(ctx, index) == 0 ? string(at: index) : nil
+    }
+
+    // MARK: - Pushing
+
+    func pushString(_ string: String) throws(JSException) {
+        let status = StringCoding.withEngineBytes(string) { bytes, count in
+            cduk_ppush_lstring(ctx, bytes, count)
+        }
+        try check(status)
+    }
+
+    /// Pushes a JSValue, refusing values of another VM.
+    func push(_ value: JSValue) throws(JSException) {
+        guard value.owner.vm === vm else {
+            throw makeError("TypeError", "a JSValue from a different JSVirtualMachine cannot be used here")
+        }
+        try reserve(1)
+        switch value.storage {
+        case .undefined: duk_push_undefined(ctx)
+        case .null: duk_push_null(ctx)
+        case .boolean(let flag): duk_push_boolean(ctx, flag ? 1 : 0)
+        case .number(let number): duk_push_number(ctx, number)
+        case .reference(_, let pointer): duk_push_heapptr(ctx, pointer)
+        }
+    }
+
+    /// Pushes a property key: strings as strings, integers as numbers (the engine's array fast
+    /// path), anything else converted like a value (JavaScript then applies ToPropertyKey).
+    func pushKey(_ key: Any?) throws(JSException) {
+        switch key {
+        case let name as String: try pushString(name)
+        case let index as Int:
+            try reserve(1)
+            duk_push_number(ctx, Double(index))
+        default: try push(any: key)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The string at `index` (which must be a string), decoded from the engine's form.
+    func string(at index: Int32) -> String {
+        var length = 0
+        guard let bytes = duk_get_lstring(ctx, index, &length) else { return "" }
+        return StringCoding.string(fromEngineBytes: UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
+    /// Wraps the value at `index` as a JSValue: primitives inline, everything else pinned.
+    func value(at index: Int32) throws(JSException) -> JSValue {
+        JSValue(context: context, storage: try storage(at: index))
+    }
+
+    /// The storage for a JSValue of the value at `index`; heap values get a registry slot that
+    /// the JSValue made from it owns.
+    func storage(at index: Int32) throws(JSException) -> JSValue.Storage {
+        guard let storage = pinnedStorage(at: index) else {
+            throw makeError("RangeError", "out of memory while keeping a value for Swift")
+        }
+        return storage
+    }
+
+    /// `value(at:)` without the error: nil when the value cannot be pinned (memory exhausted).
+    func pinnedValue(at index: Int32) -> JSValue? {
+        pinnedStorage(at: index).map { JSValue(context: context, storage: $0) }
+    }
+
+    private func pinnedStorage(at index: Int32) -> JSValue.Storage? {
+        switch Int32(duk_get_type(ctx, index)) {
+        case Int32(DUK_TYPE_NULL): return .null
+        case Int32(DUK_TYPE_BOOLEAN): return .boolean(duk_get_boolean(ctx, index) != 0)
+        case Int32(DUK_TYPE_NUMBER): return .number(duk_get_number(ctx, index))
+        case Int32(DUK_TYPE_STRING), Int32(DUK_TYPE_OBJECT), Int32(DUK_TYPE_BUFFER):
+            guard let pointer = duk_get_heapptr(ctx, index) else { return .undefined }
+            guard let slot = vm.pin(valueAt: index, of: ctx) else { return nil }
+            return .reference(slot: slot, pointer: pointer)
+        default:
+            return .undefined
+        }
+    }
+
+    // MARK: - Properties
+
+    /// [..] -> [.. obj[key]] for the value at `index`.
+    func getProperty(_ key: Any?, ofValueAt index: Int32) throws(JSException) {
+        let object = duk_normalize_index(ctx, index)
+        try reserve(2)
+        duk_dup(ctx, object)
+        do {
+            try pushKey(key)
+        } catch {
+            duk_pop(ctx)
+            throw error
+        }
+        try check(cduk_pget_prop(ctx))
+    }
+
+    /// [..] -> [.. result]: calls the function at `function` with `this` at `this` (or the global
+    /// object when nil) and the given Swift arguments, or constructs with it.
+    func call(
+        functionAt function: Int32, thisAt this: Int32?, arguments: [Any]?, construct: Bool
+    ) throws(JSException) {
+        let function = duk_normalize_index(ctx, function)
+        let this = this.map { duk_normalize_index(ctx, $0) }
+        let arguments = arguments ?? []
+        try reserve(Int32(2 + min(arguments.count, 1_000_000)))
+        duk_dup(ctx, function)
+        if let this { duk_dup(ctx, this) } else { duk_push_global_object(ctx) }
+        let base = duk_get_top(ctx)
+        do {
+            for argument in arguments { try push(any: argument) }
+        } catch {
+            duk_set_top(ctx, base - 2)
+            throw error
+        }
+        try check(cduk_pcall(ctx, Int32(arguments.count), construct ? 1 : 0))
+    }
+}

@@ -1,0 +1,131 @@
+import CDuktape
+import Foundation
+
+extension JSContext {
+    /// Evaluates a script and returns the value of its last statement.
+    ///
+    /// On an exception (a syntax error included) the exception goes to `exceptionHandler` and the
+    /// result is undefined, as in JavaScriptCore. `evaluate(_:sourceURL:)` throws instead.
+    ///
+    /// ```swift
+    /// context.evaluateScript("var x = 6 * 7; x")!.toInt32()   // 42
+    /// ```
+    ///
+    /// The corresponding Duktape functions are `duk_compile` and `duk_call`.
+    @discardableResult
+    public func evaluateScript(_ script: String!) -> JSValue! {
+        evaluateScript(script, withSourceURL: nil)
+    }
+
+    /// Evaluates a script that came from `sourceURL`. The URL is informative: it appears in stack
+    /// traces and as the `sourceURL` (and Duktape's `fileName`) of errors created by the script.
+    ///
+    /// ```swift
+    /// context.evaluateScript("throw new Error('x')", withSourceURL: URL(string: "file:///a.js"))
+    /// context.exception!.forProperty("sourceURL")!.toString()   // "file:///a.js"
+    /// ```
+    @discardableResult
+    public func evaluateScript(_ script: String!, withSourceURL sourceURL: URL!) -> JSValue! {
+        reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
+            try stack.evaluate(script ?? "", sourceURL: sourceURL?.absoluteString)
+            return try stack.value(at: -1)
+        }
+    }
+
+    /// Evaluates a script, throwing its exception (`JSException`) instead of reporting it.
+    /// `exceptionHandler` is not called.
+    ///
+    /// ```swift
+    /// do {
+    ///     let value = try context.evaluate("JSON.parse(input)")
+    /// } catch let exception as JSException {
+    ///     print(exception.name ?? "", exception.message, exception.line ?? 0)
+    /// }
+    /// ```
+    @discardableResult
+    public func evaluate(_ script: String, sourceURL: URL? = nil) throws -> JSValue {
+        try withStack { stack throws(JSException) in
+            try stack.evaluate(script, sourceURL: sourceURL?.absoluteString)
+            return try stack.value(at: -1)
+        }
+    }
+
+    // MARK: - Global properties
+
+    /// `globalObject[key]`: the key is converted to a JavaScript value, then to a property key.
+    ///
+    /// ```swift
+    /// context.objectForKeyedSubscript("Math")!.invokeMethod("max", withArguments: [1, 5])   // 5
+    /// ```
+    public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {
+        reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
+            try stack.reserve(1)
+            duk_push_global_object(ctx)
+            try stack.getProperty(key, ofValueAt: -1)
+            return try stack.value(at: -1)
+        }
+    }
+
+    /// `globalObject[key] = object`, with the object converted by the conversion table.
+    ///
+    /// ```swift
+    /// context.setObject(["debug": true], forKeyedSubscript: "config")
+    /// ```
+    public func setObject(_ object: Any!, forKeyedSubscript key: String) {
+        setGlobal(object, key: key)
+    }
+
+    /// `globalObject[key] = object` with a Foundation key, the spelling of JavaScriptCore's Swift
+    /// overlay (`forKeyedSubscript: "a" as NSString`).
+    public func setObject(_ object: Any!, forKeyedSubscript key: (any NSCopying & NSObjectProtocol)!) {
+        setGlobal(object, key: key.map { ($0 as? NSString).map { String($0) } ?? $0.description })
+    }
+
+    private func setGlobal(_ object: Any?, key: String?) {
+        reporting(()) { stack throws(JSException) in
+            try stack.reserve(1)
+            duk_push_global_object(ctx)
+            try stack.pushKey(key)
+            try stack.push(any: object)
+            try stack.check(cduk_pput_prop(ctx))
+        }
+    }
+
+    /// A global variable as a JSValue; assigning a JSValue sets it.
+    ///
+    /// ```swift
+    /// context["add"] = context.evaluateScript("(function (a, b) { return a + b })")
+    /// context["add"].call(withArguments: [1, 2])
+    /// ```
+    public subscript(key: String) -> JSValue {
+        get { objectForKeyedSubscript(key) }
+        set { setGlobal(newValue, key: key) }
+    }
+
+    /// A global variable read as a Swift value (nil if absent or not convertible); assigning
+    /// converts the Swift value.
+    ///
+    /// ```swift
+    /// context["message"] = "Hello"
+    /// let message: String? = context["message"]
+    /// ```
+    public subscript<Value: JSValueConvertible>(key: String) -> Value? {
+        get { Value.fromJSValue(objectForKeyedSubscript(key)) }
+        set { setGlobal(newValue.map { $0.jsValue(in: self) }, key: key) }
+    }
+}
+
+extension EngineStack {
+    /// [..] -> [.. completion value]: compiles and runs `source` in this context's global scope.
+    func evaluate(_ source: String, sourceURL: String?) throws(JSException) {
+        let status = StringCoding.withEngineBytes(source) { sourceBytes, sourceCount in
+            guard let sourceURL else {
+                return cduk_peval(ctx, sourceBytes, sourceCount, nil, 0)
+            }
+            return StringCoding.withEngineBytes(sourceURL) { urlBytes, urlCount in
+                cduk_peval(ctx, sourceBytes, sourceCount, urlBytes, urlCount)
+            }
+        }
+        try check(status)
+    }
+}

@@ -1,0 +1,191 @@
+import CDuktape
+import Foundation
+
+/// A JavaScript execution environment: a global object and its built-ins, in a virtual machine.
+///
+/// Contexts of one `JSVirtualMachine` share its heap and can exchange values; each has its own
+/// global object and built-ins (a realm). This is JavaScriptCore's API: code written against it
+/// ports by changing the import line.
+///
+/// ```swift
+/// let context = JSContext()!
+/// context.exceptionHandler = { _, exception in print("JS error:", exception!) }
+/// let four = context.evaluateScript("2 + 2")!.toInt32()          // 4
+/// context.setObject("Hello", forKeyedSubscript: "message")
+/// print(context.objectForKeyedSubscript("message")!)              // Hello
+/// let value = try context.evaluate("message.length")              // throws JSException instead
+/// ```
+public final class JSContext: @unchecked Sendable {
+    // @unchecked: the mutable state (exception, handler, name) is guarded by the VM lock;
+    // everything else is immutable.
+
+    let vm: JSVirtualMachine
+    /// This context's Duktape thread, created with a fresh global environment.
+    let ctx: OpaquePointer
+    private let threadSlot: UInt32
+    private var exceptionStorage: JSValue?
+    private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
+    private var nameStorage: String?
+    private var inspectableStorage = false
+
+    /// Creates a context in a new virtual machine.
+    ///
+    /// ```swift
+    /// let context = JSContext()!
+    /// ```
+    public convenience init!() {
+        guard let vm = JSVirtualMachine() else { return nil }
+        self.init(virtualMachine: vm)
+    }
+
+    /// Creates a context (a new global object) in an existing virtual machine.
+    ///
+    /// Returns nil if `virtualMachine` is nil or the heap cannot allocate the new realm
+    /// (for example under a tight `memoryLimit`).
+    ///
+    /// ```swift
+    /// let vm = JSVirtualMachine()!
+    /// let a = JSContext(virtualMachine: vm)!, b = JSContext(virtualMachine: vm)!
+    /// b.setObject(a.evaluateScript("({x: 1})"), forKeyedSubscript: "fromA")
+    /// ```
+    ///
+    /// The corresponding Duktape function is `duk_push_thread_new_globalenv`.
+    public init!(virtualMachine: JSVirtualMachine!) {
+        guard let vm = virtualMachine else { return nil }
+        let created: (OpaquePointer, UInt32)? = vm.enter {
+            let heap = vm.heapContext
+            guard duk_check_stack(heap, 4) != 0, cduk_ppush_new(heap, 2) == DUK_EXEC_SUCCESS else { return nil }
+            defer { duk_pop(heap) }
+            guard let thread = duk_get_context(heap, -1), let slot = vm.pin(valueAt: -1, of: heap) else { return nil }
+            guard cduk_pinstall_realm(thread) == DUK_EXEC_SUCCESS else {
+                duk_pop(thread)
+                vm.unpin(slot)
+                return nil
+            }
+            return (thread, slot)
+        }
+        guard let (thread, slot) = created else { return nil }
+        self.vm = vm
+        self.ctx = thread
+        self.threadSlot = slot
+        self.exceptionHandlerStorage = { context, exception in context?.exception = exception }
+    }
+
+    deinit {
+        vm.unpin(threadSlot)
+    }
+
+    // MARK: - Properties
+
+    /// The virtual machine this context belongs to.
+    public var virtualMachine: JSVirtualMachine! { vm }
+
+    /// The global object (`globalThis`).
+    ///
+    /// ```swift
+    /// context.globalObject.setValue(1, forProperty: "answer")
+    /// ```
+    public var globalObject: JSValue! {
+        reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
+            try stack.reserve(1)
+            duk_push_global_object(ctx)
+            return try stack.value(at: -1)
+        }
+    }
+
+    /// The last uncaught exception, or a value to throw into JavaScript from a callback.
+    ///
+    /// The default `exceptionHandler` stores uncaught exceptions here. Inside a callback from
+    /// JavaScript, setting it makes the callback throw that value when it returns (JavaScriptCore's
+    /// rule). Like JavaScriptCore, the setter stores `Object(value)`: a thrown primitive is boxed,
+    /// and null or undefined read back as nil.
+    ///
+    /// ```swift
+    /// context.evaluateScript("throw new Error('boom')")
+    /// print(context.exception!)      // Error: boom
+    /// context.exception = nil
+    /// ```
+    public var exception: JSValue! {
+        get { vm.lock.withLock { exceptionStorage } }
+        set {
+            vm.lock.withLock {
+                guard let newValue, !newValue.isUndefined, !newValue.isNull else {
+                    exceptionStorage = nil
+                    return
+                }
+                exceptionStorage = newValue.isObject ? newValue : boxed(newValue)
+            }
+        }
+    }
+
+    /// Called when an API call (other than the throwing Swift-first ones) ends in an uncaught
+    /// JavaScript exception.
+    ///
+    /// The default handler sets `exception`. Setting nil makes such exceptions be silently
+    /// swallowed. The handler runs synchronously, on the thread that made the call.
+    ///
+    /// ```swift
+    /// context.exceptionHandler = { context, exception in
+    ///     print("JS error:", exception?.toString() ?? "?")
+    /// }
+    /// ```
+    public var exceptionHandler: ((JSContext?, JSValue?) -> Void)! {
+        get { vm.lock.withLock { exceptionHandlerStorage } }
+        set { vm.lock.withLock { exceptionHandlerStorage = newValue } }
+    }
+
+    /// A name for the context (informative; default nil).
+    public var name: String! {
+        get { vm.lock.withLock { nameStorage } }
+        set { vm.lock.withLock { nameStorage = newValue } }
+    }
+
+    /// Whether a debugger may inspect this context. Kept for API parity: this engine has no
+    /// inspector, so the flag only round-trips (default false).
+    public var isInspectable: Bool {
+        get { vm.lock.withLock { inspectableStorage } }
+        set { vm.lock.withLock { inspectableStorage = newValue } }
+    }
+
+    // MARK: - Engine access
+
+    /// Runs `body` with this context's value stack, under the VM lock, as an engine entry.
+    /// The stack top is restored afterwards, whatever happens.
+    @inline(__always)
+    func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
+        try vm.enter { () throws(JSException) -> T in
+            let top = duk_get_top(ctx)
+            defer { duk_set_top(ctx, top) }
+            let stack = EngineStack(ctx: ctx, context: self)
+            try stack.reserve(8)
+            return try body(stack)
+        }
+    }
+
+    /// JavaScriptCore's error convention: on an exception, call `exceptionHandler` and return
+    /// `fallback`.
+    @inline(__always)
+    func reporting<T>(_ fallback: @autoclosure () -> T, _ body: (EngineStack) throws(JSException) -> T) -> T {
+        do {
+            return try withStack(body)
+        } catch {
+            notifyException(error.value)
+            return fallback()
+        }
+    }
+
+    /// Hands an uncaught exception to `exceptionHandler` (nil handler: swallowed).
+    func notifyException(_ exception: JSValue) {
+        vm.lock.withLock {
+            exceptionHandlerStorage?(self, exception)
+        }
+    }
+
+    private func boxed(_ value: JSValue) -> JSValue {
+        (try? withStack { stack throws(JSException) in
+            try stack.push(value)
+            try stack.check(cduk_pbuiltin(ctx, "Object", 1, 0))
+            return try stack.value(at: -1)
+        }) ?? value
+    }
+}

@@ -1,0 +1,52 @@
+/// A JavaScript exception, thrown by the Swift-first throwing API.
+///
+/// It carries the thrown value itself (an `Error` object, or whatever the script threw:
+/// `throw 42` and `throw null` included) and what could be read from it when it was caught.
+///
+/// ```swift
+/// do {
+///     _ = try context.evaluate("null.x", sourceURL: URL(string: "file:///app/main.js"))
+/// } catch let error as JSException {
+///     print(error.name ?? "-", error.message)   // TypeError  cannot read property 'x' of null
+///     print(error.line ?? 0, error.sourceURL ?? "")
+/// }
+/// ```
+public struct JSException: Error, CustomStringConvertible {
+    /// The thrown value.
+    public let value: JSValue
+    /// The error's `name` (`"TypeError"`, `"RangeError"`...), or nil when the thrown value is not
+    /// an object with a string `name`.
+    public let name: String?
+    /// The error's `message`; for a thrown non-object, its string form (`"42"`, `"null"`).
+    public let message: String
+    /// The stack trace Duktape recorded, when the thrown value has one.
+    public let stack: String?
+    /// The line the error was created at (JavaScriptCore's `line`, Duktape's `lineNumber`).
+    public let line: Int?
+    /// The column: nil with this engine, which does not record columns. Kept for JavaScriptCore parity.
+    public let column: Int?
+    /// The source URL of the script the error was created in (JavaScriptCore's `sourceURL`,
+    /// Duktape's `fileName`).
+    public let sourceURL: String?
+
+    /// A one-line summary: `"TypeError: message (file:line)"`.
+    public var description: String {
+        var text = name.map { "\($0): \(message)" } ?? message
+        if let sourceURL, let line {
+            text += " (\(sourceURL):\(line))"
+        } else if let line {
+            text += " (line \(line))"
+        }
+        return text
+    }
+
+    init(value: JSValue, name: String?, message: String, stack: String?, line: Int?, sourceURL: String?) {
+        self.value = value
+        self.name = name
+        self.message = message
+        self.stack = stack
+        self.line = line
+        self.column = nil
+        self.sourceURL = sourceURL
+    }
+}

@@ -1,0 +1,181 @@
+import CDuktape
+import Foundation
+
+/// Property descriptor key `"writable"`, for `defineProperty(_:descriptor:)`.
+public let JSPropertyDescriptorWritableKey: String = "writable"
+/// Property descriptor key `"enumerable"`.
+public let JSPropertyDescriptorEnumerableKey: String = "enumerable"
+/// Property descriptor key `"configurable"`.
+public let JSPropertyDescriptorConfigurableKey: String = "configurable"
+/// Property descriptor key `"value"`.
+public let JSPropertyDescriptorValueKey: String = "value"
+/// Property descriptor key `"get"`.
+public let JSPropertyDescriptorGetKey: String = "get"
+/// Property descriptor key `"set"`.
+public let JSPropertyDescriptorSetKey: String = "set"
+
+extension JSValue {
+    /// `self[property]`, or undefined when absent. The key may be any value (strings, numbers,
+    /// symbols as JSValue...); JavaScript turns it into a property key.
+    ///
+    /// ```swift
+    /// context.evaluateScript("({a: 1})")!.forProperty("a")!.toInt32()   // 1
+    /// ```
+    ///
+    /// A getter that throws (or a primitive base like null) reports to `exceptionHandler` and
+    /// gives undefined.
+    public func forProperty(_ property: Any!) -> JSValue! {
+        owner.reporting(JSValue(context: owner, storage: .undefined)) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.getProperty(property, ofValueAt: -1)
+            return try stack.value(at: -1)
+        }
+    }
+
+    /// `self[property] = value`, with non-strict semantics: a write to a read-only property is
+    /// ignored. A setter that throws reports to `exceptionHandler`.
+    ///
+    /// ```swift
+    /// object.setValue([1, 2, 3], forProperty: "list")
+    /// ```
+    public func setValue(_ value: Any!, forProperty property: Any!) {
+        owner.reporting(()) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.pushKey(property)
+            try stack.push(any: value)
+            try stack.check(cduk_pput_prop(stack.ctx))
+        }
+    }
+
+    /// `delete self[property]`: true if the property is gone (also when it never existed), false
+    /// for a non-configurable property. Never a thrown error: an exception (a Proxy trap, a
+    /// primitive base) is reported to `exceptionHandler` and gives false.
+    ///
+    /// ```swift
+    /// context.evaluateScript("Object.freeze({a: 1})")!.deleteProperty("a")   // false
+    /// ```
+    public func deleteProperty(_ property: Any!) -> Bool {
+        owner.reporting(false) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.pushKey(property)
+            var deleted: Int32 = 0
+            try stack.check(cduk_pdel_prop(stack.ctx, &deleted))
+            return deleted != 0
+        }
+    }
+
+    /// `property in self`. False when the value is not an object.
+    ///
+    /// ```swift
+    /// context.evaluateScript("[]")!.hasProperty("length")   // true
+    /// ```
+    public func hasProperty(_ property: Any!) -> Bool {
+        guard case .reference = storage else { return false }
+        return owner.reporting(false) { stack throws(JSException) in
+            try stack.push(self)
+            guard duk_is_object(stack.ctx, -1) != 0 else { return false }
+            try stack.pushKey(property)
+            var found: Int32 = 0
+            try stack.check(cduk_phas_prop(stack.ctx, &found))
+            return found != 0
+        }
+    }
+
+    /// `Object.defineProperty(self, property, descriptor)`. The descriptor is converted like any
+    /// value (a dictionary with the `JSPropertyDescriptor…Key` keys, or a JSValue).
+    ///
+    /// ```swift
+    /// object.defineProperty("id", descriptor: [
+    ///     JSPropertyDescriptorValueKey: 7, JSPropertyDescriptorWritableKey: false,
+    /// ])
+    /// ```
+    ///
+    /// Invalid descriptors and non-object targets report a TypeError to `exceptionHandler`.
+    public func defineProperty(_ property: Any!, descriptor: Any!) {
+        owner.reporting(()) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.pushKey(property)
+            try stack.push(any: descriptor)
+            try stack.check(cduk_pdefine_property(stack.ctx))
+        }
+    }
+
+    /// `self[index]`. Indices from 2^32 − 1 up are ordinary property names (the string of the
+    /// number), as in JavaScriptCore.
+    ///
+    /// ```swift
+    /// context.evaluateScript("['a', 'b']")!.atIndex(1)!.toString()   // "b"
+    /// ```
+    public func atIndex(_ index: Int) -> JSValue! {
+        forProperty(index)
+    }
+
+    /// `self[index] = value`. For arrays, an index of 2^32 − 1 or more is an ordinary property and
+    /// does not change `length`.
+    ///
+    /// ```swift
+    /// array.setValue("x", at: 2)
+    /// ```
+    public func setValue(_ value: Any!, at index: Int) {
+        setValue(value, forProperty: index)
+    }
+
+    // MARK: Subscript support (JavaScriptCore's spellings)
+
+    /// Same as `forProperty(_:)`.
+    public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {
+        forProperty(key)
+    }
+
+    /// Same as `atIndex(_:)`.
+    public func objectAtIndexedSubscript(_ index: Int) -> JSValue! {
+        atIndex(index)
+    }
+
+    /// Same as `setValue(_:forProperty:)`.
+    public func setObject(_ object: Any!, forKeyedSubscript key: Any!) {
+        setValue(object, forProperty: key)
+    }
+
+    /// Same as `setValue(_:at:)`.
+    public func setObject(_ object: Any!, atIndexedSubscript index: Int) {
+        setValue(object, at: index)
+    }
+
+    // MARK: Swift subscripts
+
+    /// `self[key]` as a JSValue; assigning a JSValue sets it.
+    ///
+    /// ```swift
+    /// let name = person["name"]
+    /// person["friend"] = otherPerson
+    /// ```
+    public subscript(key: String) -> JSValue {
+        get { forProperty(key) }
+        set { setValue(newValue, forProperty: key) }
+    }
+
+    /// `self[index]` as a JSValue; assigning a JSValue sets it.
+    public subscript(index: Int) -> JSValue {
+        get { atIndex(index) }
+        set { setValue(newValue, at: index) }
+    }
+
+    /// `self[key]` read as a Swift value (nil if absent or not convertible); assigning converts
+    /// the Swift value.
+    ///
+    /// ```swift
+    /// person["age"] = 36
+    /// let age: Int? = person["age"]
+    /// ```
+    public subscript<Value: JSValueConvertible>(key: String) -> Value? {
+        get { Value.fromJSValue(forProperty(key)) }
+        set { setValue(newValue.map { $0.jsValue(in: owner) }, forProperty: key) }
+    }
+
+    /// `self[index]` read as a Swift value; assigning converts the Swift value.
+    public subscript<Value: JSValueConvertible>(index: Int) -> Value? {
+        get { Value.fromJSValue(atIndex(index)) }
+        set { setValue(newValue.map { $0.jsValue(in: owner) }, at: index) }
+    }
+}

@@ -1,0 +1,202 @@
+import CDuktape
+import Foundation
+
+/// A reference to a JavaScript value, with JavaScriptCore's API.
+///
+/// A `JSValue` keeps its value alive (and its context, which keeps its virtual machine) for as
+/// long as it exists. Numbers, booleans, null and undefined are held inline; strings, objects and
+/// symbols are pinned in the heap until the `JSValue` is released. Values can be used from any
+/// thread: every operation takes the virtual machine's lock.
+///
+/// ```swift
+/// let context = JSContext()!
+/// let point = JSValue(object: ["x": 1, "y": 2], in: context)!
+/// point.setValue(3, forProperty: "z")
+/// print(point.forProperty("x")!.toInt32())          // 1
+/// print(point["y"].toDouble())                     // 2.0
+/// let sum = context.evaluateScript("(function (a, b) { return a + b })")!
+/// print(sum.call(withArguments: [2, 3])!.toInt32()) // 5
+/// ```
+public final class JSValue: @unchecked Sendable {
+    // @unchecked: immutable after init; the engine value it refers to is only touched under the
+    // VM lock, and `pointer` is a heap address that stays valid while the slot pins it.
+
+    enum Storage {
+        case undefined
+        case null
+        case boolean(Bool)
+        case number(Double)
+        /// A heap value (string, object, symbol, buffer) pinned in registry `slot`.
+        case reference(slot: UInt32, pointer: UnsafeMutableRawPointer)
+    }
+
+    let owner: JSContext
+    let storage: Storage
+
+    init(context: JSContext, storage: Storage) {
+        self.owner = context
+        self.storage = storage
+    }
+
+    deinit {
+        if case .reference(let slot, _) = storage {
+            owner.vm.unpin(slot)
+        }
+    }
+
+    /// The context this value was created in.
+    public var context: JSContext! { owner }
+
+    // MARK: - Creating values
+
+    /// Converts a Swift value by the conversion table (README, "Conversion") and wraps the result.
+    ///
+    /// ```swift
+    /// let value = JSValue(object: ["name": "Ada", "tags": ["a", "b"]], in: context)!
+    /// value.forProperty("tags")!.atIndex(1)!.toString()   // "b"
+    /// ```
+    ///
+    /// Returns nil if `context` is nil. A value that cannot be converted (an unsupported Swift
+    /// type, a JSValue of another VM) is reported to `exceptionHandler` and gives undefined.
+    public convenience init!(object value: Any!, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in try stack.push(any: value) }
+    }
+
+    /// A boolean value.
+    ///
+    /// ```swift
+    /// JSValue(bool: true, in: context)!.isBoolean   // true
+    /// ```
+    public convenience init!(bool value: Bool, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(context: context, storage: .boolean(value))
+    }
+
+    /// A number value.
+    ///
+    /// ```swift
+    /// JSValue(double: 0.5, in: context)!.toDouble()   // 0.5
+    /// ```
+    public convenience init!(double value: Double, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(context: context, storage: .number(value))
+    }
+
+    /// A number value from a signed 32-bit integer.
+    ///
+    /// ```swift
+    /// JSValue(int32: -7, in: context)!.toInt32()   // -7
+    /// ```
+    public convenience init!(int32 value: Int32, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(context: context, storage: .number(Double(value)))
+    }
+
+    /// A number value from an unsigned 32-bit integer.
+    ///
+    /// ```swift
+    /// JSValue(uInt32: 4_000_000_000, in: context)!.toUInt32()   // 4000000000
+    /// ```
+    public convenience init!(uInt32 value: UInt32, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(context: context, storage: .number(Double(value)))
+    }
+
+    /// A new empty object, `{}`.
+    ///
+    /// ```swift
+    /// let object = JSValue(newObjectIn: context)!
+    /// ```
+    public convenience init!(newObjectIn context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in try stack.check(cduk_ppush_new(stack.ctx, 0)) }
+    }
+
+    /// A new empty array, `[]`.
+    ///
+    /// ```swift
+    /// let array = JSValue(newArrayIn: context)!
+    /// array.setValue("first", at: 0)
+    /// ```
+    public convenience init!(newArrayIn context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in try stack.check(cduk_ppush_new(stack.ctx, 1)) }
+    }
+
+    /// A new regular expression, `new RegExp(pattern, flags)`.
+    ///
+    /// ```swift
+    /// JSValue(newRegularExpressionFromPattern: "foo", flags: "gi", in: context)!.toString()   // "/foo/gi"
+    /// ```
+    ///
+    /// An invalid pattern or flags is reported to `exceptionHandler` and gives undefined.
+    public convenience init!(newRegularExpressionFromPattern pattern: String!, flags: String!, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in
+            try stack.pushString(pattern ?? "")
+            try stack.pushString(flags ?? "")
+            try stack.check(cduk_pbuiltin(stack.ctx, "RegExp", 2, 1))
+        }
+    }
+
+    /// A new error, `new Error(message)`.
+    ///
+    /// ```swift
+    /// JSValue(newErrorFromMessage: "an error message", in: context)!.toString()   // "Error: an error message"
+    /// ```
+    public convenience init!(newErrorFromMessage message: String!, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in
+            try stack.pushString(message ?? "")
+            try stack.check(cduk_pbuiltin(stack.ctx, "Error", 1, 1))
+        }
+    }
+
+    /// A new unique symbol, `Symbol(description)`.
+    ///
+    /// ```swift
+    /// JSValue(newSymbolFromDescription: "tag", in: context)!.isSymbol   // true
+    /// ```
+    public convenience init!(newSymbolFromDescription description: String!, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in
+            if let description {
+                try stack.pushString(description)
+            } else {
+                duk_push_undefined(stack.ctx)
+            }
+            try stack.check(cduk_pbuiltin(stack.ctx, "Symbol", 1, 0))
+        }
+    }
+
+    /// The value `null`.
+    ///
+    /// ```swift
+    /// JSValue(nullIn: context)!.isNull   // true
+    /// ```
+    public convenience init!(nullIn context: JSContext!) {
+        guard let context else { return nil }
+        self.init(context: context, storage: .null)
+    }
+
+    /// The value `undefined`.
+    ///
+    /// ```swift
+    /// JSValue(undefinedIn: context)!.isUndefined   // true
+    /// ```
+    public convenience init!(undefinedIn context: JSContext!) {
+        guard let context else { return nil }
+        self.init(context: context, storage: .undefined)
+    }
+
+    /// Runs `push` (which leaves one value on the stack) and takes the result; on an exception,
+    /// reports it to the context's `exceptionHandler` and holds undefined.
+    private convenience init(creatingIn context: JSContext, _ push: (EngineStack) throws(JSException) -> Void) {
+        let storage = context.reporting(Storage.undefined) { stack throws(JSException) in
+            try push(stack)
+            return try stack.storage(at: -1)
+        }
+        self.init(context: context, storage: storage)
+    }
+}
