@@ -102,15 +102,15 @@ cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx) {
 static duk_ret_t cduk__put_prop_nonstrict(duk_context *ctx, void *udata) {
     duk_hthread *thr = (duk_hthread *) ctx;
     (void) udata;
-    /* [obj key value] */
-    (void) duk_hobject_putprop(thr, duk_require_tval(thr, 0), duk_require_tval(thr, 1), duk_require_tval(thr, 2), 0);
+    /* [obj key value] (addressed from the top: a safe call has no frame of its own) */
+    (void) duk_hobject_putprop(thr, duk_require_tval(thr, -3), duk_require_tval(thr, -2), duk_require_tval(thr, -1), 0);
     return 0;
 }
 
 static duk_ret_t cduk__del_prop_nonstrict(duk_context *ctx, void *udata) {
     duk_hthread *thr = (duk_hthread *) ctx;
     /* [obj key] */
-    *(int *) udata = duk_hobject_delprop(thr, duk_require_tval(thr, 0), duk_require_tval(thr, 1), 0) ? 1 : 0;
+    *(int *) udata = duk_hobject_delprop(thr, duk_require_tval(thr, -2), duk_require_tval(thr, -1), 0) ? 1 : 0;
     return 0;
 }
 

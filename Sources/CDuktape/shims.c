@@ -4,6 +4,9 @@
  * allocator hooks, the fatal handler, and macro-only API (duk_push_thread_new_globalenv,
  * duk_compile_lstring_filename, duk_push_fixed_buffer).
  *
+ * Note: duk_safe_call does not give its body a new frame: index 0 is still the
+ * caller's index 0. Bodies therefore address their inputs from the top (-1, -2...).
+ *
  * Calling convention of every cduk_p* function: its inputs are the top values of
  * the stack and are always consumed. On success (0) exactly its results are
  * pushed; on error (1) exactly one value, the thrown value, is pushed. If the
@@ -188,25 +191,25 @@ duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds) {
 
 typedef struct {
     const char *name;
+    duk_idx_t nargs;
     int construct;
 } cduk__builtin;
 
 /* [args...] -> [new Global(args...)] or [Global(args...)] */
 static duk_ret_t cduk__builtin_call(duk_context *ctx, void *udata) {
     cduk__builtin *b = (cduk__builtin *) udata;
-    duk_idx_t nargs = duk_get_top(ctx);
     duk_get_global_string(ctx, b->name);
-    duk_insert(ctx, 0);
+    duk_insert(ctx, -(b->nargs + 1));
     if (b->construct) {
-        duk_new(ctx, nargs);
+        duk_new(ctx, b->nargs);
     } else {
-        duk_call(ctx, nargs);
+        duk_call(ctx, b->nargs);
     }
     return 1;
 }
 
 duk_int_t cduk_pbuiltin(duk_context *ctx, const char *name, duk_idx_t nargs, int construct) {
-    cduk__builtin b = { name, construct };
+    cduk__builtin b = { name, nargs, construct };
     return cduk__protect(ctx, cduk__builtin_call, &b, nargs, 1);
 }
 
@@ -214,7 +217,7 @@ duk_int_t cduk_pbuiltin(duk_context *ctx, const char *name, duk_idx_t nargs, int
 
 static duk_ret_t cduk__get_prop(duk_context *ctx, void *udata) {
     (void) udata;
-    duk_get_prop(ctx, 0); /* [obj key] -> [obj value] */
+    duk_get_prop(ctx, -2); /* [obj key] -> [obj value] */
     return 1;
 }
 
@@ -223,7 +226,7 @@ duk_int_t cduk_pget_prop(duk_context *ctx) {
 }
 
 static duk_ret_t cduk__has_prop(duk_context *ctx, void *udata) {
-    *(int *) udata = duk_has_prop(ctx, 0) ? 1 : 0; /* throws TypeError for non-objects */
+    *(int *) udata = duk_has_prop(ctx, -2) ? 1 : 0; /* throws TypeError for non-objects */
     return 0;
 }
 
@@ -237,8 +240,8 @@ static duk_ret_t cduk__define_property(duk_context *ctx, void *udata) {
     /* [obj key desc] -> Object.defineProperty(obj, key, desc) */
     duk_get_global_string(ctx, "Object");
     duk_get_prop_string(ctx, -1, "defineProperty");
-    duk_insert(ctx, 0);
-    duk_pop(ctx);
+    duk_remove(ctx, -2);
+    duk_insert(ctx, -4);
     duk_call(ctx, 3);
     return 0;
 }
@@ -248,7 +251,7 @@ duk_int_t cduk_pdefine_property(duk_context *ctx) {
 }
 
 static duk_ret_t cduk__length(duk_context *ctx, void *udata) {
-    duk_get_prop_string(ctx, 0, "length");
+    duk_get_prop_string(ctx, -1, "length");
     *(double *) udata = (double) duk_to_uint32(ctx, -1);
     return 0;
 }
@@ -263,28 +266,30 @@ duk_int_t cduk_plength(duk_context *ctx, double *out) {
 typedef struct {
     void *registry;
     uint32_t slot;
+    int clear;
 } cduk__slot;
 
+/* [value] -> [value] (set) or [] -> [] (clear) */
 static duk_ret_t cduk__registry_set(duk_context *ctx, void *udata) {
     cduk__slot *s = (cduk__slot *) udata;
     duk_push_heapptr(ctx, s->registry);
-    if (duk_get_top(ctx) == 2) {
-        duk_dup(ctx, 0);
-    } else {
+    if (s->clear) {
         duk_push_undefined(ctx);
+    } else {
+        duk_dup(ctx, -2);
     }
     duk_put_prop_index(ctx, -2, (duk_uarridx_t) s->slot);
     duk_pop(ctx);
-    return duk_get_top(ctx) > 0 ? 1 : 0;
+    return s->clear ? 0 : 1;
 }
 
 duk_int_t cduk_pregistry_set(duk_context *ctx, void *registry, uint32_t slot) {
-    cduk__slot s = { registry, slot };
+    cduk__slot s = { registry, slot, 0 };
     return cduk__protect(ctx, cduk__registry_set, &s, 1, 1);
 }
 
 duk_int_t cduk_pregistry_clear(duk_context *ctx, void *registry, uint32_t slot) {
-    cduk__slot s = { registry, slot };
+    cduk__slot s = { registry, slot, 1 };
     return cduk__protect(ctx, cduk__registry_set, &s, 0, 0);
 }
 
@@ -292,7 +297,7 @@ duk_int_t cduk_pregistry_clear(duk_context *ctx, void *registry, uint32_t slot) 
 
 static duk_ret_t cduk__to_string(duk_context *ctx, void *udata) {
     (void) udata;
-    duk_to_string(ctx, 0);
+    duk_to_string(ctx, -1);
     return 1;
 }
 
@@ -301,7 +306,7 @@ duk_int_t cduk_pto_string(duk_context *ctx) {
 }
 
 static duk_ret_t cduk__to_number(duk_context *ctx, void *udata) {
-    *(double *) udata = duk_to_number(ctx, 0);
+    *(double *) udata = duk_to_number(ctx, -1);
     return 0;
 }
 
@@ -311,7 +316,7 @@ duk_int_t cduk_pto_number(duk_context *ctx, double *out) {
 }
 
 static duk_ret_t cduk__equals(duk_context *ctx, void *udata) {
-    *(int *) udata = duk_equals(ctx, 0, 1) ? 1 : 0;
+    *(int *) udata = duk_equals(ctx, -2, -1) ? 1 : 0;
     return 0;
 }
 
@@ -321,7 +326,7 @@ duk_int_t cduk_pequals(duk_context *ctx, int *out) {
 }
 
 static duk_ret_t cduk__instanceof(duk_context *ctx, void *udata) {
-    *(int *) udata = duk_instanceof(ctx, 0, 1) ? 1 : 0;
+    *(int *) udata = duk_instanceof(ctx, -2, -1) ? 1 : 0;
     return 0;
 }
 
@@ -361,27 +366,32 @@ duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length,
     return cduk__protect(ctx, cduk__eval, &a, 0, 1);
 }
 
+typedef struct {
+    duk_idx_t nargs;
+    int construct;
+} cduk__call_args;
+
 static duk_ret_t cduk__call(duk_context *ctx, void *udata) {
-    int mode = *(int *) udata;
-    duk_idx_t nargs = duk_get_top(ctx) - 2; /* [func this args...] */
-    if (mode == 1) {
-        duk_remove(ctx, 1);
-        duk_new(ctx, nargs);
+    cduk__call_args *a = (cduk__call_args *) udata; /* [func this args...] */
+    if (a->construct) {
+        duk_remove(ctx, -(a->nargs + 1));
+        duk_new(ctx, a->nargs);
     } else {
-        duk_call_method(ctx, nargs);
+        duk_call_method(ctx, a->nargs);
     }
     return 1;
 }
 
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct) {
-    return cduk__protect(ctx, cduk__call, &construct, nargs + 2, 1);
+    cduk__call_args a = { nargs, construct };
+    return cduk__protect(ctx, cduk__call, &a, nargs + 2, 1);
 }
 
 /* ---- Enumeration --------------------------------------------------------------- */
 
 static duk_ret_t cduk__enum(duk_context *ctx, void *udata) {
     int own_only = *(int *) udata;
-    duk_enum(ctx, 0, own_only ? DUK_ENUM_OWN_PROPERTIES_ONLY : 0);
+    duk_enum(ctx, -1, own_only ? DUK_ENUM_OWN_PROPERTIES_ONLY : 0);
     return 1;
 }
 
@@ -391,7 +401,7 @@ duk_int_t cduk_penum(duk_context *ctx, int own_only) {
 
 static duk_ret_t cduk__next(duk_context *ctx, void *udata) {
     /* [enum] -> [enum key value] */
-    if (duk_next(ctx, 0, 1)) {
+    if (duk_next(ctx, -1, 1)) {
         *(int *) udata = 1;
     } else {
         *(int *) udata = 0;

@@ -23,7 +23,9 @@ public final class JSContext: @unchecked Sendable {
     /// This context's Duktape thread, created with a fresh global environment.
     let ctx: OpaquePointer
     private let threadSlot: UInt32
-    private var exceptionStorage: JSValue?
+    /// The exception, held as a pinned slot this context owns rather than as a JSValue: a JSValue
+    /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
+    private var exceptionStorage: JSValue.Storage?
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
     private var nameStorage: String?
     private var inspectableStorage = false
@@ -72,6 +74,7 @@ public final class JSContext: @unchecked Sendable {
     }
 
     deinit {
+        if case .reference(let slot, _) = exceptionStorage { vm.unpin(slot) }
         vm.unpin(threadSlot)
     }
 
@@ -106,14 +109,16 @@ public final class JSContext: @unchecked Sendable {
     /// context.exception = nil
     /// ```
     public var exception: JSValue! {
-        get { vm.lock.withLock { exceptionStorage } }
+        get {
+            vm.lock.withLock { exceptionStorage.flatMap { storage in copy(storage) } }
+        }
         set {
             vm.lock.withLock {
-                guard let newValue, !newValue.isUndefined, !newValue.isNull else {
-                    exceptionStorage = nil
-                    return
+                let old = exceptionStorage
+                exceptionStorage = newValue.flatMap { value in
+                    value.isUndefined || value.isNull ? nil : boxedCopy(value)
                 }
-                exceptionStorage = newValue.isObject ? newValue : boxed(newValue)
+                if case .reference(let slot, _) = old { vm.unpin(slot) }
             }
         }
     }
@@ -181,11 +186,22 @@ public final class JSContext: @unchecked Sendable {
         }
     }
 
-    private func boxed(_ value: JSValue) -> JSValue {
-        (try? withStack { stack throws(JSException) in
-            try stack.push(value)
-            try stack.check(cduk_pbuiltin(ctx, "Object", 1, 0))
+    /// A JSValue with a slot of its own for `storage`.
+    private func copy(_ storage: JSValue.Storage) -> JSValue? {
+        try? withStack { stack throws(JSException) in
+            try stack.push(storage: storage)
             return try stack.value(at: -1)
-        }) ?? value
+        }
+    }
+
+    /// Storage (with its own slot) for `Object(value)`, as JavaScriptCore's setter stores.
+    private func boxedCopy(_ value: JSValue) -> JSValue.Storage? {
+        try? withStack { stack throws(JSException) in
+            try stack.push(value)
+            if duk_is_object(ctx, -1) == 0 {
+                try stack.check(cduk_pbuiltin(ctx, "Object", 1, 0))
+            }
+            return try stack.storage(at: -1)
+        }
     }
 }

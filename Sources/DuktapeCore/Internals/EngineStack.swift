@@ -135,8 +135,13 @@ struct EngineStack {
         guard value.owner.vm === vm else {
             throw makeError("TypeError", "a JSValue from a different JSVirtualMachine cannot be used here")
         }
+        try push(storage: value.storage)
+    }
+
+    /// Pushes a value of this VM held by Swift.
+    func push(storage: JSValue.Storage) throws(JSException) {
         try reserve(1)
-        switch value.storage {
+        switch storage {
         case .undefined: duk_push_undefined(ctx)
         case .null: duk_push_null(ctx)
         case .boolean(let flag): duk_push_boolean(ctx, flag ? 1 : 0)
