@@ -11,6 +11,9 @@
  *   so it cannot stop `while (true) {}`.
  * - DUK_USE_JSON_STRINGIFY_FASTPATH: 2.6x faster JSON.stringify (measured,
  *   shared/reference/perf-anchors.md).
+ * - DUK_USE_NATIVE_STACK_CHECK: a RangeError before deep native recursion
+ *   (JS -> native -> JS, the compiler, JSON, regexps) exhausts the calling thread's
+ *   stack, whatever its size (cduk_native_stack_low in shims.c).
  * - DUK_SINGLE_FILE: Duktape's internal functions become static to this
  *   translation unit, so they do not leak as symbols; the few shims below that
  *   need internals live in this file for that reason.
@@ -25,9 +28,11 @@
 #define DUK_USE_INTERRUPT_COUNTER
 #define DUK_USE_EXEC_TIMEOUT_CHECK(udata) cduk_exec_timeout_check((udata))
 #define DUK_USE_JSON_STRINGIFY_FASTPATH
+#define DUK_USE_NATIVE_STACK_CHECK() cduk_native_stack_low()
 
-/* The executor calls this (declared again in CDuktape.h, defined below). */
+/* Called by the engine (declared again in CDuktape.h). */
 duk_bool_t cduk_exec_timeout_check(void *udata);
+int cduk_native_stack_low(void);
 
 #include "/usr/share/duktape/duktape.c"
 

@@ -16,6 +16,7 @@
 #include "CDuktape.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,51 @@ duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata
         duk_pop(ctx);
     }
     return DUK_EXEC_SUCCESS;
+}
+
+/* ---- Native stack guard ------------------------------------------------------ */
+
+/* Why: Duktape recurses on the C stack for JS -> native -> JS calls, the compiler,
+ * JSON and regexps, and bounds that only by counts (e.g. 1000 native call levels),
+ * which do not fit every thread: Swift concurrency threads have much smaller stacks
+ * than the main thread. Duktape calls this at each native recursion point
+ * (DUK_USE_NATIVE_STACK_CHECK) and throws RangeError when it returns non-zero; our
+ * Swift conversions call it too. The bounds of the calling thread's stack are read
+ * once per thread (pthread_getattr_np). */
+static __thread uintptr_t cduk__stack_floor = 0;   /* lowest usable address + headroom */
+static __thread int cduk__stack_known = 0;         /* 0 unknown, 1 known, -1 unavailable */
+
+static void cduk__find_stack(void) {
+    pthread_attr_t attr;
+    void *low = NULL;
+    size_t size = 0;
+    cduk__stack_known = -1;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) {
+        return;
+    }
+    if (pthread_attr_getstack(&attr, &low, &size) == 0 && low != NULL && size > 0) {
+        /* Keep a quarter of the stack (64 KiB to 256 KiB) for the frames between two
+         * checks: an interpreter frame, a Swift callback and what it calls. */
+        size_t headroom = size / 4;
+        if (headroom < 64 * 1024) headroom = 64 * 1024;
+        if (headroom > 256 * 1024) headroom = 256 * 1024;
+        if (headroom < size) {
+            cduk__stack_floor = (uintptr_t) low + headroom;
+            cduk__stack_known = 1;
+        }
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int cduk_native_stack_low(void) {
+    if (cduk__stack_known == 0) {
+        cduk__find_stack();
+    }
+    if (cduk__stack_known < 0) {
+        return 0;
+    }
+    uintptr_t here = (uintptr_t) __builtin_frame_address(0);
+    return here < cduk__stack_floor;
 }
 
 /* ---- Clock, allocator, fatal handler --------------------------------------- */

@@ -198,14 +198,20 @@ extension JSValue {
     }
 
     /// The integer part of `number` modulo 2^bits, as the low bits of a UInt64.
+    ///
+    /// Exact: below 2^63 in magnitude the integer converts directly; above, doubles are
+    /// multiples of 2^11, so the remainder and the final addition are exact too.
     private static func modulo(_ number: Double, bits: Int) -> UInt64 {
         guard number.isFinite else { return 0 }
         let truncated = number.rounded(.towardZero)
+        if truncated.magnitude < 9_223_372_036_854_775_808.0 {
+            let wide = UInt64(bitPattern: Int64(truncated))
+            return bits == 64 ? wide : wide & 0xFFFF_FFFF
+        }
         let modulus = bits == 64 ? 18_446_744_073_709_551_616.0 : 4_294_967_296.0
         var remainder = truncated.truncatingRemainder(dividingBy: modulus)
         if remainder < 0 { remainder += modulus }
-        // remainder is now in [0, modulus); values that round up to modulus wrap to 0.
-        return remainder >= 18_446_744_073_709_551_615.0 ? 0 : UInt64(remainder)
+        return remainder < modulus ? UInt64(remainder) : 0
     }
 
     /// A boolean as a Bool NSNumber; anything else as `NSNumber(value: toDouble())`.

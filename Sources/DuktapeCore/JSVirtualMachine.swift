@@ -28,6 +28,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
     private var freeSlots: [UInt32] = []
     private var nextSlot: UInt32 = 0
     private var entryDepth = 0
+    /// `limit_hits` when the outermost entry began.
+    private var limitHitsAtEntry: UInt32 = 0
     private var timeLimitStorage: TimeInterval?
 
     /// Creates a virtual machine with a new heap.
@@ -129,9 +131,12 @@ public final class JSVirtualMachine: @unchecked Sendable {
     @inline(__always)
     func enter<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         try lock.withLock { () throws(E) -> T in
-            if entryDepth == 0, let limit = timeLimitStorage {
-                let nanoseconds = UInt64(min(limit, 1e9) * 1e9)
-                state.pointee.deadline_ns = cduk_monotonic_ns() &+ max(1, nanoseconds)
+            if entryDepth == 0 {
+                limitHitsAtEntry = state.pointee.limit_hits
+                if let limit = timeLimitStorage {
+                    let nanoseconds = UInt64(min(limit, 1e9) * 1e9)
+                    state.pointee.deadline_ns = cduk_monotonic_ns() &+ max(1, nanoseconds)
+                }
             }
             entryDepth += 1
             defer {
@@ -140,6 +145,12 @@ public final class JSVirtualMachine: @unchecked Sendable {
             }
             return try body()
         }
+    }
+
+    /// True when the heap refused an allocation because of `memoryLimit` during the current
+    /// outermost entry. Caller holds the lock.
+    var memoryLimitReachedInEntry: Bool {
+        state.pointee.limit_hits != limitHitsAtEntry
     }
 
     // MARK: - Registry of values pinned by Swift

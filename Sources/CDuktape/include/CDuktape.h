@@ -61,6 +61,11 @@ uint64_t cduk_monotonic_ns(void);
  * when the heap's deadline has passed. Defined in engine.c. */
 duk_bool_t cduk_exec_timeout_check(void *udata);
 
+/* Non-zero when the calling thread is close to the end of its native stack (less
+ * than a quarter of it, 64 KiB to 256 KiB, left). Duktape calls it at every native
+ * recursion point and throws RangeError; Swift conversions check it per level. */
+int cduk_native_stack_low(void);
+
 /* ---- Type inspection that needs engine internals (engine.c) -------------- */
 
 /* Classes Swift cares about; anything else is CDUK_CLASS_OTHER. */

@@ -23,7 +23,7 @@ extension EngineStack {
     /// Pushes a Swift value converted by the table in the README ("Conversion"), leaving exactly
     /// one value on the stack.
     func push(any value: Any?, depth: Int = 0) throws(JSException) {
-        guard depth <= ConversionLimits.maximumDepth else {
+        guard depth <= ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
         }
         try reserve(4)
@@ -164,7 +164,7 @@ extension EngineStack {
         if let pointer = duk_get_heapptr(ctx, index), path.contains(pointer) {
             return try value(at: index)
         }
-        guard depth < ConversionLimits.maximumDepth else {
+        guard depth < ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
         }
         let pointer = duk_get_heapptr(ctx, index)

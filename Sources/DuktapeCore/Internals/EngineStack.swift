@@ -67,6 +67,15 @@ struct EngineStack {
     func takeException() -> JSException {
         defer { duk_pop(ctx) }
         let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
+        if vm.memoryLimitReachedInEntry, isAllocationFailure(at: -1) {
+            // Duktape reports a refused allocation as `Error: alloc failed` (with " (line N)"
+            // when it happens while compiling), or as `DoubleError` when even the error object
+            // could not be allocated. Callers get one clear outcome; scripts still see the
+            // engine's value.
+            return JSException(
+                value: value, name: "RangeError", message: "memory limit exceeded", stack: nil, line: nil,
+                sourceURL: nil)
+        }
         guard duk_is_object(ctx, -1) != 0 else {
             return JSException(
                 value: value, name: nil, message: describe(at: -1) ?? "", stack: nil, line: nil,
@@ -82,6 +91,14 @@ struct EngineStack {
                 duk_is_number($0.ctx, -1) != 0 ? Int(exactly: duk_get_number($0.ctx, -1)) : nil
             },
             sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) })
+    }
+
+    /// Whether the thrown value at `index` is the engine's out-of-memory error.
+    private func isAllocationFailure(at index: Int32) -> Bool {
+        guard duk_is_object(ctx, index) != 0 else { return false }
+        let name = quietProperty("name", ofValueAt: index) { $0.stringIfString(at: -1) }
+        let message = quietProperty("message", ofValueAt: index) { $0.stringIfString(at: -1) } ?? ""
+        return name == "DoubleError" || message.hasPrefix("alloc failed")
     }
 
     /// `String(value)` for the value at `index` (works for symbols too), nil if it throws.

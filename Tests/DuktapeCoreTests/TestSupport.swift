@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import DuktapeCore
+
+/// A context whose uncaught exceptions are collected instead of stored, for assertions.
+final class ExceptionRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+
+    var messages: [String] { lock.withLock { recorded } }
+
+    func install(on context: JSContext) {
+        context.exceptionHandler = { [self] _, exception in
+            let text = exception?.description ?? "nil"
+            lock.withLock { recorded.append(text) }
+        }
+    }
+}
+
+/// Evaluates `script` and returns its value, failing the test on an exception.
+@discardableResult
+func eval(_ context: JSContext, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) -> JSValue {
+    do {
+        return try context.evaluate(script)
+    } catch {
+        Issue.record("unexpected exception: \(error)", sourceLocation: sourceLocation)
+        return JSValue(undefinedIn: context)
+    }
+}
+
+/// The exception `script` throws, or nil (recording an issue) if it does not throw.
+func thrown(_ context: JSContext, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) -> JSException? {
+    do {
+        _ = try context.evaluate(script)
+        Issue.record("expected an exception from: \(script)", sourceLocation: sourceLocation)
+        return nil
+    } catch let exception as JSException {
+        return exception
+    } catch {
+        Issue.record("unexpected error type: \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
