@@ -92,7 +92,8 @@ struct ConversionTests {
         let recorder = ExceptionRecorder()
         recorder.install(on: context)
         #expect(JSValue(object: nested, in: context).isUndefined)
-        #expect(recorder.messages.first?.hasPrefix("RangeError: value nested too deeply") == true)
+        // "value nested too deeply", or the native stack guard's RangeError on small stacks.
+        #expect(recorder.messages.first?.hasPrefix("RangeError") == true)
         var shallow: Any = 1
         for _ in 0..<100 { shallow = [shallow] }
         #expect(JSValue(object: shallow, in: context).isArray)

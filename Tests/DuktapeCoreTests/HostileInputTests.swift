@@ -52,15 +52,28 @@ struct HostileInputTests {
         expectUsable()
     }
 
-    @Test func runawayRecursion() throws {
-        let exception = try #require(thrown(context, "(function f() { return f() + 1 })()"))
+    @Test(arguments: [
+        "(function f() { return f() + 1 })()",
+        "(function g() { return g.apply(null, []) + 1 })()",
+        "function a() { return b() + 1 } function b() { return a() + 1 } a()",
+        "var o = {toString: function () { return '' + o }}; '' + o",
+        "(function h() { return [1].map(h) })()",
+        "(function j() { return JSON.parse('1', function () { return j() }) })()",
+    ])
+    func runawayRecursionEndsInARangeError(script: String) throws {
+        let exception = try #require(thrown(context, script))
         #expect(exception.name == "RangeError")
-        let viaApply = try #require(thrown(context, "(function g() { return g.apply(null, []) })()"))
-        #expect(viaApply.name == "RangeError")
-        let mutual = try #require(thrown(context, "function a() { return b() } function b() { return a() } a()"))
-        #expect(mutual.name == "RangeError")
-        let toStringLoop = try #require(thrown(context, "var o = {toString: function () { return '' + o }}; '' + o"))
-        #expect(toStringLoop.name == "RangeError")
+        #expect(exception.message != "execution timeout", "must hit a stack limit, not the clock")
+        expectUsable()
+    }
+
+    @Test func tailCallRecursionIsALoopStoppedByTheTimeLimit() throws {
+        // Duktape does proper tail calls: these run in constant space, like `while (true)`.
+        vm.executionTimeLimit = 0.1
+        for script in ["(function f() { return f() })()", "(function g() { return g.apply(null, []) })()"] {
+            #expect(thrown(context, script)?.message == "execution timeout")
+        }
+        vm.executionTimeLimit = 2
         expectUsable()
     }
 

@@ -1,1 +1,105 @@
+import Foundation
 import Testing
+
+/// Runs the built `dukjs` executable end to end.
+@Suite("dukjs")
+struct DukjsTests {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var executable: URL {
+        Bundle.main.bundleURL.appendingPathComponent("dukjs")
+    }
+
+    func run(_ arguments: [String], input: String? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                      stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func evalPrintsTheResult() throws {
+        #expect(try run(["eval", "2 + 2"]).stdout == "4\n")
+        #expect(try run(["eval", "'text'"]).stdout == "text\n")
+        #expect(try run(["eval", "undefined"]).stdout == "undefined\n")
+        #expect(try run(["eval", "({a: [1, 'two'], b: null})"]).stdout == "{\n  \"a\": [\n    1,\n    \"two\"\n  ],\n  \"b\": null\n}\n")
+        #expect(try run(["eval", "(function named() {})"]).stdout.hasPrefix("function named()"))
+        #expect(try run(["eval", "var c = {}; c.c = c; c"]).stdout == "[object Object]\n")
+        #expect(try run(["eval", "'😀'.length"]).stdout == "2\n")
+    }
+
+    @Test func runExecutesAFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-\(UUID()).js")
+        try "var x = 20;\nx * 2 + 2".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try run(["run", file.path])
+        #expect(output.status == 0)
+        #expect(output.stdout == "42\n")
+        #expect(try run(["run", "-"], input: "'from stdin'").stdout == "from stdin\n")
+    }
+
+    @Test func uncaughtExceptionsGoToStandardErrorWithAStack() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-\(UUID()).js")
+        try "function fail() {\n  throw new TypeError('bad input')\n}\nfail()".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try run(["run", file.path])
+        #expect(output.status == 1)
+        #expect(output.stdout.isEmpty)
+        #expect(output.stderr.hasPrefix("Uncaught TypeError: bad input (file://\(file.path):2)"))
+        #expect(output.stderr.contains("at fail"))
+        let thrown = try run(["eval", "throw 42"])
+        #expect(thrown.status == 1)
+        #expect(thrown.stderr == "Uncaught 42\n")
+        let syntax = try run(["eval", "1 +"])
+        #expect(syntax.status == 1)
+        #expect(syntax.stderr.hasPrefix("Uncaught SyntaxError: parse error"))
+    }
+
+    @Test func limits() throws {
+        let timeout = try run(["eval", "--time-limit", "0.05", "while (true) {}"])
+        #expect(timeout.status == 1)
+        #expect(timeout.stderr.hasPrefix("Uncaught RangeError: execution timeout"))
+        let memory = try run(["eval", "--memory-limit", "1M", "var s = 'x'; for (;;) s += s"])
+        #expect(memory.status == 1)
+        #expect(memory.stderr.hasPrefix("Uncaught RangeError: memory limit exceeded"))
+        #expect(try run(["eval", "--memory-limit", "64M", "--time-limit", "5", "1 + 1"]).stdout == "2\n")
+    }
+
+    @Test(arguments: [
+        ["eval", "--time-limit", "0", "1"], ["eval", "--time-limit", "abc", "1"], ["eval", "--memory-limit", "-5", "1"],
+        ["eval", "--memory-limit", "12Q", "1"], ["eval", "--memory-limit", "99999999999G", "1"], ["run", "/nonexistent/file.js"],
+        ["run"], ["frobnicate"],
+    ])
+    func badArgumentsAreRefusedClearly(arguments: [String]) throws {
+        let output = try run(arguments)
+        #expect(output.status != 0)
+        #expect(output.stderr.isEmpty == false)
+        #expect(output.stdout.isEmpty)
+    }
+
+    @Test func demoShowsASession() throws {
+        let output = try run(["demo"])
+        #expect(output.status == 0)
+        for section in ["== Evaluate the embedded script", "== Swift → JavaScript", "== JavaScript → Swift", "== An exception", "== Limits"] {
+            #expect(output.stdout.contains(section))
+        }
+        #expect(output.stdout.contains("result[\"total\"] → 17.85"))
+        #expect(output.stdout.contains("message → item gift-card has no price"))
+        #expect(output.stdout.contains("sourceURL → demo://pricing-rules.js"))
+        #expect(output.stdout.contains("RangeError: execution timeout"))
+    }
+}

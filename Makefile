@@ -1,0 +1,27 @@
+# DuktapeCore — the commands in the README. Each target installs what it needs.
+SWIFT ?= swift
+DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps build test demo clean
+
+# Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
+# target compiles (see README, "How the engine is built").
+deps:
+	@if [ ! -f $(DUKTAPE_SOURCE) ] || [ ! -f /usr/include/duktape.h ]; then \
+		echo "Installing duktape-dev..."; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) test
+
+demo: deps
+	$(SWIFT) run dukjs demo
+
+clean:
+	rm -rf .build .build-*

@@ -1,0 +1,130 @@
+import ArgumentParser
+import DuktapeCore
+import Foundation
+
+/// `dukjs`: run JavaScript from the command line on DuktapeCore.
+///
+/// The tool is a thin client of the public API: every engine behaviour lives in DuktapeCore.
+@main
+struct DukJS: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dukjs",
+        abstract: "Run JavaScript with DuktapeCore (Duktape 2.7, JavaScriptCore's API).",
+        subcommands: [Run.self, Eval.self, Demo.self]
+    )
+}
+
+/// Options shared by the commands that run scripts.
+struct EngineOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Heap memory limit in bytes (suffixes K, M, G allowed).", valueName: "bytes"),
+        transform: { try ByteCount(parsing: $0).bytes }
+    )
+    var memoryLimit: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Execution time limit in seconds.", valueName: "seconds"))
+    var timeLimit: Double?
+
+    func validate() throws {
+        if let timeLimit, !(timeLimit > 0 && timeLimit.isFinite) {
+            throw ValidationError("--time-limit must be a positive number of seconds.")
+        }
+        if let memoryLimit, memoryLimit <= 0 {
+            throw ValidationError("--memory-limit must be a positive number of bytes.")
+        }
+    }
+
+    /// A fresh context with the limits applied.
+    func makeContext() throws -> JSContext {
+        guard let vm = JSVirtualMachine(), let context = JSContext(virtualMachine: vm) else {
+            throw RuntimeError("could not create a JavaScript heap")
+        }
+        vm.executionTimeLimit = timeLimit
+        // Applied after the context exists, so the limit governs the script, not start-up.
+        vm.memoryLimit = memoryLimit.map { vm.memoryUsage + $0 }
+        return context
+    }
+}
+
+extension DukJS {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run a script file and print its result.")
+
+        @Argument(help: "The script to run (- for standard input).")
+        var file: String
+
+        @OptionGroup var options: EngineOptions
+
+        func run() throws {
+            let source: String
+            let url: URL
+            if file == "-" {
+                source = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                url = URL(fileURLWithPath: "/dev/stdin")
+            } else {
+                url = URL(fileURLWithPath: file)
+                do {
+                    source = try String(contentsOf: url, encoding: .utf8)
+                } catch {
+                    throw RuntimeError("cannot read \(file): \(error.localizedDescription)")
+                }
+            }
+            try runAndPrint(source, sourceURL: url, options: options)
+        }
+    }
+
+    struct Eval: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Evaluate code and print its result.")
+
+        @Argument(help: "The JavaScript code.")
+        var code: String
+
+        @OptionGroup var options: EngineOptions
+
+        func run() throws {
+            try runAndPrint(code, sourceURL: nil, options: options)
+        }
+    }
+}
+
+/// Evaluates `source`, prints its value to standard output, or the exception to standard error
+/// (exit status 1).
+func runAndPrint(_ source: String, sourceURL: URL?, options: EngineOptions) throws {
+    let context = try options.makeContext()
+    do {
+        let value = try context.evaluate(source, sourceURL: sourceURL)
+        print(ResultFormatter.format(value))
+    } catch let exception as JSException {
+        ResultFormatter.report(exception)
+        throw ExitCode.failure
+    }
+}
+
+/// An error of the tool itself (not of the script), printed by ArgumentParser.
+struct RuntimeError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A byte count written as a number with an optional K, M or G suffix (powers of 1024).
+struct ByteCount {
+    let bytes: Int
+
+    init(parsing text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(trimmed)
+        var multiplier = 1
+        if let last = digits.last, let scale = multipliers[last] {
+            multiplier = scale
+            digits = digits.dropLast()
+        }
+        guard let number = Int(digits), number > 0 else {
+            throw ValidationError("'\(text)' is not a byte count (examples: 65536, 512K, 64M).")
+        }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw ValidationError("'\(text)' is too large.") }
+        self.bytes = bytes
+    }
+}
