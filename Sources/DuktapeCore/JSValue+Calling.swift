@@ -115,3 +115,98 @@ extension JSValue {
         }
     }
 }
+
+// MARK: - Numeric comparison (JavaScriptCore's BigInt-era API)
+
+/// The result of `JSValue.compare(_:)`.
+public enum JSRelationCondition: UInt32, Sendable {
+    /// The values are not comparable (NaN on either side).
+    case undefined = 0
+    /// The values are equal.
+    case equal = 1
+    /// The receiver is greater.
+    case greaterThan = 2
+    /// The receiver is smaller.
+    case lessThan = 3
+}
+
+extension JSValue {
+    /// Compares the numeric values (`toDouble()`) of the receiver and `other`.
+    ///
+    /// ```swift
+    /// JSValue(int32: 2, in: context)!.compare(JSValue(int32: 3, in: context)!)   // .lessThan
+    /// ```
+    ///
+    /// Duktape has no BigInt, so every comparison is between doubles.
+    public func compare(_ other: JSValue) -> JSRelationCondition {
+        JSValue.relation(toDouble(), other.toDouble())
+    }
+
+    /// Compares `toDouble()` with an integer (exactly, also beyond 2^53).
+    public func compare(_ other: Int64) -> JSRelationCondition {
+        let number = toDouble()
+        guard !number.isNaN else { return .undefined }
+        if number < -9_223_372_036_854_775_808.0 { return .lessThan }
+        if number >= 9_223_372_036_854_775_808.0 { return .greaterThan }
+        let integer = Int64(number.rounded(.towardZero))
+        if integer != other { return integer < other ? .lessThan : .greaterThan }
+        let fraction = number - number.rounded(.towardZero)
+        return fraction == 0 ? .equal : (fraction > 0 ? .greaterThan : .lessThan)
+    }
+
+    /// Compares `toDouble()` with an unsigned integer (exactly, also beyond 2^53).
+    public func compare(_ other: UInt64) -> JSRelationCondition {
+        let number = toDouble()
+        guard !number.isNaN else { return .undefined }
+        if number < 0 { return .lessThan }
+        if number >= 18_446_744_073_709_551_616.0 { return .greaterThan }
+        let integer = UInt64(number.rounded(.towardZero))
+        if integer != other { return integer < other ? .lessThan : .greaterThan }
+        return number == number.rounded(.towardZero) ? .equal : .greaterThan
+    }
+
+    /// Compares `toDouble()` with a double.
+    public func compare(_ other: Double) -> JSRelationCondition {
+        JSValue.relation(toDouble(), other)
+    }
+
+    private static func relation(_ left: Double, _ right: Double) -> JSRelationCondition {
+        if left.isNaN || right.isNaN { return .undefined }
+        return left == right ? .equal : (left < right ? .lessThan : .greaterThan)
+    }
+}
+
+// MARK: - BigInt (not available in Duktape 2.7)
+
+extension JSValue {
+    /// JavaScriptCore's BigInt initializer. Duktape 2.7 has no BigInt: this reports a TypeError
+    /// to the context's `exceptionHandler` and returns nil.
+    public convenience init?(newBigIntFrom string: String, in context: JSContext) {
+        JSValue.reportNoBigInt(in: context)
+        return nil
+    }
+
+    /// JavaScriptCore's BigInt initializer; always nil here (see `init(newBigIntFrom:in:)` for a string).
+    public convenience init?(newBigIntFrom int64: Int64, in context: JSContext) {
+        JSValue.reportNoBigInt(in: context)
+        return nil
+    }
+
+    /// JavaScriptCore's BigInt initializer; always nil here (see `init(newBigIntFrom:in:)` for a string).
+    public convenience init?(newBigIntFrom uint64: UInt64, in context: JSContext) {
+        JSValue.reportNoBigInt(in: context)
+        return nil
+    }
+
+    /// JavaScriptCore's BigInt initializer; always nil here (see `init(newBigIntFrom:in:)` for a string).
+    public convenience init?(newBigIntFrom double: Double, in context: JSContext) {
+        JSValue.reportNoBigInt(in: context)
+        return nil
+    }
+
+    private static func reportNoBigInt(in context: JSContext) {
+        context.reporting(()) { stack throws(JSException) in
+            throw stack.makeError("TypeError", "BigInt is not supported by this engine (Duktape 2.7)")
+        }
+    }
+}

@@ -299,3 +299,37 @@ struct JSValueTests {
         #expect(hostile.toString() == nil)
     }
 }
+
+@Suite("JSValue comparison and BigInt")
+struct JSValueComparisonTests {
+    let context = JSContext()!
+
+    @Test func compare() {
+        let two = JSValue(int32: 2, in: context)!
+        #expect(two.compare(JSValue(int32: 3, in: context)!) == .lessThan)
+        #expect(two.compare(JSValue(double: 2, in: context)!) == .equal)
+        #expect(two.compare(JSValue(double: .nan, in: context)!) == .undefined)
+        #expect(two.compare(1.5) == .greaterThan)
+        #expect(two.compare(Int64(2)) == .equal)
+        #expect(two.compare(UInt64(3)) == .lessThan)
+        #expect(JSValue(double: 2.5, in: context)!.compare(Int64(2)) == .greaterThan)
+        #expect(JSValue(double: -2.5, in: context)!.compare(Int64(-2)) == .lessThan)
+        #expect(JSValue(double: 1e300, in: context)!.compare(Int64.max) == .greaterThan)
+        #expect(JSValue(double: -1, in: context)!.compare(UInt64(0)) == .lessThan)
+        #expect(context.evaluateScript("'7'").compare(7.0) == .equal)
+        #expect(context.evaluateScript("'x'").compare(7.0) == .undefined)
+        #expect(JSRelationCondition.greaterThan.rawValue == 2)
+    }
+
+    @Test func bigIntIsReportedAsUnsupported() {
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        #expect(JSValue(newBigIntFrom: "1", in: context) == nil)
+        #expect(JSValue(newBigIntFrom: Int64(1), in: context) == nil)
+        #expect(JSValue(newBigIntFrom: UInt64(1), in: context) == nil)
+        #expect(JSValue(newBigIntFrom: 1.0, in: context) == nil)
+        #expect(recorder.messages.count == 4)
+        #expect(recorder.messages.allSatisfy { $0.contains("BigInt is not supported") })
+        #expect(context.evaluateScript("typeof BigInt").toString() == "undefined")
+    }
+}
