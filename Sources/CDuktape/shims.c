@@ -503,3 +503,103 @@ void *cduk_current_frame(void) {
 void cduk_set_current_frame(void *frame) {
     cduk__frame = frame;
 }
+
+/* ---- Swift boxes attached to JS objects, host functions --------------------------
+ *
+ * A Swift object (a closure, an exported object, a Swift error) is attached to a JS
+ * object as a retained pointer under a hidden-symbol key, which scripts cannot
+ * name. The object's finalizer (run when it is collected, and at heap destruction)
+ * hands the pointer to Swift to release and clears it, so a box is released exactly
+ * once and a cleared box is never used.
+ */
+#define CDUK__BOX_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreBox")
+
+static cduk_box_release_fn cduk__release_box = NULL;
+static cduk_host_dispatch_fn cduk__dispatch = NULL;
+
+void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn dispatch) {
+    cduk__release_box = release;
+    cduk__dispatch = dispatch;
+}
+
+/* Why C: a finalizer is a Duktape/C function; everything that may throw here is in C. */
+static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
+    /* [obj heapDestruct] */
+    duk_get_prop_literal(ctx, 0, CDUK__BOX_KEY);
+    void *box = duk_get_pointer(ctx, -1);
+    duk_pop(ctx);
+    if (box != NULL) {
+        duk_push_pointer(ctx, NULL);
+        duk_put_prop_literal(ctx, 0, CDUK__BOX_KEY);
+        if (cduk__release_box != NULL) {
+            cduk__release_box(box);
+        }
+    }
+    return 0;
+}
+
+static duk_ret_t cduk__attach_box(duk_context *ctx, void *udata) {
+    /* [obj] -> [obj] */
+    duk_push_pointer(ctx, udata);
+    duk_put_prop_literal(ctx, -2, CDUK__BOX_KEY);
+    duk_push_c_function(ctx, cduk__box_finalizer, 2);
+    duk_set_finalizer(ctx, -2);
+    return 1;
+}
+
+duk_int_t cduk_pattach_box(duk_context *ctx, void *box) {
+    return cduk__protect(ctx, cduk__attach_box, box, 1, 1);
+}
+
+static duk_ret_t cduk__get_box(duk_context *ctx, void *udata) {
+    /* [value] -> [] */
+    *(void **) udata = NULL;
+    if (duk_is_object(ctx, -1)) {
+        duk_get_prop_literal(ctx, -1, CDUK__BOX_KEY);
+        *(void **) udata = duk_get_pointer(ctx, -1);
+    }
+    return 0;
+}
+
+duk_int_t cduk_pget_box(duk_context *ctx, void **box) {
+    *box = NULL;
+    return cduk__protect(ctx, cduk__get_box, box, 1, 0);
+}
+
+/* The JS -> Swift trampoline of every host function. Why C: reading the box and
+ * throwing happen here, in a pure C frame; the Swift dispatcher only returns a
+ * status. Status: >= 0 number of results (0 or 1) on top; CDUK_HOST_THROW: throw the
+ * value on top; CDUK_HOST_RELEASED: the box is gone (finalizer already ran). */
+static duk_ret_t cduk__host_trampoline(duk_context *ctx) {
+    duk_push_current_function(ctx);
+    duk_get_prop_literal(ctx, -1, CDUK__BOX_KEY);
+    void *box = duk_get_pointer(ctx, -1);
+    duk_pop_2(ctx);
+    if (box == NULL || cduk__dispatch == NULL) {
+        return duk_error(ctx, DUK_ERR_TYPE_ERROR, "native function is no longer available");
+    }
+    duk_int_t status = cduk__dispatch(ctx, box, duk_is_constructor_call(ctx));
+    if (status == CDUK_HOST_THROW) {
+        return duk_throw(ctx);
+    }
+    return status > 0 ? 1 : 0;
+}
+
+static duk_ret_t cduk__push_host_function(duk_context *ctx, void *udata) {
+    cduk__builtin *named = (cduk__builtin *) udata; /* name, arity (nargs field) */
+    duk_push_c_function(ctx, cduk__host_trampoline, DUK_VARARGS);
+    if (named->name != NULL) {
+        duk_push_string(ctx, "name");
+        duk_push_string(ctx, named->name);
+        duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
+    }
+    duk_push_string(ctx, "length");
+    duk_push_int(ctx, named->nargs);
+    duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
+    return 1;
+}
+
+duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t length) {
+    cduk__builtin named = { name, length, 0 };
+    return cduk__protect(ctx, cduk__push_host_function, &named, 0, 1);
+}

@@ -8,6 +8,15 @@ extension Date: JSValueConvertible {
     public static func fromJSValue(_ value: JSValue) -> Date? {
         value.isDate ? value.toDate() : nil
     }
+
+    /// JavaScriptCore's NSDate rule: `toDate()` (a `Date`, or a number of milliseconds);
+    /// undefined and null are refused (declare `Date?` to accept them).
+    public static func fromJSArgument(_ value: JSValue) throws -> Date {
+        guard !value.isUndefined, !value.isNull else {
+            throw ArgumentMismatch(description: "expected Date, got \(value.typeDescription)")
+        }
+        return value.toDate()
+    }
 }
 
 extension Data: JSValueConvertible {

@@ -42,11 +42,25 @@ extension JSContext {
     ///     print(exception.name ?? "", exception.message, exception.line ?? 0)
     /// }
     /// ```
+    ///
+    /// A Swift error thrown by a callback and not caught by the script comes out as that same
+    /// Swift error.
     @discardableResult
     public func evaluate(_ script: String, sourceURL: URL? = nil) throws -> JSValue {
-        try withStack { stack throws(JSException) in
-            try stack.evaluate(script, sourceURL: sourceURL?.absoluteString)
-            return try stack.value(at: -1)
+        try rethrowingSwiftErrors { () throws(JSException) -> JSValue in
+            try withStack { stack throws(JSException) in
+                try stack.evaluate(script, sourceURL: sourceURL?.absoluteString)
+                return try stack.value(at: -1)
+            }
+        }
+    }
+
+    /// Runs `body`, throwing a Swift error that travelled through JavaScript as itself.
+    func rethrowingSwiftErrors<T>(_ body: () throws(JSException) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw error.underlyingError ?? error
         }
     }
 

@@ -71,9 +71,11 @@ public final class JSContext: @unchecked Sendable {
         self.ctx = thread
         self.threadSlot = slot
         self.exceptionHandlerStorage = { context, exception in context?.exception = exception }
+        vm.register(self)
     }
 
     deinit {
+        vm.unregister(self)
         if case .reference(let slot, _) = exceptionStorage { vm.unpin(slot) }
         vm.unpin(threadSlot)
     }
@@ -183,6 +185,16 @@ public final class JSContext: @unchecked Sendable {
     func notifyException(_ exception: JSValue) {
         vm.lock.withLock {
             exceptionHandlerStorage?(self, exception)
+        }
+    }
+
+    /// Replaces the stored exception, handing the old one (and its slot) to the caller.
+    /// Used around callbacks (JavaScriptCore's save/clear/restore rule).
+    func swapException(_ replacement: JSValue.Storage?) -> JSValue.Storage? {
+        vm.lock.withLock {
+            let old = exceptionStorage
+            exceptionStorage = replacement
+            return old
         }
     }
 

@@ -28,6 +28,9 @@ public struct JSException: Error, CustomStringConvertible {
     /// The source URL of the script the error was created in (JavaScriptCore's `sourceURL`,
     /// Duktape's `fileName`).
     public let sourceURL: String?
+    /// The Swift error a callback threw, when this exception is that error travelling back out
+    /// of JavaScript. The throwing API rethrows it instead of the JSException.
+    public let underlyingError: (any Error)?
 
     /// A one-line summary: `"TypeError: message (file:line)"`.
     public var description: String {
@@ -40,7 +43,10 @@ public struct JSException: Error, CustomStringConvertible {
         return text
     }
 
-    init(value: JSValue, name: String?, message: String, stack: String?, line: Int?, sourceURL: String?) {
+    init(
+        value: JSValue, name: String?, message: String, stack: String?, line: Int?, sourceURL: String?,
+        underlyingError: (any Error)? = nil
+    ) {
         self.value = value
         self.name = name
         self.message = message
@@ -48,5 +54,6 @@ public struct JSException: Error, CustomStringConvertible {
         self.line = line
         self.column = nil
         self.sourceURL = sourceURL
+        self.underlyingError = underlyingError
     }
 }

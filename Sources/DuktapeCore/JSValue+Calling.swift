@@ -48,12 +48,17 @@ extension JSValue {
     /// ```swift
     /// let result = try add.call(2, 3)
     /// ```
+    ///
+    /// A Swift error thrown by a callback and not caught by the script comes out as that same
+    /// Swift error.
     @discardableResult
     public func call(_ arguments: Any?...) throws -> JSValue {
-        try owner.withStack { stack throws(JSException) in
-            try stack.push(self)
-            try stack.call(functionAt: -1, thisAt: nil, arguments: arguments.map { $0 as Any }, construct: false)
-            return try stack.value(at: -1)
+        try owner.rethrowingSwiftErrors { () throws(JSException) -> JSValue in
+            try owner.withStack { stack throws(JSException) in
+                try stack.push(self)
+                try stack.call(functionAt: -1, thisAt: nil, arguments: arguments.map { $0 as Any }, construct: false)
+                return try stack.value(at: -1)
+            }
         }
     }
 

@@ -26,6 +26,40 @@ public protocol JSValueConvertible {
 
     /// The Swift value for `value`, or nil if it does not convert.
     static func fromJSValue(_ value: JSValue) -> Self?
+
+    /// The Swift value for an argument of a Swift closure or exported method called from
+    /// JavaScript, by JavaScriptCore's rules for the declared type (README, "Arguments").
+    /// Throwing makes the call fail with a TypeError naming the argument.
+    ///
+    /// The default uses `fromJSValue` and throws when it gives nil.
+    static func fromJSArgument(_ value: JSValue) throws -> Self
+}
+
+extension JSValueConvertible {
+    /// `fromJSValue(value)`, or a mismatch error naming the expected type.
+    public static func fromJSArgument(_ value: JSValue) throws -> Self {
+        guard let converted = fromJSValue(value) else {
+            throw ArgumentMismatch(description: "expected \(Self.self), got \(value.typeDescription)")
+        }
+        return converted
+    }
+}
+
+extension JSValue {
+    /// A short description of the value's type for error messages ("undefined", "a string"...).
+    var typeDescription: String {
+        switch storage {
+        case .undefined: return "undefined"
+        case .null: return "null"
+        case .boolean: return "a boolean"
+        case .number: return "a number"
+        case .reference:
+            if isString { return "a string" }
+            if isSymbol { return "a symbol" }
+            if isArray { return "an array" }
+            return "an object"
+        }
+    }
 }
 
 extension JSValue: JSValueConvertible {
@@ -34,4 +68,10 @@ extension JSValue: JSValueConvertible {
 
     /// The value itself.
     public static func fromJSValue(_ value: JSValue) -> Self? { value as? Self }
+
+    /// The argument itself, whatever it is.
+    public static func fromJSArgument(_ value: JSValue) throws -> Self {
+        guard let same = value as? Self else { throw ArgumentMismatch(description: "expected a JSValue") }
+        return same
+    }
 }

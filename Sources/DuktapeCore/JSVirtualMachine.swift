@@ -31,11 +31,15 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// `limit_hits` when the outermost entry began.
     private var limitHitsAtEntry: UInt32 = 0
     private var timeLimitStorage: TimeInterval?
+    /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
+    /// context unregisters itself in deinit.
+    private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
 
     /// Creates a virtual machine with a new heap.
     ///
     /// Returns nil only if the engine cannot allocate its heap.
     public init!() {
+        EngineBox.installCallbacks
         let state = UnsafeMutablePointer<cduk_heap_state>.allocate(capacity: 1)
         state.initialize(to: cduk_heap_state())
         guard let heap = cduk_create_heap(state) else {
@@ -59,6 +63,21 @@ public final class JSVirtualMachine: @unchecked Sendable {
         // Destroying it runs every pending finalizer (which releases Swift boxes).
         duk_destroy_heap(heapContext)
         state.deallocate()
+    }
+
+    // MARK: - Contexts
+
+    func register(_ context: JSContext) {
+        lock.withLock { contextsByThread[context.ctx] = Unmanaged.passUnretained(context) }
+    }
+
+    func unregister(_ context: JSContext) {
+        lock.withLock { _ = contextsByThread.removeValue(forKey: context.ctx) }
+    }
+
+    /// The context whose thread is `ctx`. Caller holds the lock.
+    func context(forThread ctx: OpaquePointer) -> JSContext? {
+        contextsByThread[ctx]?.takeUnretainedValue()
     }
 
     // MARK: - Limits and memory

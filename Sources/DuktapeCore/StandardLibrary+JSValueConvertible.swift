@@ -16,6 +16,9 @@ extension Bool: JSValueConvertible {
         if case .boolean(let flag) = value.storage { return flag }
         return nil
     }
+
+    /// JavaScript's ToBoolean of any argument (JavaScriptCore's BOOL rule).
+    public static func fromJSArgument(_ value: JSValue) throws -> Bool { value.toBool() }
 }
 
 extension JSValueConvertible where Self: BinaryInteger {
@@ -28,6 +31,18 @@ extension JSValueConvertible where Self: BinaryInteger {
     public static func fromJSValue(_ value: JSValue) -> Self? {
         guard case .number(let number) = value.storage else { return nil }
         return Self(exactly: number)
+    }
+}
+
+extension JSValueConvertible where Self: FixedWidthInteger {
+    /// JavaScriptCore's integer rule, never a trap: ToNumber, truncated, then modulo 2^32 for
+    /// types of 32 bits or fewer (ToInt32/ToUint32, then the low bits) and modulo 2^64 for 64-bit
+    /// types. NaN and ±Infinity give 0; `"12"` gives 12; 2^32 + 1 gives 1 for `Int32`.
+    public static func fromJSArgument(_ value: JSValue) throws -> Self {
+        if Self.bitWidth <= 32 {
+            return Self.isSigned ? Self(truncatingIfNeeded: value.toInt32()) : Self(truncatingIfNeeded: value.toUInt32())
+        }
+        return Self.isSigned ? Self(truncatingIfNeeded: value.toInt64()) : Self(truncatingIfNeeded: value.toUInt64())
     }
 }
 
@@ -53,6 +68,9 @@ extension JSValueConvertible where Self: BinaryFloatingPoint {
         guard case .number(let number) = value.storage else { return nil }
         return Self(number)
     }
+
+    /// JavaScript's ToNumber of any argument (NaN for undefined and non-numeric strings).
+    public static func fromJSArgument(_ value: JSValue) throws -> Self { Self(value.toDouble()) }
 }
 
 extension Double: JSValueConvertible {}
@@ -69,6 +87,18 @@ extension String: JSValueConvertible {
         guard case .reference = value.storage, value.isString else { return nil }
         return value.toString()
     }
+
+    /// JavaScript's ToString of the argument (`42` gives `"42"`), as JavaScriptCore does for
+    /// NSString parameters; undefined and null are refused (declare `String?` to accept them).
+    public static func fromJSArgument(_ value: JSValue) throws -> String {
+        guard !value.isUndefined, !value.isNull else {
+            throw ArgumentMismatch(description: "expected String, got \(value.typeDescription)")
+        }
+        guard let string = value.toString() else {
+            throw ArgumentMismatch(description: "expected String, got a value whose toString throws")
+        }
+        return string
+    }
 }
 
 extension Substring: JSValueConvertible {
@@ -77,6 +107,9 @@ extension Substring: JSValueConvertible {
 
     /// The string, or nil for anything that is not a string.
     public static func fromJSValue(_ value: JSValue) -> Substring? { String.fromJSValue(value).map { Substring($0) } }
+
+    /// `String`'s argument rule.
+    public static func fromJSArgument(_ value: JSValue) throws -> Substring { Substring(try String.fromJSArgument(value)) }
 }
 
 extension Character: JSValueConvertible {
@@ -104,6 +137,12 @@ extension Optional: JSValueConvertible where Wrapped: JSValueConvertible {
         if value.isUndefined || value.isNull { return .some(nil) }
         return Wrapped.fromJSValue(value).map { .some($0) }
     }
+
+    /// nil for undefined and null (missing arguments included), else the wrapped type's rule.
+    public static func fromJSArgument(_ value: JSValue) throws -> Wrapped? {
+        if value.isUndefined || value.isNull { return nil }
+        return try Wrapped.fromJSArgument(value)
+    }
 }
 
 extension Array: JSValueConvertible where Element: JSValueConvertible {
@@ -119,11 +158,36 @@ extension Array: JSValueConvertible where Element: JSValueConvertible {
             return Array<UInt8>(data) as? [Element]
         }
         guard value.isArray else { return nil }
-        let length = value.forProperty("length").toUInt32()
+        return try? elements(of: value, Element.fromJSValue)
+    }
+
+    /// An array or array-like object, each element by `Element`'s argument rule (JavaScriptCore's
+    /// NSArray rule: `length` elements); a `Uint8Array` for `[UInt8]`.
+    public static func fromJSArgument(_ value: JSValue) throws -> [Element] {
+        if let bytes = fromJSValue(value), Element.self == UInt8.self { return bytes }
+        guard value.isObject else {
+            throw ArgumentMismatch(description: "expected an array, got \(value.typeDescription)")
+        }
+        return try elements(of: value, Element.fromJSArgument)
+    }
+
+    private static func elements(of value: JSValue, _ convert: (JSValue) throws -> Element?) throws -> [Element] {
+        let length = Int(value.forProperty("length").toUInt32())
+        guard Double(length) <= ConversionLimits.maximumArrayLength else {
+            throw ArgumentMismatch(description: "array too long to convert (length \(length))")
+        }
         var result: [Element] = []
-        result.reserveCapacity(Int(length))
-        for index in 0..<Int(length) {
-            guard let element = Element.fromJSValue(value.atIndex(index)) else { return nil }
+        result.reserveCapacity(length)
+        for index in 0..<length {
+            let element: Element?
+            do {
+                element = try convert(value.atIndex(index))
+            } catch {
+                throw ArgumentMismatch(description: "element \(index): \(error)")
+            }
+            guard let element else {
+                throw ArgumentMismatch(description: "element \(index): expected \(Element.self)")
+            }
             result.append(element)
         }
         return result
@@ -139,12 +203,29 @@ extension Dictionary: JSValueConvertible where Key == String, Value: JSValueConv
     /// The enumerable properties (as `for-in`), if the value is an object and every property
     /// value converts; else nil.
     public static func fromJSValue(_ value: JSValue) -> [String: Value]? {
+        try? entries(of: value, Value.fromJSValue)
+    }
+
+    /// An object's enumerable own properties, each by `Value`'s argument rule.
+    public static func fromJSArgument(_ value: JSValue) throws -> [String: Value] {
+        try entries(of: value, Value.fromJSArgument)
+    }
+
+    private static func entries(of value: JSValue, _ convert: (JSValue) throws -> Value?) throws -> [String: Value] {
         guard value.isObject, let keys = value.context.objectForKeyedSubscript("Object")
             .invokeMethod("keys", withArguments: [value]).toArray() as? [String]
-        else { return nil }
+        else { throw ArgumentMismatch(description: "expected an object, got \(value.typeDescription)") }
         var result: [String: Value] = [:]
         for key in keys {
-            guard let element = Value.fromJSValue(value.forProperty(key)) else { return nil }
+            let element: Value?
+            do {
+                element = try convert(value.forProperty(key))
+            } catch {
+                throw ArgumentMismatch(description: "property '\(key)': \(error)")
+            }
+            guard let element else {
+                throw ArgumentMismatch(description: "property '\(key)': expected \(Value.self)")
+            }
             result[key] = element
         }
         return result

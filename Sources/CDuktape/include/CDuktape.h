@@ -172,6 +172,32 @@ duk_int_t cduk_pnext(duk_context *ctx, int *has_more);
  * non-enumerable accessors. */
 duk_int_t cduk_pinstall_realm(duk_context *ctx);
 
+/* ---- Swift boxes and host functions --------------------------------------- */
+
+/* Releases a box (Unmanaged.release on the Swift side). */
+typedef void (*cduk_box_release_fn)(void *box);
+
+/* Runs the Swift body of a host function. The call's arguments are the stack
+ * frame (duk_get_top), `this` via duk_push_this. Returns the number of results
+ * (0 or 1, on top), or CDUK_HOST_THROW with the value to throw on top. It must only
+ * use non-throwing engine calls and cduk_p* shims. */
+typedef duk_int_t (*cduk_host_dispatch_fn)(duk_context *ctx, void *box, duk_bool_t is_construct);
+#define CDUK_HOST_THROW (-1)
+
+/* Installs the two Swift entry points (once per process). */
+void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn dispatch);
+
+/* [obj] -> [obj]: attaches a retained box under a hidden-symbol key and sets the
+ * finalizer that releases it (exactly once, also at heap destruction). */
+duk_int_t cduk_pattach_box(duk_context *ctx, void *box);
+
+/* [value] -> []: *box = the attached box, or NULL (non-objects, no box, released). */
+duk_int_t cduk_pget_box(duk_context *ctx, void **box);
+
+/* [] -> [function]: a new host function (trampoline to the dispatcher) with the
+ * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */
+duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t length);
+
 /* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
 
 /* The innermost callback frame of the calling thread (an opaque Swift object), or NULL. */

@@ -164,6 +164,11 @@ extension EngineStack {
         if let pointer = duk_get_heapptr(ctx, index), path.contains(pointer) {
             return try value(at: index)
         }
+        // A function made from a Swift closure converts back to the function (JavaScriptCore
+        // returns the block), as a JSValue.
+        if cduk_class_of(ctx, index) == CDUK_CLASS_FUNCTION, EngineBox.attached(to: index, on: self) is HostFunction {
+            return try value(at: index)
+        }
         guard depth < ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
         }

@@ -90,7 +90,8 @@ struct EngineStack {
             line: quietProperty("lineNumber", ofValueAt: -1) {
                 duk_is_number($0.ctx, -1) != 0 ? Int(exactly: duk_get_number($0.ctx, -1)) : nil
             },
-            sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) })
+            sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) },
+            underlyingError: (EngineBox.attached(to: -1, on: self) as? SwiftErrorBox)?.error)
     }
 
     /// Whether the thrown value at `index` is the engine's out-of-memory error.

@@ -1,0 +1,113 @@
+import CDuktape
+
+/// Swift closures as JavaScript functions.
+///
+/// The function retains the closure until the function is garbage-collected (or its heap is
+/// destroyed). A closure that captures its context, or a JSValue, makes a retain cycle
+/// (context → function → closure → context), as in JavaScriptCore: use `JSContext.current()`
+/// and the arguments inside the closure instead.
+extension JSValue {
+    /// A function whose body receives `this` and every argument as JSValues, and returns any
+    /// convertible Swift value (nil for undefined).
+    ///
+    /// ```swift
+    /// context["log"] = JSValue(newFunctionIn: context) { this, arguments in
+    ///     print(arguments.map { $0.description }.joined(separator: " "))
+    ///     return nil
+    /// }
+    /// ```
+    ///
+    /// Inside the body, `JSContext.current()`, `currentThis()`, `currentArguments()` and
+    /// `currentCallee()` describe the call. A thrown Swift error becomes a JavaScript `Error` with
+    /// the error's description as message; if the script does not catch it, the throwing API
+    /// (`evaluate`, `call`) rethrows the same Swift error. Setting `JSContext.current()?.exception`
+    /// throws that value into JavaScript when the body returns.
+    ///
+    /// `this` is undefined for `new f()`: a body called as a constructor must return an object,
+    /// or JavaScript gets a TypeError.
+    public convenience init(
+        newFunctionIn context: JSContext, name: String? = nil,
+        _ body: @escaping (_ this: JSValue, _ arguments: [JSValue]) throws -> Any?
+    ) {
+        self.init(hostFunctionIn: context, name: name, length: 0) { call in
+            try body(call.this ?? JSValue(context: call.context, storage: .undefined), call.arguments)
+        }
+    }
+
+    /// A function with typed parameters and result (any number of parameters).
+    ///
+    /// ```swift
+    /// context["add"] = JSValue(newFunctionIn: context) { (a: Int, b: Int) in a + b }
+    /// context.evaluateScript("add(2, 3)")!.toInt32()   // 5
+    /// ```
+    ///
+    /// Each argument is converted by its type's `fromJSArgument` rule (JavaScriptCore's rules: see
+    /// the README, "Arguments"); missing arguments are undefined and extra ones are reachable
+    /// through `JSContext.currentArguments()`. An argument that does not convert makes the call
+    /// throw a TypeError such as "argument 2: expected String, got undefined".
+    public convenience init<each Argument: JSValueConvertible, Result: JSValueConvertible>(
+        newFunctionIn context: JSContext, name: String? = nil,
+        _ body: @escaping (repeat each Argument) throws -> Result
+    ) {
+        self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
+            call in
+            let arguments = ArgumentReader(call: call)
+            return try body(repeat try arguments.next((each Argument).self)).jsValue(in: call.context)
+        }
+    }
+
+    /// A function with typed parameters and no result (JavaScript gets undefined).
+    ///
+    /// ```swift
+    /// var received: [String] = []
+    /// context["send"] = JSValue(newFunctionIn: context) { (message: String) in received.append(message) }
+    /// ```
+    public convenience init<each Argument: JSValueConvertible>(
+        newFunctionIn context: JSContext, name: String? = nil,
+        _ body: @escaping (repeat each Argument) throws -> Void
+    ) {
+        self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
+            call in
+            let arguments = ArgumentReader(call: call)
+            try body(repeat try arguments.next((each Argument).self))
+            return nil
+        }
+    }
+
+    private static func arity<each Argument>(of types: (repeat (each Argument).Type)) -> Int {
+        var count = 0
+        for _ in repeat each types { count += 1 }
+        return count
+    }
+
+    private convenience init(
+        hostFunctionIn context: JSContext, name: String?, length: Int,
+        _ body: @escaping (HostCall) throws -> Any?
+    ) {
+        let function = HostFunction(context: context, body: body)
+        let storage = context.reporting(Storage.undefined) { stack throws(JSException) in
+            try function.push(on: stack, name: name, length: length)
+            return try stack.storage(at: -1)
+        }
+        self.init(context: context, storage: storage)
+    }
+}
+
+/// Reads a call's arguments in order, each by its declared type's rule.
+private final class ArgumentReader {
+    let call: HostCall
+    var index = 0
+
+    init(call: HostCall) {
+        self.call = call
+    }
+
+    func next<T: JSValueConvertible>(_ type: T.Type) throws -> T {
+        defer { index += 1 }
+        do {
+            return try T.fromJSArgument(call.argument(index))
+        } catch {
+            throw ArgumentMismatch(description: "argument \(index + 1): \(error)")
+        }
+    }
+}
