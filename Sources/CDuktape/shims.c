@@ -603,3 +603,29 @@ duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t
     cduk__builtin named = { name, length, 0 };
     return cduk__protect(ctx, cduk__push_host_function, &named, 0, 1);
 }
+
+/* ---- Property definition and prototypes (exported classes) ---------------------- */
+
+static duk_ret_t cduk__set_prototype(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_set_prototype(ctx, -2); /* [obj proto] -> [obj]; throws on a loop */
+    return 1;
+}
+
+duk_int_t cduk_pset_prototype(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__set_prototype, NULL, 2, 1);
+}
+
+static duk_ret_t cduk__def_prop(duk_context *ctx, void *udata) {
+    duk_uint_t flags = *(duk_uint_t *) udata;
+    duk_idx_t values = ((flags & DUK_DEFPROP_HAVE_VALUE) ? 1 : 0) + ((flags & DUK_DEFPROP_HAVE_GETTER) ? 1 : 0) +
+                       ((flags & DUK_DEFPROP_HAVE_SETTER) ? 1 : 0);
+    duk_def_prop(ctx, -(values + 2), flags); /* [obj key values...] -> [obj] */
+    return 1;
+}
+
+duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags) {
+    duk_idx_t values = ((flags & DUK_DEFPROP_HAVE_VALUE) ? 1 : 0) + ((flags & DUK_DEFPROP_HAVE_GETTER) ? 1 : 0) +
+                       ((flags & DUK_DEFPROP_HAVE_SETTER) ? 1 : 0);
+    return cduk__protect(ctx, cduk__def_prop, &flags, values + 2, 1);
+}

@@ -127,6 +127,18 @@ extension JSContext {
         get { Value.fromJSValue(objectForKeyedSubscript(key)) }
         set { setGlobal(newValue.map { $0.jsValue(in: self) }, key: key) }
     }
+
+    /// An exported class as a global: assigning puts its constructor there; reading gives the
+    /// class when the global is that constructor.
+    ///
+    /// ```swift
+    /// context["Point"] = Point.self
+    /// context.evaluateScript("new Point(1, 2)")
+    /// ```
+    public subscript<Exported: JSExport>(key: String) -> Exported.Type? {
+        get { objectForKeyedSubscript(key).toObject() as? Exported.Type }
+        set { setGlobal(newValue, key: key) }
+    }
 }
 
 extension EngineStack {

@@ -28,6 +28,10 @@ public final class JSContext: @unchecked Sendable {
     private var exceptionStorage: JSValue.Storage?
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
     private var nameStorage: String?
+    /// Exported objects' wrappers, by object (weak: entries leave when a wrapper is finalized).
+    var wrappers: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
+    /// Prototypes and constructors of exported classes, made on first use, pinned until deinit.
+    var exportedClasses: [ObjectIdentifier: ExportedClassObjects] = [:]
     private var inspectableStorage = false
 
     /// Creates a context in a new virtual machine.
@@ -77,6 +81,11 @@ public final class JSContext: @unchecked Sendable {
     deinit {
         vm.unregister(self)
         if case .reference(let slot, _) = exceptionStorage { vm.unpin(slot) }
+        for objects in exportedClasses.values {
+            for storage in [objects.prototype, objects.constructor] {
+                if case .reference(let slot, _) = storage { vm.unpin(slot) }
+            }
+        }
         vm.unpin(threadSlot)
     }
 

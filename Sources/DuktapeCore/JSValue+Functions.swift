@@ -94,7 +94,7 @@ extension JSValue {
 }
 
 /// Reads a call's arguments in order, each by its declared type's rule.
-private final class ArgumentReader {
+final class ArgumentReader {
     let call: HostCall
     var index = 0
 

@@ -173,6 +173,13 @@ extension JSValue {
         set { setValue(newValue.map { $0.jsValue(in: owner) }, forProperty: key) }
     }
 
+    /// An exported class as a property: assigning puts its constructor there; reading gives the
+    /// class when the property is that constructor.
+    public subscript<Exported: JSExport>(key: String) -> Exported.Type? {
+        get { forProperty(key).toObject() as? Exported.Type }
+        set { setValue(newValue, forProperty: key) }
+    }
+
     /// `self[index]` read as a Swift value; assigning converts the Swift value.
     public subscript<Value: JSValueConvertible>(index: Int) -> Value? {
         get { Value.fromJSValue(atIndex(index)) }

@@ -198,6 +198,31 @@ duk_int_t cduk_pget_box(duk_context *ctx, void **box);
  * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */
 duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t length);
 
+/* [obj proto] -> [obj]: sets obj's [[Prototype]]. */
+duk_int_t cduk_pset_prototype(duk_context *ctx);
+
+/* [obj key value?, getter?, setter?] -> [obj]: duk_def_prop with `flags`
+ * (DUK_DEFPROP_*); which of value/getter/setter are present follows the HAVE flags.
+ * The flag constants are macros of several bits, so Swift passes the combined value. */
+duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags);
+
+/* Flag combinations Swift uses. Why an enum: the DUK_DEFPROP_* macros are
+ * expressions of other macros, which Swift does not import. */
+enum {
+    /* writable, not enumerable, configurable data property (methods, JSC's rule) */
+    CDUK_DEFPROP_METHOD = DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                          DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE,
+    /* getter only, not enumerable, configurable (read-only exported property) */
+    CDUK_DEFPROP_GETTER = DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE |
+                          DUK_DEFPROP_FORCE,
+    /* getter and setter, not enumerable, configurable (read-write exported property) */
+    CDUK_DEFPROP_ACCESSOR = DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                            DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE,
+    /* read-only, not enumerable, not configurable data property (Constructor.prototype) */
+    CDUK_DEFPROP_FIXED = DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                         DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE
+};
+
 /* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
 
 /* The innermost callback frame of the calling thread (an opaque Swift object), or NULL. */

@@ -82,7 +82,7 @@ struct ArgumentMismatch: Error, CustomStringConvertible {
 }
 
 /// A Swift closure exposed as a JavaScript function.
-final class HostFunction: EngineBox {
+class HostFunction: EngineBox {
     /// The VM outlives every box: boxes are released by finalizers, at the latest when the heap
     /// is destroyed in the VM's deinit.
     unowned(unsafe) let vm: JSVirtualMachine

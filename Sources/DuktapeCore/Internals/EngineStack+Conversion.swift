@@ -64,6 +64,10 @@ extension EngineStack {
                 if let key = key.base as? String { strings[key] = element }
             }
             try pushObject(strings, depth: depth)
+        case let exported as any JSExport:
+            try pushWrapper(for: exported, of: type(of: exported).jsClass)
+        case let exportedClass as any JSExport.Type:
+            try pushConstructor(of: exportedClass.jsClass)
         case let convertible as any JSValueConvertible:
             try push(convertible.jsValue(in: context))
         default:
@@ -164,10 +168,13 @@ extension EngineStack {
         if let pointer = duk_get_heapptr(ctx, index), path.contains(pointer) {
             return try value(at: index)
         }
-        // A function made from a Swift closure converts back to the function (JavaScriptCore
-        // returns the block), as a JSValue.
-        if cduk_class_of(ctx, index) == CDUK_CLASS_FUNCTION, EngineBox.attached(to: index, on: self) is HostFunction {
-            return try value(at: index)
+        // Wrappers give back their Swift object, constructors their class, and a function made
+        // from a Swift closure the function itself (JavaScriptCore returns the block), as a JSValue.
+        switch EngineBox.attached(to: index, on: self) {
+        case let exported as ExportedObjectBox: return exported.object
+        case let constructor as ClassConstructor: return constructor.jsClass.swiftType
+        case is HostFunction: return try value(at: index)
+        default: break
         }
         guard depth < ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")

@@ -1,0 +1,214 @@
+import CDuktape
+
+/// The box of a wrapper: retains the exported Swift object for as long as the wrapper lives.
+final class ExportedObjectBox: EngineBox {
+    let object: AnyObject
+    weak var context: JSContext?
+    /// The wrapper's heap address, the value of the context's wrapper cache entry.
+    var wrapper: UnsafeMutableRawPointer?
+
+    init(object: AnyObject, context: JSContext) {
+        self.object = object
+        self.context = context
+    }
+
+    override func willRelease() {
+        if let context, let wrapper {
+            context.forgetWrapper(of: object, at: wrapper)
+        }
+    }
+}
+
+/// The box of an exported class's constructor function.
+final class ClassConstructor: HostFunction {
+    let jsClass: JSClass
+
+    init(context: JSContext, jsClass: JSClass) {
+        self.jsClass = jsClass
+        super.init(context: context) { call in
+            guard call.isConstruct else {
+                throw ArgumentMismatch(description: "Cannot call a class constructor without |new|")
+            }
+            guard let construct = jsClass.constructor else {
+                throw ArgumentMismatch(description: "\(jsClass.name) has no constructor")
+            }
+            return try construct(call)
+        }
+    }
+}
+
+/// A context's prototype and constructor for one exported class (pinned, owned by the context).
+struct ExportedClassObjects {
+    let prototype: JSValue.Storage
+    let constructor: JSValue.Storage
+}
+
+extension JSValue.Storage {
+    /// The heap address of a pinned value.
+    var heapPointer: UnsafeMutableRawPointer? {
+        if case .reference(_, let pointer) = self { return pointer }
+        return nil
+    }
+}
+
+extension EngineStack {
+    /// [..] -> [.. wrapper]: the object's wrapper in this context, made on first use.
+    func pushWrapper(for object: AnyObject, of jsClass: JSClass) throws(JSException) {
+        try reserve(3)
+        if let cached = context.cachedWrapper(of: object) {
+            duk_push_heapptr(ctx, cached)
+            return
+        }
+        let objects = try classObjects(for: jsClass)
+        try check(cduk_ppush_new(ctx, 0))
+        if let prototype = objects.prototype.heapPointer {
+            duk_push_heapptr(ctx, prototype)
+            try check(cduk_pset_prototype(ctx))
+        }
+        let box = ExportedObjectBox(object: object, context: context)
+        try box.attach(on: self)
+        if let pointer = duk_get_heapptr(ctx, -1) {
+            box.wrapper = pointer
+            context.cacheWrapper(pointer, of: object)
+        }
+    }
+
+    /// [..] -> [.. constructor]: the class's constructor in this context.
+    func pushConstructor(of jsClass: JSClass) throws(JSException) {
+        try push(storage: try classObjects(for: jsClass).constructor)
+    }
+
+    /// The exported Swift object (or, for a constructor, the Swift class) behind a value.
+    func exportedObject(of value: JSValue) -> Any? {
+        guard case .reference = value.storage, (try? push(value)) != nil else { return nil }
+        defer { duk_pop(ctx) }
+        return exportedObject(at: -1)
+    }
+
+    /// The exported Swift object or class behind the value at `index`, if any.
+    func exportedObject(at index: Int32) -> Any? {
+        switch EngineBox.attached(to: index, on: self) {
+        case let exported as ExportedObjectBox: return exported.object
+        case let constructor as ClassConstructor: return constructor.jsClass.swiftType
+        default: return nil
+        }
+    }
+
+    /// The prototype and constructor of `jsClass` in this context, made on first use.
+    func classObjects(for jsClass: JSClass) throws(JSException) -> ExportedClassObjects {
+        if let existing = context.exportedClassObjects(for: jsClass) { return existing }
+        let parent = try jsClass.superclass.map { parent throws(JSException) in try classObjects(for: parent) }
+        let base = duk_get_top(ctx)
+        defer { duk_set_top(ctx, base) }
+        try reserve(2)
+
+        // The prototype, chained to the superclass's (or Object.prototype).
+        try check(cduk_ppush_new(ctx, 0))
+        let prototype = duk_get_top_index(ctx)
+        if let parentPrototype = parent?.prototype.heapPointer {
+            duk_push_heapptr(ctx, parentPrototype)
+            try check(cduk_pset_prototype(ctx))
+        }
+        for method in jsClass.methods {
+            try define(method.name, on: prototype, flags: UInt32(CDUK_DEFPROP_METHOD)) { () throws(JSException) in
+                try HostFunction(context: context, body: method.body).push(on: self, name: method.name, length: method.length)
+            }
+        }
+        for property in jsClass.properties {
+            let flags = property.set == nil ? CDUK_DEFPROP_GETTER : CDUK_DEFPROP_ACCESSOR
+            try define(property.name, on: prototype, flags: UInt32(flags)) { () throws(JSException) in
+                try HostFunction(context: context, body: property.get).push(on: self, name: property.name, length: 0)
+                if let setter = property.set {
+                    try HostFunction(context: context, body: setter).push(on: self, name: property.name, length: 1)
+                }
+            }
+        }
+        // Object.prototype.toString gives [object Name] for wrappers, [object NamePrototype] for
+        // the prototype itself.
+        let name = jsClass.name
+        try defineToStringTag(on: prototype) { call in
+            call.this.flatMap { call.stack.exportedObject(of: $0) } != nil ? name : name + "Prototype"
+        }
+
+        // The constructor: `new Name(...)`, static methods, Name.prototype <-> prototype.constructor.
+        try ClassConstructor(context: context, jsClass: jsClass).push(on: self, name: name, length: jsClass.constructorLength)
+        let constructor = duk_get_top_index(ctx)
+        if let parentConstructor = parent?.constructor.heapPointer {
+            duk_push_heapptr(ctx, parentConstructor)
+            try check(cduk_pset_prototype(ctx))
+        }
+        try define("prototype", on: constructor, flags: UInt32(CDUK_DEFPROP_FIXED)) { () throws(JSException) in
+            duk_dup(ctx, prototype)
+        }
+        try define("constructor", on: prototype, flags: UInt32(CDUK_DEFPROP_METHOD)) { () throws(JSException) in
+            duk_dup(ctx, constructor)
+        }
+        for method in jsClass.staticMethods {
+            try define(method.name, on: constructor, flags: UInt32(CDUK_DEFPROP_METHOD)) { () throws(JSException) in
+                try HostFunction(context: context, body: method.body).push(on: self, name: method.name, length: method.length)
+            }
+        }
+        let objects = ExportedClassObjects(prototype: try storage(at: prototype), constructor: try storage(at: constructor))
+        context.storeExportedClassObjects(objects, for: jsClass)
+        return objects
+    }
+
+    /// Defines `name` on the object at `target`; `values` pushes the value or getter/setter.
+    private func define(
+        _ name: String, on target: Int32, flags: UInt32, _ values: () throws(JSException) -> Void
+    ) throws(JSException) {
+        let base = duk_get_top(ctx)
+        do {
+            try reserve(5)
+            duk_dup(ctx, target)
+            try pushString(name)
+            try values()
+            try check(cduk_pdef_prop(ctx, flags))
+        } catch {
+            duk_set_top(ctx, base)
+            throw error
+        }
+        duk_pop(ctx)
+    }
+
+    private func defineToStringTag(on target: Int32, _ tag: @escaping (HostCall) -> String) throws(JSException) {
+        let base = duk_get_top(ctx)
+        defer { duk_set_top(ctx, base) }
+        try reserve(5)
+        duk_dup(ctx, target)
+        duk_push_global_object(ctx)
+        try getProperty("Symbol", ofValueAt: -1)
+        try getProperty("toStringTag", ofValueAt: -1)
+        duk_remove(ctx, -2)
+        duk_remove(ctx, -2)
+        try HostFunction(context: context) { call in tag(call) }.push(on: self, name: nil, length: 0)
+        try check(cduk_pdef_prop(ctx, UInt32(CDUK_DEFPROP_GETTER)))
+    }
+}
+
+extension JSContext {
+    func cachedWrapper(of object: AnyObject) -> UnsafeMutableRawPointer? {
+        wrappers[ObjectIdentifier(object)]
+    }
+
+    func cacheWrapper(_ wrapper: UnsafeMutableRawPointer, of object: AnyObject) {
+        wrappers[ObjectIdentifier(object)] = wrapper
+    }
+
+    /// Called when a wrapper is finalized; keeps a newer wrapper of the same object.
+    func forgetWrapper(of object: AnyObject, at wrapper: UnsafeMutableRawPointer) {
+        vm.lock.withLock {
+            if wrappers[ObjectIdentifier(object)] == wrapper {
+                wrappers[ObjectIdentifier(object)] = nil
+            }
+        }
+    }
+
+    func exportedClassObjects(for jsClass: JSClass) -> ExportedClassObjects? {
+        exportedClasses[ObjectIdentifier(jsClass)]
+    }
+
+    func storeExportedClassObjects(_ objects: ExportedClassObjects, for jsClass: JSClass) {
+        exportedClasses[ObjectIdentifier(jsClass)] = objects
+    }
+}

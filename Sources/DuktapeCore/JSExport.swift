@@ -1,0 +1,254 @@
+import CDuktape
+import Foundation
+
+/// A Swift class whose instances JavaScript can use: JavaScriptCore's `JSExport`, declared.
+///
+/// Swift on Linux has no Objective-C runtime to discover exported members, so a class declares
+/// what JavaScript sees once, in a `JSClass`. Its instances then convert to wrapper objects (one
+/// per object per context, so `a === b` for the same object), the class itself converts to a
+/// constructor, and wrappers convert back to the original object.
+///
+/// ```swift
+/// final class Point: JSExport {
+///     var x: Double, y: Double
+///     init(x: Double, y: Double) { self.x = x; self.y = y }
+///     var length: Double { (x * x + y * y).squareRoot() }
+///     func scaled(by factor: Double) -> Point { Point(x: x * factor, y: y * factor) }
+///
+///     static let jsClass = JSClass(Point.self) { c in
+///         c.constructor { (x: Double, y: Double) in Point(x: x, y: y) }
+///         c.property("x", \.x)
+///         c.property("y", \.y)
+///         c.property("length", \.length)                       // read-only
+///         c.method("scaled(by:)") { (p: Point, f: Double) in p.scaled(by: f) }   // JS name "scaledBy"
+///         c.method("scale", as: "times") { (p: Point, f: Double) in p.scaled(by: f) }  // JSExportAs
+///         c.staticMethod("origin") { () in Point(x: 0, y: 0) }
+///     }
+/// }
+/// context["Point"] = Point.self                     // the constructor
+/// context.evaluateScript("new Point(3, 4).length")  // 5
+/// ```
+///
+/// A subclass chains to its superclass's prototype by naming the superclass's `JSClass`
+/// (`JSClass(Point3D.self, inherits: Point.jsClass) { ... }`) and overriding `jsClass`
+/// (`override class var jsClass: JSClass { point3DClass }` when the superclass declares it as a
+/// `class var`).
+///
+/// Retain cycles: a wrapper retains its object until the wrapper is collected. Do not store a
+/// `JSValue` in an exported object (it retains its context, which retains the wrapper): store a
+/// `JSManagedValue` and report the ownership with `addManagedReference(_:withOwner:)`.
+public protocol JSExport: AnyObject, JSValueConvertible {
+    /// What JavaScript sees of this class.
+    static var jsClass: JSClass { get }
+}
+
+extension JSExport {
+    /// The object's wrapper in `context` (created on first use, then reused).
+    public func jsValue(in context: JSContext) -> JSValue {
+        JSValue(object: self, in: context)
+    }
+
+    /// The Swift object of a wrapper of this class (or a subclass), else nil.
+    public static func fromJSValue(_ value: JSValue) -> Self? {
+        guard case .reference = value.storage else { return nil }
+        return value.toObject() as? Self
+    }
+
+    /// JavaScriptCore's class rule: a wrapper of this class or a subclass; anything else is a
+    /// TypeError ("Argument does not match Swift class"). Declare an optional to accept null and
+    /// undefined.
+    public static func fromJSArgument(_ value: JSValue) throws -> Self {
+        guard let object = fromJSValue(value) else {
+            throw ArgumentMismatch(description: "Argument does not match Swift class \(Self.self)")
+        }
+        return object
+    }
+}
+
+/// The JavaScript face of an exported Swift class: its name, constructor, methods, properties
+/// and static methods, and the class it inherits from.
+///
+/// Build it once (a `static let`) with `init(_:name:inherits:_:)`; each context makes its own
+/// prototype and constructor from it on first use.
+public final class JSClass: @unchecked Sendable {
+    // @unchecked: built once in init, immutable afterwards.
+
+    /// The JavaScript name (`[object Name]`, the constructor's `name`).
+    public let name: String
+    /// The exported class this one inherits from.
+    public let superclass: JSClass?
+    let swiftType: AnyClass
+    fileprivate(set) var constructor: ((HostCall) throws -> AnyObject)?
+    fileprivate(set) var constructorLength = 0
+    fileprivate(set) var methods: [Member] = []
+    fileprivate(set) var properties: [Property] = []
+    fileprivate(set) var staticMethods: [Member] = []
+
+    struct Member {
+        let name: String
+        let length: Int
+        let body: (HostCall) throws -> Any?
+    }
+
+    struct Property {
+        let name: String
+        let get: (HostCall) throws -> Any?
+        let set: ((HostCall) throws -> Any?)?
+    }
+
+    /// Declares the JavaScript face of `type`.
+    ///
+    /// - Parameters:
+    ///   - type: the Swift class.
+    ///   - name: the JavaScript name; defaults to the Swift type's name.
+    ///   - superclass: the `JSClass` of the exported class `type` inherits from, if any: its
+    ///     prototype becomes the parent of this one's.
+    ///   - build: declares the members on a builder.
+    public init<T: AnyObject>(
+        _ type: T.Type, name: String? = nil, inherits superclass: JSClass? = nil,
+        _ build: (JSClassBuilder<T>) -> Void
+    ) {
+        self.name = name ?? String(describing: type)
+        self.superclass = superclass
+        self.swiftType = type
+        build(JSClassBuilder(target: self))
+    }
+
+    /// JavaScriptCore's naming rule for a Swift method: the base name followed by each argument
+    /// label capitalized (`_` labels add nothing), as the Objective-C selector would read with its
+    /// colons removed: `add(_:to:)` → `addTo`, `doFoo(_:withBar:)` → `doFooWithBar`,
+    /// `reset()` → `reset`. A name without parentheses is used as it is.
+    public static func javaScriptName(forSwiftMethod selector: String) -> String {
+        guard let open = selector.firstIndex(of: "(") else { return selector }
+        var name = String(selector[..<open])
+        let labels = selector[selector.index(after: open)...].split(separator: ":").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "()_ "))
+        }
+        for label in labels where !label.isEmpty {
+            name += label.prefix(1).uppercased() + label.dropFirst()
+        }
+        return name
+    }
+
+    fileprivate func add(method name: String, length: Int, body: @escaping (HostCall) throws -> Any?) {
+        methods.append(Member(name: name, length: length, body: body))
+    }
+}
+
+/// Declares the members of an exported class; handed to `JSClass.init`'s closure.
+///
+/// Parameters and results convert like those of `JSValue(newFunctionIn:)`: each parameter by its
+/// type's `fromJSArgument` rule, results by `jsValue(in:)`; another exported class as a
+/// parameter type takes that class's wrappers.
+public struct JSClassBuilder<T: AnyObject> {
+    fileprivate let target: JSClass
+
+    /// The constructor run by `new Name(...)`. Without one, `new Name()` is a TypeError.
+    ///
+    /// ```swift
+    /// c.constructor { (x: Double, y: Double) in Point(x: x, y: y) }
+    /// ```
+    public func constructor<each Argument: JSValueConvertible>(_ body: @escaping (repeat each Argument) throws -> T) {
+        target.constructorLength = count(repeat (each Argument).self)
+        target.constructor = { call in
+            let reader = ArgumentReader(call: call)
+            return try body(repeat try reader.next((each Argument).self))
+        }
+    }
+
+    /// An instance method on the prototype. `name` is the JavaScript name, or a Swift selector
+    /// such as `"scaled(by:)"` turned into one by `JSClass.javaScriptName(forSwiftMethod:)`.
+    /// The closure receives the object first. Called on a `this` that is not a wrapper of this
+    /// class, it throws a TypeError.
+    public func method<each Argument: JSValueConvertible, Result: JSValueConvertible>(
+        _ name: String, _ body: @escaping (T, repeat each Argument) throws -> Result
+    ) {
+        method(name, as: JSClass.javaScriptName(forSwiftMethod: name), body)
+    }
+
+    /// An instance method with an explicit JavaScript name (JavaScriptCore's `JSExportAs`).
+    public func method<each Argument: JSValueConvertible, Result: JSValueConvertible>(
+        _ swiftName: String, as javaScriptName: String, _ body: @escaping (T, repeat each Argument) throws -> Result
+    ) {
+        target.add(method: javaScriptName, length: count(repeat (each Argument).self)) { call in
+            let object = try JSClassBuilder.receiver(call)
+            let reader = ArgumentReader(call: call)
+            return try body(object, repeat try reader.next((each Argument).self)).jsValue(in: call.context)
+        }
+    }
+
+    /// An instance method without a result.
+    public func method<each Argument: JSValueConvertible>(
+        _ name: String, _ body: @escaping (T, repeat each Argument) throws -> Void
+    ) {
+        method(name, as: JSClass.javaScriptName(forSwiftMethod: name), body)
+    }
+
+    /// An instance method without a result, with an explicit JavaScript name.
+    public func method<each Argument: JSValueConvertible>(
+        _ swiftName: String, as javaScriptName: String, _ body: @escaping (T, repeat each Argument) throws -> Void
+    ) {
+        target.add(method: javaScriptName, length: count(repeat (each Argument).self)) { call in
+            let object = try JSClassBuilder.receiver(call)
+            let reader = ArgumentReader(call: call)
+            try body(object, repeat try reader.next((each Argument).self))
+            return nil
+        }
+    }
+
+    /// A read-write property: an accessor on the prototype (not enumerable, configurable).
+    ///
+    /// ```swift
+    /// c.property("x", \.x)
+    /// ```
+    public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<T, Value>) {
+        property(name, get: { $0[keyPath: keyPath] }, set: { $0[keyPath: keyPath] = $1 })
+    }
+
+    /// A read-only property: a getter only, so writes from JavaScript are ignored (a TypeError
+    /// in strict code), as in JavaScriptCore.
+    public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: KeyPath<T, Value>) {
+        property(name, get: { $0[keyPath: keyPath] }, set: nil)
+    }
+
+    /// A property with a getter and an optional setter written as closures (they may throw).
+    public func property<Value: JSValueConvertible>(
+        _ name: String, get: @escaping (T) throws -> Value, set: ((T, Value) throws -> Void)?
+    ) {
+        let getter: (HostCall) throws -> Any? = { call in try get(JSClassBuilder.receiver(call)).jsValue(in: call.context) }
+        let setter: ((HostCall) throws -> Any?)? = set.map { set in
+            { call in
+                let object = try JSClassBuilder.receiver(call)
+                try set(object, try ArgumentReader(call: call).next(Value.self))
+                return nil
+            }
+        }
+        target.properties.append(JSClass.Property(name: name, get: getter, set: setter))
+    }
+
+    /// A static method on the constructor (`Name.method()`).
+    public func staticMethod<each Argument: JSValueConvertible, Result: JSValueConvertible>(
+        _ name: String, _ body: @escaping (repeat each Argument) throws -> Result
+    ) {
+        target.staticMethods.append(JSClass.Member(
+            name: JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)
+        ) { call in
+            let reader = ArgumentReader(call: call)
+            return try body(repeat try reader.next((each Argument).self)).jsValue(in: call.context)
+        })
+    }
+
+    /// The object behind `this`, or the JavaScriptCore TypeError for a foreign `this`.
+    private static func receiver(_ call: HostCall) throws -> T {
+        guard let this = call.this, let object = call.stack.exportedObject(of: this) as? T else {
+            throw ArgumentMismatch(description: "self type check failed for Swift instance method")
+        }
+        return object
+    }
+
+    private func count<each Argument>(_ types: repeat (each Argument).Type) -> Int {
+        var total = 0
+        for _ in repeat each types { total += 1 }
+        return total
+    }
+}
