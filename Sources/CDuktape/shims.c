@@ -22,6 +22,14 @@
 #include <string.h>
 #include <time.h>
 
+/* Hidden-symbol keys (first byte 0xFF): scripts cannot name them. */
+#define CDUK__BOX_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreBox")
+#define CDUK__WATCH_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreWatched")
+#define CDUK__CHAINED_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreChainedFinalizer")
+#define CDUK__ORIGINAL_FIN_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreOriginalFin")
+
+static duk_ret_t cduk__guarded_fin(duk_context *ctx);
+
 /* ---- Protection helper ------------------------------------------------------ */
 
 /* Why: duk_safe_call throws (unprotected) when the stack reserve is short, and
@@ -474,6 +482,19 @@ static duk_ret_t cduk__alias_getter(duk_context *ctx) {
 static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     static const char *const names[2] = { "line", "sourceURL" };
     (void) udata;
+    /* Duktape.fin -> cduk__guarded_fin (keeping the original for other objects). */
+    if (duk_get_global_string(ctx, "Duktape") && duk_is_object(ctx, -1)) {
+        duk_push_string(ctx, "fin");
+        duk_push_c_function(ctx, cduk__guarded_fin, DUK_VARARGS);
+        duk_get_prop_string(ctx, -3, "fin");
+        duk_put_prop_literal(ctx, -2, CDUK__ORIGINAL_FIN_KEY);
+        duk_push_string(ctx, "name");
+        duk_push_string(ctx, "fin");
+        duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE);
+        duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                                  DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
+    }
+    duk_pop(ctx);
     duk_get_global_string(ctx, "Error");
     duk_get_prop_string(ctx, -1, "prototype");
     for (int i = 0; i < 2; i++) {
@@ -512,19 +533,45 @@ void cduk_set_current_frame(void *frame) {
  * hands the pointer to Swift to release and clears it, so a box is released exactly
  * once and a cleared box is never used.
  */
-#define CDUK__BOX_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreBox")
 
 static cduk_box_release_fn cduk__release_box = NULL;
 static cduk_host_dispatch_fn cduk__dispatch = NULL;
+static cduk_finalized_fn cduk__finalized = NULL;
 
-void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn dispatch) {
+void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn dispatch, cduk_finalized_fn finalized) {
     cduk__release_box = release;
     cduk__dispatch = dispatch;
+    cduk__finalized = finalized;
 }
 
-/* Why C: a finalizer is a Duktape/C function; everything that may throw here is in C. */
+/* Why C: a finalizer is a Duktape/C function; everything that may throw here is in C.
+ * Order: a script's own finalizer (chained, see cduk__guarded_fin) runs first, then
+ * Swift hears of the death of a watched object (while it is still valid: Duktape
+ * frees an object only after its finalizer), then the box is released. */
 static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
     /* [obj heapDestruct] */
+    duk_get_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
+    if (duk_is_function(ctx, -1)) {
+        duk_dup(ctx, 0);
+        duk_dup(ctx, 1);
+        (void) duk_pcall(ctx, 2); /* a script finalizer's error is ignored, as Duktape does */
+    }
+    duk_pop(ctx);
+
+    duk_get_prop_literal(ctx, 0, CDUK__WATCH_KEY);
+    duk_bool_t watched = duk_to_boolean(ctx, -1);
+    duk_pop(ctx);
+    if (watched && cduk__finalized != NULL) {
+        duk_memory_functions functions;
+        duk_get_memory_functions(ctx, &functions);
+        cduk_heap_state *state = (cduk_heap_state *) functions.udata;
+        duk_push_false(ctx);
+        duk_put_prop_literal(ctx, 0, CDUK__WATCH_KEY);
+        if (state != NULL) {
+            cduk__finalized(state->swift_owner, duk_get_heapptr(ctx, 0));
+        }
+    }
+
     duk_get_prop_literal(ctx, 0, CDUK__BOX_KEY);
     void *box = duk_get_pointer(ctx, -1);
     duk_pop(ctx);
@@ -538,12 +585,68 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
     return 0;
 }
 
+/* [obj] -> [obj]: makes cduk__box_finalizer the object's finalizer, keeping any
+ * finalizer it had as the chained one. */
+static void cduk__take_finalizer(duk_context *ctx) {
+    duk_get_finalizer(ctx, -1);
+    if (duk_is_function(ctx, -1) && duk_get_c_function(ctx, -1) != cduk__box_finalizer) {
+        duk_put_prop_literal(ctx, -2, CDUK__CHAINED_KEY);
+    } else {
+        duk_pop(ctx);
+    }
+    duk_push_c_function(ctx, cduk__box_finalizer, 2);
+    duk_set_finalizer(ctx, -2);
+}
+
+static duk_ret_t cduk__watch(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [obj] -> [obj] */
+    cduk__take_finalizer(ctx);
+    duk_push_true(ctx);
+    duk_put_prop_literal(ctx, -2, CDUK__WATCH_KEY);
+    return 1;
+}
+
+duk_int_t cduk_pwatch(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__watch, NULL, 1, 1);
+}
+
+/* Duktape.fin(obj[, fn]) for scripts. Why: the original lets a script replace or call the
+ * finalizer that releases a Swift box or reports a watched object's death. For objects
+ * DuktapeCore manages, the script's finalizer is kept as the chained one instead, so
+ * scripts keep their semantics and cannot detach ours. */
+static duk_ret_t cduk__guarded_fin(duk_context *ctx) {
+    duk_idx_t count = duk_get_top(ctx);
+    duk_bool_t managed = 0;
+    if (duk_is_object(ctx, 0)) {
+        duk_get_finalizer(ctx, 0);
+        managed = duk_get_c_function(ctx, -1) == cduk__box_finalizer;
+        duk_pop(ctx);
+    }
+    if (managed) {
+        if (count >= 2) {
+            duk_dup(ctx, 1);
+            duk_put_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
+            return 0;
+        }
+        duk_get_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
+        return 1;
+    }
+    duk_push_current_function(ctx);
+    duk_get_prop_literal(ctx, -1, CDUK__ORIGINAL_FIN_KEY);
+    duk_insert(ctx, 0);
+    duk_pop(ctx);
+    duk_push_undefined(ctx); /* this */
+    duk_insert(ctx, 1);
+    duk_call_method(ctx, count);
+    return 1;
+}
+
 static duk_ret_t cduk__attach_box(duk_context *ctx, void *udata) {
     /* [obj] -> [obj] */
     duk_push_pointer(ctx, udata);
     duk_put_prop_literal(ctx, -2, CDUK__BOX_KEY);
-    duk_push_c_function(ctx, cduk__box_finalizer, 2);
-    duk_set_finalizer(ctx, -2);
+    cduk__take_finalizer(ctx);
     return 1;
 }
 
@@ -628,4 +731,24 @@ duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags) {
     duk_idx_t values = ((flags & DUK_DEFPROP_HAVE_VALUE) ? 1 : 0) + ((flags & DUK_DEFPROP_HAVE_GETTER) ? 1 : 0) +
                        ((flags & DUK_DEFPROP_HAVE_SETTER) ? 1 : 0);
     return cduk__protect(ctx, cduk__def_prop, &flags, values + 2, 1);
+}
+
+/* ---- Conditional retain (JSManagedValue owners) ----------------------------------- */
+
+#define CDUK__RETAINED_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreRetained")
+
+static duk_ret_t cduk__set_retained(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [wrapper list] -> []: wrapper[hidden] = list, or deleted when list is undefined */
+    if (duk_is_undefined(ctx, -1)) {
+        duk_pop(ctx);
+        duk_del_prop_literal(ctx, -1, CDUK__RETAINED_KEY);
+    } else {
+        duk_put_prop_literal(ctx, -2, CDUK__RETAINED_KEY);
+    }
+    return 0;
+}
+
+duk_int_t cduk_pset_retained(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__set_retained, NULL, 2, 0);
 }

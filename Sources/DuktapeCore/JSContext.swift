@@ -29,7 +29,7 @@ public final class JSContext: @unchecked Sendable {
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
     private var nameStorage: String?
     /// Exported objects' wrappers, by object (weak: entries leave when a wrapper is finalized).
-    var wrappers: [ObjectIdentifier: UnsafeMutableRawPointer] = [:]
+    var wrappers: [ObjectIdentifier: WrapperEntry] = [:]
     /// Prototypes and constructors of exported classes, made on first use, pinned until deinit.
     var exportedClasses: [ObjectIdentifier: ExportedClassObjects] = [:]
     private var inspectableStorage = false

@@ -34,6 +34,10 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
     /// context unregisters itself in deinit.
     private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
+    /// JSManagedValue ownership edges, by owner.
+    var managedEdges: [ObjectIdentifier: OwnerEdges] = [:]
+    /// Managed values watching each object, by the object's heap address.
+    var watchers: [UnsafeMutableRawPointer: [WeakObject]] = [:]
 
     /// Creates a virtual machine with a new heap.
     ///
@@ -56,6 +60,7 @@ public final class JSVirtualMachine: @unchecked Sendable {
         self.state = state
         self.heapContext = heap
         self.registry = registry
+        state.pointee.swift_owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
     deinit {
@@ -73,6 +78,11 @@ public final class JSVirtualMachine: @unchecked Sendable {
 
     func unregister(_ context: JSContext) {
         lock.withLock { _ = contextsByThread.removeValue(forKey: context.ctx) }
+    }
+
+    /// Every live context (caller holds the lock).
+    func liveContexts() -> [JSContext] {
+        contextsByThread.values.map { $0.takeUnretainedValue() }
     }
 
     /// The context whose thread is `ctx`. Caller holds the lock.

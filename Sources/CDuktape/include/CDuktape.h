@@ -35,6 +35,7 @@ typedef struct cduk_heap_state {
     uint64_t deadline_ns;    /* CLOCK_MONOTONIC deadline, 0 = none */
     uint32_t limit_hits;     /* allocations refused because of memory_limit */
     uint32_t timeouts;       /* interrupt checks that reported the deadline */
+    void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
 } cduk_heap_state;
 
 /* Signature of the function that reports a fatal engine error. It must not return. */
@@ -184,8 +185,17 @@ typedef void (*cduk_box_release_fn)(void *box);
 typedef duk_int_t (*cduk_host_dispatch_fn)(duk_context *ctx, void *box, duk_bool_t is_construct);
 #define CDUK_HOST_THROW (-1)
 
-/* Installs the two Swift entry points (once per process). */
-void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn dispatch);
+/* Reports that a watched object (cduk_pwatch) is being finalized: `owner` is the heap
+ * state's swift_owner, `object` the object's heap pointer, still valid during the call. */
+typedef void (*cduk_finalized_fn)(void *owner, void *object);
+
+/* Installs the Swift entry points (once per process). */
+void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn dispatch, cduk_finalized_fn finalized);
+
+/* [obj] -> [obj]: watches the object: its finalization is reported through the
+ * cduk_finalized_fn callback before it is freed (weak references for JSManagedValue).
+ * A finalizer the object already had keeps running (chained). */
+duk_int_t cduk_pwatch(duk_context *ctx);
 
 /* [obj] -> [obj]: attaches a retained box under a hidden-symbol key and sets the
  * finalizer that releases it (exactly once, also at heap destruction). */
@@ -222,6 +232,10 @@ enum {
     CDUK_DEFPROP_FIXED = DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
                          DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE
 };
+
+/* [wrapper list] -> []: stores `list` (an array of values to keep alive) under a
+ * hidden key of the wrapper, or removes it when `list` is undefined. */
+duk_int_t cduk_pset_retained(duk_context *ctx);
 
 /* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
 

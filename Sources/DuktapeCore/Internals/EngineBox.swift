@@ -47,6 +47,10 @@ class EngineBox {
                     let function = Unmanaged<EngineBox>.fromOpaque(pointer).takeUnretainedValue() as? HostFunction
                 else { return 0 }
                 return function.invoke(ctx: ctx, isConstruct: isConstruct != 0)
+            },
+            { owner, object in
+                guard let owner, let object else { return }
+                Unmanaged<JSVirtualMachine>.fromOpaque(owner).takeUnretainedValue().objectFinalized(object)
             })
     }()
 }

@@ -64,6 +64,8 @@ extension EngineStack {
                 if let key = key.base as? String { strings[key] = element }
             }
             try pushObject(strings, depth: depth)
+        case let managed as JSManagedValue:
+            if let value = managed.value { try push(value) } else { duk_push_undefined(ctx) }
         case let exported as any JSExport:
             try pushWrapper(for: exported, of: type(of: exported).jsClass)
         case let exportedClass as any JSExport.Type:

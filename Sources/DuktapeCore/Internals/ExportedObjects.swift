@@ -6,6 +6,8 @@ final class ExportedObjectBox: EngineBox {
     weak var context: JSContext?
     /// The wrapper's heap address, the value of the context's wrapper cache entry.
     var wrapper: UnsafeMutableRawPointer?
+    /// Whether the wrapper carries a retain list (JSManagedValue owners).
+    var hasRetainList = false
 
     init(object: AnyObject, context: JSContext) {
         self.object = object
@@ -69,8 +71,37 @@ extension EngineStack {
         try box.attach(on: self)
         if let pointer = duk_get_heapptr(ctx, -1) {
             box.wrapper = pointer
-            context.cacheWrapper(pointer, of: object)
+            context.cacheWrapper(box)
+            if vm.isManagedOwner(object) {
+                try updateRetainList(of: box, at: -1)
+            }
         }
+    }
+
+    /// Stores on the wrapper at `index` the values of the managed values its object owns
+    /// (transitively), so they live as long as the wrapper; removes the list when there are none.
+    func updateRetainList(of box: ExportedObjectBox, at index: Int32) throws(JSException) {
+        let targets = vm.managedTargets(ownedBy: box.object)
+        guard !targets.isEmpty || box.hasRetainList else { return }
+        let wrapper = duk_normalize_index(ctx, index)
+        let base = duk_get_top(ctx)
+        defer { duk_set_top(ctx, base) }
+        try reserve(4)
+        duk_dup(ctx, wrapper)
+        if targets.isEmpty {
+            duk_push_undefined(ctx)
+        } else {
+            try check(cduk_ppush_new(ctx, 1))
+            for (position, target) in targets.enumerated() {
+                try reserve(3)
+                duk_dup(ctx, -1)
+                duk_push_number(ctx, Double(position))
+                duk_push_heapptr(ctx, target)
+                try check(cduk_pput_prop(ctx))
+            }
+        }
+        try check(cduk_pset_retained(ctx))
+        box.hasRetainList = !targets.isEmpty
     }
 
     /// [..] -> [.. constructor]: the class's constructor in this context.
@@ -186,20 +217,41 @@ extension EngineStack {
     }
 }
 
+/// A context's wrapper cache entry. The box lives exactly as long as the entry: its
+/// `willRelease` removes the entry.
+struct WrapperEntry {
+    unowned(unsafe) let box: ExportedObjectBox
+    let pointer: UnsafeMutableRawPointer
+}
+
 extension JSContext {
     func cachedWrapper(of object: AnyObject) -> UnsafeMutableRawPointer? {
-        wrappers[ObjectIdentifier(object)]
+        wrappers[ObjectIdentifier(object)]?.pointer
     }
 
-    func cacheWrapper(_ wrapper: UnsafeMutableRawPointer, of object: AnyObject) {
-        wrappers[ObjectIdentifier(object)] = wrapper
+    func cacheWrapper(_ box: ExportedObjectBox) {
+        guard let pointer = box.wrapper else { return }
+        wrappers[ObjectIdentifier(box.object)] = WrapperEntry(box: box, pointer: pointer)
     }
 
     /// Called when a wrapper is finalized; keeps a newer wrapper of the same object.
     func forgetWrapper(of object: AnyObject, at wrapper: UnsafeMutableRawPointer) {
         vm.lock.withLock {
-            if wrappers[ObjectIdentifier(object)] == wrapper {
+            if wrappers[ObjectIdentifier(object)]?.pointer == wrapper {
                 wrappers[ObjectIdentifier(object)] = nil
+            }
+        }
+    }
+
+    /// Rebuilds the retain lists of this context's wrappers whose objects own managed values
+    /// (or used to).
+    func updateRetainLists() {
+        reporting(()) { stack throws(JSException) in
+            for entry in wrappers.values where entry.box.hasRetainList || vm.isManagedOwner(entry.box.object) {
+                try stack.reserve(1)
+                duk_push_heapptr(stack.ctx, entry.pointer)
+                try stack.updateRetainList(of: entry.box, at: -1)
+                duk_pop(stack.ctx)
             }
         }
     }
