@@ -21,7 +21,12 @@ test: deps
 	$(SWIFT) test
 
 demo: deps
+	$(SWIFT) build
 	$(SWIFT) run dukjs demo
+	@echo; echo "== Example: blocks (Swift closures as JavaScript functions)"
+	@$(SWIFT) run blocks
+	@echo; echo "== Example: export (Swift objects and classes in JavaScript)"
+	@$(SWIFT) run export
 
 clean:
 	rm -rf .build .build-*

@@ -30,6 +30,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Examples: executables run by ExamplesTests and by `make demo`.
+        .executableTarget(
+            name: "blocks",
+            dependencies: ["DuktapeCore"],
+            path: "Sources/Examples/blocks",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "export",
+            dependencies: ["DuktapeCore"],
+            path: "Sources/Examples/export",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: ["blocks", "export"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DuktapeCoreTests",
             dependencies: ["DuktapeCore", "CDuktape"],

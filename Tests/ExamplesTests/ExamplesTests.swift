@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// Runs each example executable and checks its whole output, so examples cannot rot.
+@Suite("Examples")
+struct ExamplesTests {
+    func output(of example: String) throws -> String {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent(example)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func blocks() throws {
+        #expect(try output(of: "blocks") == """
+            add(2, 3) = 5
+            makeColor({red: 255, green: 128, blue: 0}) = Color(red: 1.00, green: 0.50, blue: 0.00)
+            factorial(5) = 120
+            this.name = receiver, 3 arguments
+            caught in JS: refused by Swift
+            caught in Swift: refused by Swift
+
+            """)
+    }
+
+    @Test func export() throws {
+        #expect(try output(of: "export") == """
+            OCObj.sum = OCObj.add(2, 3) → calculator.sum = 5
+            the same object both ways: true
+            new Vector(3, 4).plus(Vector.zero()) → 5, true, [object Vector]
+            back in Swift: Vector(x: 3.0, y: 4.0)
+            TypeError: Cannot call a class constructor without |new|
+            TypeError: argument 1: Argument does not match Swift class Vector
+
+            """)
+    }
+}
