@@ -64,7 +64,9 @@ duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata
  * Swift conversions call it too. The bounds of the calling thread's stack are read
  * once per thread (pthread_getattr_np). */
 static __thread uintptr_t cduk__stack_floor = 0;   /* lowest usable address + headroom */
+static __thread uintptr_t cduk__stack_relaxed_floor = 0; /* the same with half the headroom */
 static __thread int cduk__stack_known = 0;         /* 0 unknown, 1 known, -1 unavailable */
+static __thread int cduk__stack_relax = 0;         /* > 0 while Swift builds or reads an error */
 
 static void cduk__find_stack(void) {
     pthread_attr_t attr;
@@ -82,6 +84,7 @@ static void cduk__find_stack(void) {
         if (headroom > 256 * 1024) headroom = 256 * 1024;
         if (headroom < size) {
             cduk__stack_floor = (uintptr_t) low + headroom;
+            cduk__stack_relaxed_floor = (uintptr_t) low + headroom / 2;
             cduk__stack_known = 1;
         }
     }
@@ -96,7 +99,11 @@ int cduk_native_stack_low(void) {
         return 0;
     }
     uintptr_t here = (uintptr_t) __builtin_frame_address(0);
-    return here < cduk__stack_floor;
+    return here < (cduk__stack_relax > 0 ? cduk__stack_relaxed_floor : cduk__stack_floor);
+}
+
+void cduk_native_stack_relax(int delta) {
+    cduk__stack_relax += delta;
 }
 
 /* ---- Clock, allocator, fatal handler --------------------------------------- */

@@ -47,6 +47,8 @@ struct EngineStack {
     /// Builds a JSException for an error of the given built-in type, created in this realm.
     /// Used for caller mistakes and host-side limits; never fails (falls back to a plain value).
     func makeError(_ type: String, _ message: String) -> JSException {
+        cduk_native_stack_relax(1)
+        defer { cduk_native_stack_relax(-1) }
         if duk_check_stack(ctx, 4) != 0,
             (try? pushString(message)) != nil
         {
@@ -65,7 +67,11 @@ struct EngineStack {
     /// Nothing here throws or describes a further exception: under memory exhaustion each step
     /// just yields less information, so describing an error can never recurse.
     func takeException() -> JSException {
-        defer { duk_pop(ctx) }
+        cduk_native_stack_relax(1)
+        defer {
+            duk_pop(ctx)
+            cduk_native_stack_relax(-1)
+        }
         let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
         if vm.memoryLimitReachedInEntry, isAllocationFailure(at: -1) {
             // Duktape reports a refused allocation as `Error: alloc failed` (with " (line N)"
