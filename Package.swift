@@ -15,7 +15,8 @@ let package = Package(
         // plus the protected-call shims (shims.c). Needs `duktape-dev` (`make deps`).
         .target(
             name: "CDuktape",
-            cSettings: [.define("_GNU_SOURCE")]
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("m")]
         ),
         .target(
             name: "DuktapeCore",

@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+// Benchmarks: DuktapeCore against raw Duktape and JavaScriptCore, measured in one run.
+// A separate package so that the library never depends on the benchmark tooling. `make bench`
+// (in the repository root) installs what it needs and runs everything.
+import Foundation
+import PackageDescription
+
+/// The root package is a path dependency, whose identity is its directory's name (which differs
+/// between checkouts): derive it rather than hard-code it.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let rootPackage = root.lastPathComponent.lowercased()
+
+let package = Package(
+    name: "DuktapeCoreBenchmarks",
+    dependencies: [
+        .package(path: "../"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJavaScriptCore",
+            pkgConfig: "javascriptcoregtk-4.1",
+            providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
+        ),
+        // The raw Duktape and JavaScriptCore baselines in C. raw.c calls the engine DuktapeCore
+        // links (CDuktape), through Debian's public duktape.h.
+        .target(name: "Baselines", dependencies: ["CJavaScriptCore"]),
+        .executableTarget(
+            name: "DuktapeCoreBenchmarks",
+            dependencies: [
+                "Baselines",
+                .product(name: "DuktapeCore", package: rootPackage),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/DuktapeCoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "memory-probe",
+            dependencies: ["Baselines", .product(name: "DuktapeCore", package: rootPackage)]
+        ),
+        .executableTarget(
+            name: "startup-raw",
+            cSettings: [.unsafeFlags(["-I../Sources/CDuktape/include", "-D_GNU_SOURCE"])],
+            linkerSettings: [.linkedLibrary("m")]
+        ),
+        .executableTarget(name: "startup-jsc", dependencies: ["CJavaScriptCore"]),
+    ]
+)

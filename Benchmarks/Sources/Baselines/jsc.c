@@ -1,0 +1,276 @@
+/* JavaScriptCore baseline: WebKitGTK's JavaScriptCore C API (the engine Apple ships, with its
+ * JIT as Debian builds it). Same workloads and JavaScript source as raw.c. */
+#include "Baselines.h"
+#include <JavaScriptCore/JavaScript.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct jsc_state {
+    JSGlobalContextRef context;
+    JSObjectRef global;
+    JSStringRef keyName;
+};
+
+static JSValueRef jsc_evaluate(JSGlobalContextRef context, const char *source) {
+    JSStringRef script = JSStringCreateWithUTF8CString(source);
+    JSValueRef result = JSEvaluateScript(context, script, NULL, NULL, 1, NULL);
+    JSStringRelease(script);
+    return result;
+}
+
+static JSObjectRef jsc_global_function(jsc_state *state, const char *name) {
+    JSStringRef string = JSStringCreateWithUTF8CString(name);
+    JSValueRef value = JSObjectGetProperty(state->context, state->global, string, NULL);
+    JSStringRelease(string);
+    return JSValueToObject(state->context, value, NULL);
+}
+
+static JSValueRef jsc_add(JSContextRef ctx, JSObjectRef function, JSObjectRef thisObject, size_t argumentCount,
+                          const JSValueRef arguments[], JSValueRef *exception) {
+    (void) function;
+    (void) thisObject;
+    (void) argumentCount;
+    return JSValueMakeNumber(ctx, JSValueToNumber(ctx, arguments[0], exception) + JSValueToNumber(ctx, arguments[1], exception));
+}
+
+typedef struct { double value; } jsc_counter;
+static jsc_counter jsc_shared_counter;
+
+static JSValueRef jsc_counter_add(JSContextRef ctx, JSObjectRef function, JSObjectRef thisObject, size_t argumentCount,
+                                  const JSValueRef arguments[], JSValueRef *exception) {
+    (void) function;
+    (void) argumentCount;
+    jsc_counter *counter = JSObjectGetPrivate(thisObject);
+    counter->value += JSValueToNumber(ctx, arguments[0], exception);
+    return JSValueMakeNumber(ctx, counter->value);
+}
+
+static JSValueRef jsc_counter_get(JSContextRef ctx, JSObjectRef object, JSStringRef name, JSValueRef *exception) {
+    (void) name;
+    (void) exception;
+    return JSValueMakeNumber(ctx, ((jsc_counter *) JSObjectGetPrivate(object))->value);
+}
+
+static bool jsc_counter_set(JSContextRef ctx, JSObjectRef object, JSStringRef name, JSValueRef value, JSValueRef *exception) {
+    (void) name;
+    ((jsc_counter *) JSObjectGetPrivate(object))->value = JSValueToNumber(ctx, value, exception);
+    return true;
+}
+
+jsc_state *jsc_create(void) {
+    jsc_state *state = calloc(1, sizeof(jsc_state));
+    state->context = JSGlobalContextCreate(NULL);
+    state->global = JSContextGetGlobalObject(state->context);
+    state->keyName = JSStringCreateWithUTF8CString("key");
+    JSStringRef name = JSStringCreateWithUTF8CString("add");
+    JSObjectSetProperty(state->context, state->global, name,
+                        JSObjectMakeFunctionWithCallback(state->context, name, jsc_add), kJSPropertyAttributeNone, NULL);
+    JSStringRelease(name);
+    jsc_evaluate(state->context,
+        "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }"
+        "function jsAdd(a, b) { return a + b }"
+        "function callHost(n) { var s = 0; for (var i = 0; i < n; i++) s = add(s, 1); return s }"
+        "function useCounter(c, n) { var s = 0; for (var i = 0; i < n; i++) { c.add(1); s += c.value } return s }"
+        "function makeString(n) { return new Array(n + 1).join('x') }");
+    static JSStaticFunction functions[] = { { "add", jsc_counter_add, kJSPropertyAttributeNone }, { NULL, NULL, 0 } };
+    static JSStaticValue values[] = { { "value", jsc_counter_get, jsc_counter_set, kJSPropertyAttributeNone }, { NULL, NULL, NULL, 0 } };
+    JSClassDefinition definition = kJSClassDefinitionEmpty;
+    definition.className = "Counter";
+    definition.staticFunctions = functions;
+    definition.staticValues = values;
+    JSClassRef counterClass = JSClassCreate(&definition);
+    JSObjectRef counter = JSObjectMake(state->context, counterClass, &jsc_shared_counter);
+    JSClassRelease(counterClass);
+    name = JSStringCreateWithUTF8CString("counter");
+    JSObjectSetProperty(state->context, state->global, name, counter, kJSPropertyAttributeNone, NULL);
+    JSStringRelease(name);
+    jsc_object_to_js(state, 10000); /* `received`, read back by the W7 JS-to-host workloads */
+    return state;
+}
+
+void jsc_destroy(jsc_state *state) {
+    JSStringRelease(state->keyName);
+    JSGlobalContextRelease(state->context);
+    free(state);
+}
+
+void jsc_create_destroy_vm(int count) {
+    for (int i = 0; i < count; i++) {
+        JSGlobalContextRelease(JSGlobalContextCreate(NULL));
+    }
+}
+
+void jsc_new_context(jsc_state *state, int count) {
+    JSContextGroupRef group = JSContextGetGroup(state->context);
+    for (int i = 0; i < count; i++) {
+        JSGlobalContextRelease(JSGlobalContextCreateInGroup(group, NULL));
+    }
+    JSGarbageCollect(state->context);
+}
+
+double jsc_eval(jsc_state *state, int count) {
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+        sum += JSValueToNumber(state->context, jsc_evaluate(state->context, "1+1"), NULL);
+    }
+    return sum;
+}
+
+double jsc_fib(jsc_state *state) {
+    return JSValueToNumber(state->context, jsc_evaluate(state->context, "fib(25)"), NULL);
+}
+
+double jsc_host_calls(jsc_state *state, int count) {
+    JSObjectRef function = jsc_global_function(state, "callHost");
+    JSValueRef argument = JSValueMakeNumber(state->context, count);
+    return JSValueToNumber(state->context, JSObjectCallAsFunction(state->context, function, NULL, 1, &argument, NULL), NULL);
+}
+
+double jsc_js_calls(jsc_state *state, int count) {
+    JSObjectRef function = jsc_global_function(state, "jsAdd");
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+        JSValueRef arguments[2] = { JSValueMakeNumber(state->context, sum), JSValueMakeNumber(state->context, 1) };
+        sum = JSValueToNumber(state->context, JSObjectCallAsFunction(state->context, function, NULL, 2, arguments, NULL), NULL);
+    }
+    return sum;
+}
+
+double jsc_properties(jsc_state *state, int count) {
+    JSObjectRef object = JSObjectMake(state->context, NULL, NULL);
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+        JSStringRef key = JSStringCreateWithUTF8CString("key");
+        JSObjectSetProperty(state->context, object, key, JSValueMakeNumber(state->context, i), kJSPropertyAttributeNone, NULL);
+        sum += JSValueToNumber(state->context, JSObjectGetProperty(state->context, object, key, NULL), NULL);
+        JSStringRelease(key);
+    }
+    return sum;
+}
+
+double jsc_object_to_js(jsc_state *state, int entries) {
+    JSObjectRef object = JSObjectMake(state->context, NULL, NULL);
+    char key[32];
+    for (int i = 0; i < entries; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        JSStringRef name = JSStringCreateWithUTF8CString(key);
+        JSObjectSetProperty(state->context, object, name, JSValueMakeNumber(state->context, i), kJSPropertyAttributeNone, NULL);
+        JSStringRelease(name);
+    }
+    JSStringRef name = JSStringCreateWithUTF8CString("received");
+    JSObjectSetProperty(state->context, state->global, name, object, kJSPropertyAttributeNone, NULL);
+    JSStringRelease(name);
+    return (double) entries;
+}
+
+double jsc_object_to_host(jsc_state *state, int entries) {
+    (void) entries;
+    JSObjectRef object = jsc_global_function(state, "received");
+    JSPropertyNameArrayRef names = JSObjectCopyPropertyNames(state->context, object);
+    size_t count = JSPropertyNameArrayGetCount(names);
+    double sum = 0;
+    char key[64];
+    for (size_t i = 0; i < count; i++) {
+        JSStringRef name = JSPropertyNameArrayGetNameAtIndex(names, i);
+        JSStringGetUTF8CString(name, key, sizeof key);
+        sum += JSValueToNumber(state->context, JSObjectGetProperty(state->context, object, name, NULL), NULL);
+    }
+    JSPropertyNameArrayRelease(names);
+    return sum;
+}
+
+double jsc_json_to_js(jsc_state *state, int entries) {
+    size_t capacity = (size_t) entries * 24 + 16, used = 0;
+    char *text = malloc(capacity);
+    text[used++] = '{';
+    for (int i = 0; i < entries; i++) {
+        used += (size_t) snprintf(text + used, capacity - used, "%s\"k%d\":%d", i ? "," : "", i, i);
+    }
+    text[used++] = '}';
+    text[used] = 0;
+    JSStringRef json = JSStringCreateWithUTF8CString(text);
+    JSValueRef value = JSValueMakeFromJSONString(state->context, json);
+    JSStringRelease(json);
+    JSStringRef name = JSStringCreateWithUTF8CString("received");
+    JSObjectSetProperty(state->context, state->global, name, value, kJSPropertyAttributeNone, NULL);
+    JSStringRelease(name);
+    free(text);
+    return (double) used;
+}
+
+double jsc_json_to_host(jsc_state *state, int entries) {
+    (void) entries;
+    JSObjectRef object = jsc_global_function(state, "received");
+    JSStringRef json = JSValueCreateJSONString(state->context, object, 0, NULL);
+    size_t size = JSStringGetMaximumUTF8CStringSize(json);
+    char *copy = malloc(size);
+    size_t written = JSStringGetUTF8CString(json, copy, size);
+    JSStringRelease(json);
+    double result = (double) written + copy[0];
+    free(copy);
+    return result;
+}
+
+size_t jsc_string_to_js(jsc_state *state, const char *bytes, size_t length) {
+    (void) length;
+    JSStringRef string = JSStringCreateWithUTF8CString(bytes);
+    JSStringRef name = JSStringCreateWithUTF8CString("big");
+    JSObjectSetProperty(state->context, state->global, name, JSValueMakeString(state->context, string), kJSPropertyAttributeNone, NULL);
+    JSStringRelease(name);
+    JSStringRelease(string);
+    return length;
+}
+
+size_t jsc_string_to_host(jsc_state *state, size_t length) {
+    JSObjectRef function = jsc_global_function(state, "makeString");
+    JSValueRef argument = JSValueMakeNumber(state->context, (double) length);
+    JSValueRef value = JSObjectCallAsFunction(state->context, function, NULL, 1, &argument, NULL);
+    JSStringRef string = JSValueToStringCopy(state->context, value, NULL);
+    size_t size = JSStringGetMaximumUTF8CStringSize(string);
+    char *copy = malloc(size);
+    size_t written = JSStringGetUTF8CString(string, copy, size);
+    JSStringRelease(string);
+    size_t result = written + (size_t) copy[0];
+    free(copy);
+    return result;
+}
+
+double jsc_exported(jsc_state *state, int count) {
+    JSObjectRef function = jsc_global_function(state, "useCounter");
+    JSValueRef arguments[2] = { jsc_global_function(state, "counter"), JSValueMakeNumber(state->context, count) };
+    return JSValueToNumber(state->context, JSObjectCallAsFunction(state->context, function, NULL, 2, arguments, NULL), NULL);
+}
+
+double jsc_bytes_per_vm(int count) {
+    JSGlobalContextRef *contexts = calloc((size_t) count, sizeof(JSGlobalContextRef));
+    JSGlobalContextRef first = JSGlobalContextCreate(NULL);
+    jsc_evaluate(first, "1+1");
+    size_t before = baseline_resident_bytes();
+    for (int i = 0; i < count; i++) {
+        contexts[i] = JSGlobalContextCreate(NULL);
+        jsc_evaluate(contexts[i], "1+1");
+    }
+    size_t after = baseline_resident_bytes();
+    for (int i = 0; i < count; i++) JSGlobalContextRelease(contexts[i]);
+    JSGlobalContextRelease(first);
+    free(contexts);
+    return (double) (after - before) / count;
+}
+
+double jsc_bytes_per_context(int count) {
+    JSGlobalContextRef *contexts = calloc((size_t) count, sizeof(JSGlobalContextRef));
+    JSGlobalContextRef first = JSGlobalContextCreate(NULL);
+    JSContextGroupRef group = JSContextGetGroup(first);
+    jsc_evaluate(first, "1+1");
+    size_t before = baseline_resident_bytes();
+    for (int i = 0; i < count; i++) {
+        contexts[i] = JSGlobalContextCreateInGroup(group, NULL);
+        jsc_evaluate(contexts[i], "1+1");
+    }
+    size_t after = baseline_resident_bytes();
+    for (int i = 0; i < count; i++) JSGlobalContextRelease(contexts[i]);
+    JSGlobalContextRelease(first);
+    free(contexts);
+    return (double) (after - before) / count;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `make bench`: builds everything in release mode, runs the package-benchmark suite (W1-W9),
+# process start-up (W0, hyperfine) and the memory probe (W1 memory), then writes RESULTS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."          # Benchmarks/
+results=.results
+rm -rf "$results" && mkdir -p "$results"
+
+echo "== building (release)"
+(cd .. && swift build -c release --product dukjs)
+swift build -c release --product startup-raw
+swift build -c release --product startup-jsc
+swift build -c release --product memory-probe
+
+echo "== W1-W9: package-benchmark"
+swift package --disable-sandbox benchmark --format histogramPercentiles --path "$results" --no-progress > "$results/benchmark.log"
+
+echo "== W0: process start-up (hyperfine)"
+hyperfine -N --warmup 5 --runs 60 --export-json "$results/startup.json" \
+    -n ours "../.build/release/dukjs eval 1+1" \
+    -n raw ".build/release/startup-raw" \
+    -n jsc ".build/release/startup-jsc" > /dev/null
+
+echo "== W1 memory: 1000 live VMs / contexts"
+# One process per measurement: memory freed by an earlier measurement stays in the process
+# (glibc keeps it) and would hide the next one's growth.
+for engine in ours raw jsc; do
+    for round in 1 2 3; do
+        for kind in vm context; do
+            echo "$kind $(.build/release/memory-probe "$engine" "$kind")"
+        done
+    done > "$results/memory-$engine.txt"
+done
+
+echo "== report"
+python3 scripts/report.py "$results" > RESULTS.md
+cat RESULTS.md
