@@ -2,20 +2,45 @@ import CDuktape
 
 /// One JS → Swift callback in progress on this thread: what `JSContext.current()` and friends
 /// report. Frames form a per-thread stack through `previous`.
+///
+/// `this` and `callee` are made on first use: most callbacks never ask, and making them pins a
+/// value. They read the engine's current activation, which is this frame's whenever code can
+/// ask (a nested callback's frame is innermost while it runs).
 final class CallbackFrame {
     let context: JSContext
-    let this: JSValue?
+    let ctx: OpaquePointer
+    let isConstruct: Bool
     let arguments: [JSValue]
-    let callee: JSValue?
     let previous: UnsafeMutableRawPointer?
 
-    init(context: JSContext, this: JSValue?, arguments: [JSValue], callee: JSValue?) {
+    init(context: JSContext, ctx: OpaquePointer, isConstruct: Bool, arguments: [JSValue]) {
         self.context = context
-        self.this = this
+        self.ctx = ctx
+        self.isConstruct = isConstruct
         self.arguments = arguments
-        self.callee = callee
         self.previous = cduk_current_frame()
     }
+
+    /// The call's `this`: nil for `new`; the global object when the caller passed undefined or
+    /// null (Duktape/C functions are strict; JavaScriptCore hands callbacks the global object).
+    lazy var this: JSValue? = {
+        guard !isConstruct, duk_check_stack(ctx, 2) != 0 else { return nil }
+        duk_push_this(ctx)
+        if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
+            duk_pop(ctx)
+            duk_push_global_object(ctx)
+        }
+        defer { duk_pop(ctx) }
+        return EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
+    }()
+
+    /// The function being called.
+    lazy var callee: JSValue? = {
+        guard duk_check_stack(ctx, 1) != 0 else { return nil }
+        duk_push_current_function(ctx)
+        defer { duk_pop(ctx) }
+        return EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
+    }()
 
     /// The innermost frame of the calling thread.
     static var current: CallbackFrame? {

@@ -20,9 +20,10 @@ public final class JSContext: @unchecked Sendable {
     // everything else is immutable.
 
     let vm: JSVirtualMachine
-    /// This context's Duktape thread, created with a fresh global environment.
+    /// This context's Duktape thread: the heap's initial thread for the first context of a VM,
+    /// else a thread created with a fresh global environment (pinned in `threadSlot`).
     let ctx: OpaquePointer
-    private let threadSlot: UInt32
+    private let threadSlot: UInt32?
     /// The exception, held as a pinned slot this context owns rather than as a JSValue: a JSValue
     /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
     private var exceptionStorage: JSValue.Storage?
@@ -41,7 +42,9 @@ public final class JSContext: @unchecked Sendable {
     /// ```
     public convenience init!() {
         guard let vm = JSVirtualMachine() else { return nil }
-        self.init(virtualMachine: vm)
+        // The context owns its VM, so it can use the heap's own global environment: no second
+        // realm to build, and the realm goes away with the heap, as the context's would.
+        self.init(in: vm, usingDefaultRealm: true)
     }
 
     /// Creates a context (a new global object) in an existing virtual machine.
@@ -56,10 +59,21 @@ public final class JSContext: @unchecked Sendable {
     /// ```
     ///
     /// The corresponding Duktape function is `duk_push_thread_new_globalenv`.
-    public init!(virtualMachine: JSVirtualMachine!) {
+    public convenience init!(virtualMachine: JSVirtualMachine!) {
         guard let vm = virtualMachine else { return nil }
-        let created: (OpaquePointer, UInt32)? = vm.enter {
+        self.init(in: vm, usingDefaultRealm: false)
+    }
+
+    private init?(in vm: JSVirtualMachine, usingDefaultRealm: Bool) {
+        let created: (OpaquePointer, UInt32?)? = vm.enter {
             let heap = vm.heapContext
+            if usingDefaultRealm, vm.claimDefaultRealm() {
+                guard cduk_pinstall_realm(heap) == DUK_EXEC_SUCCESS else {
+                    duk_pop(heap)
+                    return nil
+                }
+                return (heap, nil)
+            }
             guard duk_check_stack(heap, 4) != 0, cduk_ppush_new(heap, 2) == DUK_EXEC_SUCCESS else { return nil }
             defer { duk_pop(heap) }
             guard let thread = duk_get_context(heap, -1), let slot = vm.pin(valueAt: -1, of: heap) else { return nil }
@@ -68,7 +82,7 @@ public final class JSContext: @unchecked Sendable {
                 vm.unpin(slot)
                 return nil
             }
-            return (thread, slot)
+            return (thread, Optional(slot))
         }
         guard let (thread, slot) = created else { return nil }
         self.vm = vm
@@ -86,7 +100,7 @@ public final class JSContext: @unchecked Sendable {
                 if case .reference(let slot, _) = storage { vm.unpin(slot) }
             }
         }
-        vm.unpin(threadSlot)
+        if let threadSlot { vm.unpin(threadSlot) }
     }
 
     // MARK: - Properties

@@ -34,6 +34,10 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
     /// context unregisters itself in deinit.
     private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
+    /// Whether the heap's own global environment has been given to a context. The first context
+    /// of a VM uses it (no second realm to build); later ones get fresh global environments, and
+    /// the default one is never handed out twice.
+    private var defaultRealmTaken = false
     /// JSManagedValue ownership edges, by owner.
     var managedEdges: [ObjectIdentifier: OwnerEdges] = [:]
     /// Managed values watching each object, by the object's heap address.
@@ -71,6 +75,13 @@ public final class JSVirtualMachine: @unchecked Sendable {
     }
 
     // MARK: - Contexts
+
+    /// Hands out the heap's default realm once (caller holds the lock).
+    func claimDefaultRealm() -> Bool {
+        if defaultRealmTaken { return false }
+        defaultRealmTaken = true
+        return true
+    }
 
     func register(_ context: JSContext) {
         lock.withLock { contextsByThread[context.ctx] = Unmanaged.passUnretained(context) }

@@ -68,11 +68,20 @@ final class SwiftErrorBox: EngineBox {
 /// What a host function's body receives.
 struct HostCall {
     let stack: EngineStack
-    let this: JSValue?
-    let arguments: [JSValue]
-    let isConstruct: Bool
+    let frame: CallbackFrame
 
     var context: JSContext { stack.context }
+    var this: JSValue? { frame.this }
+    var arguments: [JSValue] { frame.arguments }
+    var isConstruct: Bool { frame.isConstruct }
+
+    /// The exported Swift object behind `this`, read without pinning `this`.
+    var exportedReceiver: Any? {
+        guard duk_check_stack(stack.ctx, 2) != 0 else { return nil }
+        duk_push_this(stack.ctx)
+        defer { duk_pop(stack.ctx) }
+        return stack.exportedObject(at: -1)
+    }
 
     /// Argument `index`, or undefined when the caller passed fewer.
     func argument(_ index: Int) -> JSValue {
@@ -127,32 +136,18 @@ class HostFunction: EngineBox {
             var arguments: [JSValue] = []
             arguments.reserveCapacity(Int(argumentCount))
             for index in 0..<argumentCount { arguments.append(try stack.value(at: index)) }
-            var this: JSValue?
-            if !isConstruct {
-                // Duktape/C functions are strict (a plain call has `this` undefined); JavaScriptCore
-                // hands callbacks the global object then, as for non-strict functions.
-                duk_push_this(ctx)
-                if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
-                    duk_pop(ctx)
-                    duk_push_global_object(ctx)
-                }
-                this = try stack.value(at: -1)
-                duk_pop(ctx)
-            }
-            duk_push_current_function(ctx)
-            let callee = try stack.value(at: -1)
-            duk_pop(ctx)
-
-            let frame = CallbackFrame(context: context, this: this, arguments: arguments, callee: callee)
-            let result = frame.run {
-                try body(HostCall(stack: stack, this: this, arguments: arguments, isConstruct: isConstruct))
-            }
+            let frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, arguments: arguments)
+            let result = frame.run { try body(HostCall(stack: stack, frame: frame)) }
             if case .throwValue(let value) = result {
                 try stack.push(value)
                 return CDUK_HOST_THROW
             }
             guard case .returned(let value) = result else { return 0 }
-            try stack.push(any: value)
+            if let jsValue = value as? JSValue {
+                try stack.push(jsValue)
+            } else {
+                try stack.push(any: value)
+            }
             if isConstruct, duk_is_object(ctx, -1) == 0 {
                 duk_pop(ctx)
                 throw stack.makeError("TypeError", "Swift closures called as constructors must return an object")

@@ -27,6 +27,31 @@ extension EngineStack {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
         }
         try reserve(4)
+        // Fast paths for the commonest exact types, before any protocol cast. Exact type checks
+        // matter: on Linux an NSNumber also casts to Bool, Int and Double.
+        if let value {
+            let type = type(of: value)
+            if type == Double.self, let number = value as? Double {
+                duk_push_number(ctx, number)
+                return
+            }
+            if type == Int.self, let number = value as? Int {
+                duk_push_number(ctx, Double(number))
+                return
+            }
+            if type == String.self, let string = value as? String {
+                try pushString(string)
+                return
+            }
+            if type == Bool.self, let flag = value as? Bool {
+                duk_push_boolean(ctx, flag ? 1 : 0)
+                return
+            }
+            if let jsValue = value as? JSValue {
+                try push(jsValue)
+                return
+            }
+        }
         guard let value = (value as any OptionalProtocol).flattened else {
             duk_push_undefined(ctx)
             return

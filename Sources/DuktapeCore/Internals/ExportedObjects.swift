@@ -109,13 +109,6 @@ extension EngineStack {
         try push(storage: try classObjects(for: jsClass).constructor)
     }
 
-    /// The exported Swift object (or, for a constructor, the Swift class) behind a value.
-    func exportedObject(of value: JSValue) -> Any? {
-        guard case .reference = value.storage, (try? push(value)) != nil else { return nil }
-        defer { duk_pop(ctx) }
-        return exportedObject(at: -1)
-    }
-
     /// The exported Swift object or class behind the value at `index`, if any.
     func exportedObject(at index: Int32) -> Any? {
         switch EngineBox.attached(to: index, on: self) {
@@ -158,7 +151,7 @@ extension EngineStack {
         // the prototype itself.
         let name = jsClass.name
         try defineToStringTag(on: prototype) { call in
-            call.this.flatMap { call.stack.exportedObject(of: $0) } != nil ? name : name + "Prototype"
+            call.exportedReceiver != nil ? name : name + "Prototype"
         }
 
         // The constructor: `new Name(...)`, static methods, Name.prototype <-> prototype.constructor.
