@@ -213,12 +213,11 @@ public final class JSContext: @unchecked Sendable {
 
     /// Replaces the stored exception, handing the old one (and its slot) to the caller.
     /// Used around callbacks (JavaScriptCore's save/clear/restore rule).
-    func swapException(_ replacement: JSValue.Storage?) -> JSValue.Storage? {
-        vm.lock.withLock {
-            let old = exceptionStorage
-            exceptionStorage = replacement
-            return old
-        }
+    /// Caller holds the VM lock (callbacks do).
+    func swapExceptionLocked(_ replacement: JSValue.Storage?) -> JSValue.Storage? {
+        let old = exceptionStorage
+        exceptionStorage = replacement
+        return old
     }
 
     /// A JSValue with a slot of its own for `storage`.

@@ -126,7 +126,8 @@ class HostFunction: EngineBox {
     /// inside API calls). Returns the trampoline status with the result or the value to throw
     /// on top. Uses only non-throwing engine calls and protected shims.
     func invoke(ctx: OpaquePointer, isConstruct: Bool) -> duk_int_t {
-        guard let context = vm.context(forThread: ctx) ?? creator else {
+        let creator = self.creator
+        guard let context = creator?.ctx == ctx ? creator : (vm.context(forThread: ctx) ?? creator) else {
             return 0
         }
         let stack = EngineStack(ctx: ctx, context: context)
@@ -174,7 +175,8 @@ extension CallbackFrame {
     func run(_ body: () throws -> Any?) -> Outcome {
         let retained = Unmanaged.passRetained(self)
         cduk_set_current_frame(retained.toOpaque())
-        let saved = context.swapException(nil)
+        // Callbacks run inside engine calls, which hold the VM lock.
+        let saved = context.swapExceptionLocked(nil)
         var outcome: Outcome
         do {
             outcome = .returned(try body())
@@ -184,7 +186,7 @@ extension CallbackFrame {
             let value = try? context.makeSwiftError(error)
             outcome = .throwValue(value ?? JSValue(context: context, storage: .undefined))
         }
-        if let pending = context.swapException(saved) {
+        if let pending = context.swapExceptionLocked(saved) {
             outcome = .throwValue(JSValue(context: context, storage: pending))
         }
         cduk_set_current_frame(previous)
