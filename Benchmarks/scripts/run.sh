@@ -13,7 +13,12 @@ swift build -c release --product startup-jsc
 swift build -c release --product memory-probe
 
 echo "== W1-W9: package-benchmark"
-swift package --disable-sandbox benchmark --format histogramPercentiles --path "$results" --no-progress > "$results/benchmark.log"
+# One workload group at a time, so that ours, raw and jsc of a workload are measured close
+# together: this machine's speed drifts over minutes, which would skew ratios across the run.
+for group in W1 W2 W3 W4 W5 W6 W7 W8 W9; do
+    swift package --disable-sandbox benchmark --filter "$group .*" --format histogramPercentiles \
+        --path "$results" --no-progress >> "$results/benchmark.log"
+done
 
 echo "== W0: process start-up (hyperfine)"
 hyperfine -N --warmup 5 --runs 60 --export-json "$results/startup.json" \
