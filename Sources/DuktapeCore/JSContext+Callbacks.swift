@@ -10,16 +10,27 @@ final class CallbackFrame {
     let context: JSContext
     let ctx: OpaquePointer
     let isConstruct: Bool
-    let arguments: [JSValue]
+    /// How many arguments the call has: they are the callback's stack frame, indices 0..<count.
+    let argumentCount: Int32
     let previous: UnsafeMutableRawPointer?
 
-    init(context: JSContext, ctx: OpaquePointer, isConstruct: Bool, arguments: [JSValue]) {
+    init(context: JSContext, ctx: OpaquePointer, isConstruct: Bool, argumentCount: Int32) {
         self.context = context
         self.ctx = ctx
         self.isConstruct = isConstruct
-        self.arguments = arguments
+        self.argumentCount = argumentCount
         self.previous = cduk_current_frame()
     }
+
+    /// Argument `index` as a JSValue (undefined past the end), read from the call's frame.
+    func argument(_ index: Int) -> JSValue {
+        guard index < Int(argumentCount), let value = EngineStack(ctx: ctx, context: context).pinnedValue(at: Int32(index))
+        else { return JSValue(context: context, storage: .undefined) }
+        return value
+    }
+
+    /// Every argument, made on first use (untyped closures and `currentArguments()`).
+    lazy var arguments: [JSValue] = (0..<Int(argumentCount)).map { argument($0) }
 
     /// The call's `this`: nil for `new`; the global object when the caller passed undefined or
     /// null (Duktape/C functions are strict; JavaScriptCore hands callbacks the global object).

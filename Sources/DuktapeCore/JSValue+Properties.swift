@@ -32,6 +32,26 @@ extension JSValue {
         }
     }
 
+    /// `forProperty(_:)` for a string key, without boxing it in `Any`.
+    public func forProperty(_ property: String) -> JSValue! {
+        owner.reporting(JSValue(context: owner, storage: .undefined)) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.pushKey(property)
+            try stack.check(cduk_pget_prop(stack.ctx))
+            return try stack.value(at: -1)
+        }
+    }
+
+    /// `setValue(_:forProperty:)` for a string key, without boxing it in `Any`.
+    public func setValue(_ value: Any!, forProperty property: String) {
+        owner.reporting(()) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.pushKey(property)
+            try stack.push(any: value)
+            try stack.check(cduk_pput_prop(stack.ctx))
+        }
+    }
+
     /// `self[property] = value`, with non-strict semantics: a write to a read-only property is
     /// ignored. A setter that throws reports to `exceptionHandler`.
     ///

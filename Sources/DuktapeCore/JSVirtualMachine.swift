@@ -38,6 +38,9 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// of a VM uses it (no second realm to build); later ones get fresh global environments, and
     /// the default one is never handed out twice.
     private var defaultRealmTaken = false
+    /// Interned property-key strings, pinned, by text: `obj["key"]` from Swift then skips
+    /// transcoding and interning the key again. Bounded; emptied when full.
+    private var internedKeys: [String: (slot: UInt32, pointer: UnsafeMutableRawPointer)] = [:]
     /// JSManagedValue ownership edges, by owner.
     var managedEdges: [ObjectIdentifier: OwnerEdges] = [:]
     /// Managed values watching each object, by the object's heap address.
@@ -193,6 +196,25 @@ public final class JSVirtualMachine: @unchecked Sendable {
         state.pointee.limit_hits != limitHitsAtEntry
     }
 
+    // MARK: - Interned keys
+
+    /// The heap address of the interned JS string for `key`, if cached (caller holds the lock).
+    func internedKey(_ key: String) -> UnsafeMutableRawPointer? {
+        internedKeys[key]?.pointer
+    }
+
+    /// Caches the interned string at `index` of `ctx` for `key` (caller holds the lock).
+    func cacheInternedKey(_ key: String, at index: Int32, of ctx: OpaquePointer) {
+        guard key.utf8.count <= 128, let pointer = duk_get_heapptr(ctx, index) else { return }
+        if internedKeys.count >= 512 {
+            for entry in internedKeys.values { unpin(entry.slot) }
+            internedKeys.removeAll(keepingCapacity: true)
+        }
+        if let slot = pin(valueAt: index, of: ctx) {
+            internedKeys[key] = (slot, pointer)
+        }
+    }
+
     // MARK: - Registry of values pinned by Swift
 
     /// Pins the value at `index` of `ctx`'s stack in a registry slot so that it stays alive and
@@ -223,8 +245,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
         }
     }
 
-    /// Number of values currently pinned by Swift (for leak tests).
+    /// Number of values currently pinned for Swift, the bounded key cache aside (for leak tests).
     var pinnedValueCount: Int {
-        lock.withLock { Int(nextSlot) - freeSlots.count }
+        lock.withLock { Int(nextSlot) - freeSlots.count - internedKeys.count }
     }
 }

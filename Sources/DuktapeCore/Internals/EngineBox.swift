@@ -85,7 +85,7 @@ struct HostCall {
 
     /// Argument `index`, or undefined when the caller passed fewer.
     func argument(_ index: Int) -> JSValue {
-        index < arguments.count ? arguments[index] : JSValue(context: context, storage: .undefined)
+        frame.argument(index)
     }
 }
 
@@ -134,10 +134,7 @@ class HostFunction: EngineBox {
         let argumentCount = duk_get_top(ctx)
         do throws(JSException) {
             try stack.reserve(4)
-            var arguments: [JSValue] = []
-            arguments.reserveCapacity(Int(argumentCount))
-            for index in 0..<argumentCount { arguments.append(try stack.value(at: index)) }
-            let frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, arguments: arguments)
+            let frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, argumentCount: argumentCount)
             let result = frame.run { try body(HostCall(stack: stack, frame: frame)) }
             if case .throwValue(let value) = result {
                 try stack.push(value)

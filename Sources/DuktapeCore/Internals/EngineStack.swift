@@ -178,12 +178,23 @@ struct EngineStack {
     /// path), anything else converted like a value (JavaScript then applies ToPropertyKey).
     func pushKey(_ key: Any?) throws(JSException) {
         switch key {
-        case let name as String: try pushString(name)
+        case let name as String: try pushKey(name)
         case let index as Int:
             try reserve(1)
             duk_push_number(ctx, Double(index))
         default: try push(any: key)
         }
+    }
+
+    /// Pushes a string property key, through the VM's cache of interned keys.
+    func pushKey(_ name: String) throws(JSException) {
+        try reserve(1)
+        if let interned = vm.internedKey(name) {
+            duk_push_heapptr(ctx, interned)
+            return
+        }
+        try pushString(name)
+        vm.cacheInternedKey(name, at: -1, of: ctx)
     }
 
     // MARK: - Reading
