@@ -759,3 +759,36 @@ static duk_ret_t cduk__set_retained(duk_context *ctx, void *udata) {
 duk_int_t cduk_pset_retained(duk_context *ctx) {
     return cduk__protect(ctx, cduk__set_retained, NULL, 2, 0);
 }
+
+/* ---- Whole-object enumeration ---------------------------------------------------------
+ *
+ * Why: converting an object to a Swift dictionary took one protected call per property.
+ * Here one protected call enumerates in C and hands each [key value] pair to a Swift
+ * visitor. The visitor returns before the next duk_next, so an error thrown while
+ * enumerating (a getter, a Proxy trap) longjmps through C frames only. The visitor itself
+ * may use only non-throwing calls and cduk_p* shims, and reports its own failures by
+ * returning non-zero (which stops the enumeration). */
+typedef struct {
+    cduk_visit_fn visit;
+    void *udata;
+    int own_only;
+} cduk__visit_args;
+
+static duk_ret_t cduk__visit(duk_context *ctx, void *udata) {
+    cduk__visit_args *a = (cduk__visit_args *) udata;
+    duk_enum(ctx, -1, a->own_only ? DUK_ENUM_OWN_PROPERTIES_ONLY : 0);
+    while (duk_next(ctx, -1, 1)) {
+        int stop = a->visit(a->udata, ctx);
+        duk_pop_2(ctx);
+        if (stop) {
+            break;
+        }
+    }
+    duk_pop(ctx);
+    return 0;
+}
+
+duk_int_t cduk_pvisit(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata) {
+    cduk__visit_args a = { visit, udata, own_only };
+    return cduk__protect(ctx, cduk__visit, &a, 1, 0);
+}

@@ -242,6 +242,13 @@ enum {
  * hidden key of the wrapper, or removes it when `list` is undefined. */
 duk_int_t cduk_pset_retained(duk_context *ctx);
 
+/* Called for each property with [.. key value] on top; non-zero stops the enumeration. */
+typedef int (*cduk_visit_fn)(void *udata, duk_context *ctx);
+
+/* [obj] -> []: for-in enumeration (own_only: own enumerable keys) calling `visit` for
+ * every property, all in one protected call. */
+duk_int_t cduk_pvisit(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata);
+
 /* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
 
 /* The innermost callback frame of the calling thread (an opaque Swift object), or NULL. */

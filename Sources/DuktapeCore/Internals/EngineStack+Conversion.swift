@@ -27,8 +27,11 @@ extension EngineStack {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
         }
         try reserve(4)
-        // Fast paths for the commonest exact types, before any protocol cast. Exact type checks
-        // matter: on Linux an NSNumber also casts to Bool, Int and Double.
+        // IMPLEMENTATION NOTE: the order matters for speed and for correctness. On Linux a
+        // conditional cast of a bridgeable value (Array, Dictionary, String, numbers) to a class
+        // type first bridges it to its Foundation class (a 10,000-entry dictionary becomes an
+        // NSDictionary just to be tested), and an NSNumber casts to Bool, Int and Double. So:
+        // exact-type fast paths first, class casts only for class instances, then value types.
         if let value {
             let type = type(of: value)
             if type == Double.self, let number = value as? Double {
@@ -47,8 +50,8 @@ extension EngineStack {
                 duk_push_boolean(ctx, flag ? 1 : 0)
                 return
             }
-            if let jsValue = value as? JSValue {
-                try push(jsValue)
+            if type is AnyClass {
+                try pushClassInstance(value, depth: depth)
                 return
             }
         }
@@ -56,23 +59,15 @@ extension EngineStack {
             duk_push_undefined(ctx)
             return
         }
-        // Most specific first. A Foundation NSNumber is told apart from Swift numbers by its
-        // dynamic type, because on Linux `as? Bool` also succeeds on NSNumber(1).
-        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
-            if number.isBoolean {
-                duk_push_boolean(ctx, number.boolValue ? 1 : 0)
-            } else {
-                duk_push_number(ctx, number.doubleValue)
-            }
+        if type(of: value) is AnyClass {
+            try pushClassInstance(value, depth: depth)
             return
         }
         switch value {
-        case let jsValue as JSValue: try push(jsValue)
         case let string as String: try pushString(string)
         case let flag as Bool: duk_push_boolean(ctx, flag ? 1 : 0)
         case let number as Int: duk_push_number(ctx, Double(number))
         case let number as Double: duk_push_number(ctx, number)
-        case is NSNull: duk_push_null(ctx)
         case let integer as any BinaryInteger: duk_push_number(ctx, Double(integer))
         case let number as any BinaryFloatingPoint: duk_push_number(ctx, Double(number))
         case let substring as Substring: try pushString(String(substring))
@@ -82,17 +77,7 @@ extension EngineStack {
         case let bytes as [UInt8]: try pushBytes(bytes)
         case let array as [Any]: try pushArray(array, depth: depth)
         case let dictionary as [String: Any]: try pushObject(dictionary, depth: depth)
-        case let dictionary as [AnyHashable: Any]:
-            // JavaScriptCore copies only the entries whose keys are strings.
-            var strings: [String: Any] = [:]
-            for (key, element) in dictionary {
-                if let key = key.base as? String { strings[key] = element }
-            }
-            try pushObject(strings, depth: depth)
-        case let managed as JSManagedValue:
-            if let value = managed.value { try push(value) } else { duk_push_undefined(ctx) }
-        case let exported as any JSExport:
-            try pushWrapper(for: exported, of: type(of: exported).jsClass)
+        case let dictionary as [AnyHashable: Any]: try pushStringKeyed(dictionary, depth: depth)
         case let exportedClass as any JSExport.Type:
             try pushConstructor(of: exportedClass.jsClass)
         case let convertible as any JSValueConvertible:
@@ -100,6 +85,43 @@ extension EngineStack {
         default:
             throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
         }
+    }
+
+    /// Class instances: JSValue, Foundation objects (NSNumber, NSNull, NSString, NSArray,
+    /// NSDictionary, NSDate, NSData), managed values, exported objects, convertible classes.
+    private func pushClassInstance(_ object: Any, depth: Int) throws(JSException) {
+        switch object {
+        case let jsValue as JSValue: try push(jsValue)
+        case let number as NSNumber:
+            if number.isBoolean {
+                duk_push_boolean(ctx, number.boolValue ? 1 : 0)
+            } else {
+                duk_push_number(ctx, number.doubleValue)
+            }
+        case is NSNull: duk_push_null(ctx)
+        case let managed as JSManagedValue:
+            if let value = managed.value { try push(value) } else { duk_push_undefined(ctx) }
+        case let exported as any JSExport:
+            try pushWrapper(for: exported, of: type(of: exported).jsClass)
+        case let convertible as any JSValueConvertible:
+            try push(convertible.jsValue(in: context))
+        case let string as NSString: try pushString(String(string))
+        case let date as NSDate: try push(any: date as Date, depth: depth)
+        case let data as NSData: try pushBytes(data as Data)
+        case let array as NSArray: try pushArray(array.map { $0 }, depth: depth)
+        case let dictionary as NSDictionary: try pushStringKeyed(dictionary as? [AnyHashable: Any] ?? [:], depth: depth)
+        default:
+            throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: object)) to JavaScript")
+        }
+    }
+
+    /// JavaScriptCore copies only the entries whose keys are strings.
+    private func pushStringKeyed(_ dictionary: [AnyHashable: Any], depth: Int) throws(JSException) {
+        var strings: [String: Any] = [:]
+        for (key, element) in dictionary {
+            if let key = key.base as? String { strings[key] = element }
+        }
+        try pushObject(strings, depth: depth)
     }
 
     private func pushBytes<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(JSException) {
@@ -255,24 +277,29 @@ extension EngineStack {
     private func dictionary(
         at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]
     ) throws(JSException) -> [String: Any] {
+        try visitEntries(at: index, depth: depth, path: path).result
+    }
+
+    /// One protected call enumerates the object; each entry comes back to `DictionaryVisitor`.
+    private func visitEntries(
+        at index: Int32, depth: Int, path: [UnsafeMutableRawPointer]
+    ) throws(JSException) -> DictionaryVisitor {
         let index = duk_normalize_index(ctx, index)
         try reserve(4)
         duk_dup(ctx, index)
-        try check(cduk_penum(ctx, 0))
-        defer { duk_pop(ctx) }
-        var result: [String: Any] = [:]
-        while true {
-            try reserve(4)
-            var more: Int32 = 0
-            try check(cduk_pnext(ctx, &more))
-            defer { duk_pop_2(ctx) }
-            guard more != 0 else { break }
-            guard let key = stringIfString(at: -2) else { continue }
-            if let element = try any(at: -1, depth: depth + 1, path: &path) {
-                result[key] = element
-            }
-        }
-        return result
+        let visitor = DictionaryVisitor(stack: self, depth: depth, path: path)
+        let status = cduk_pvisit(ctx, 0, { udata, _ in
+            guard let udata else { return 1 }
+            return Unmanaged<DictionaryVisitor>.fromOpaque(udata).takeUnretainedValue().visit()
+        }, Unmanaged.passUnretained(visitor).toOpaque())
+        if let failure = visitor.failure { throw failure }
+        try check(status)
+        return visitor
+    }
+
+    /// Converts the value on top (an entry's value) for a container being built.
+    fileprivate func entryValue(depth: Int, path: inout [UnsafeMutableRawPointer]) throws(JSException) -> Any? {
+        try any(at: -1, depth: depth + 1, path: &path)
     }
 
     /// ToNumber of the value at `index` (may run valueOf; errors propagate).
@@ -283,5 +310,34 @@ extension EngineStack {
         var result = 0.0
         try check(cduk_pto_number(ctx, &result))
         return result
+    }
+}
+
+/// Builds a dictionary from `cduk_pvisit`'s entries ([.. key value] on top of the stack).
+private final class DictionaryVisitor {
+    let stack: EngineStack
+    let depth: Int
+    var path: [UnsafeMutableRawPointer]
+    var result: [String: Any] = [:]
+    var failure: JSException?
+
+    init(stack: EngineStack, depth: Int, path: [UnsafeMutableRawPointer]) {
+        self.stack = stack
+        self.depth = depth
+        self.path = path
+    }
+
+    /// Returns 0 to go on, 1 to stop (with `failure` set).
+    func visit() -> Int32 {
+        guard let key = stack.stringIfString(at: -2) else { return 0 }
+        do {
+            if let element = try stack.entryValue(depth: depth, path: &path) {
+                result[key] = element
+            }
+            return 0
+        } catch {
+            failure = error
+            return 1
+        }
     }
 }
