@@ -163,12 +163,7 @@ static void cduk__free(void *udata, void *ptr) {
     }
 }
 
-static cduk_fatal_reporter cduk__reporter = NULL;
 static uint32_t cduk__fatal_count = 0;
-
-void cduk_set_fatal_reporter(cduk_fatal_reporter reporter) {
-    cduk__reporter = reporter;
-}
 
 uint32_t cduk_fatal_count(void) {
     return cduk__fatal_count;
@@ -183,9 +178,6 @@ static void cduk__fatal(void *udata, const char *msg) {
     fprintf(stderr, "DuktapeCore: fatal Duktape error (this is a bug in DuktapeCore): %s\n",
             msg != NULL ? msg : "(no message)");
     fflush(stderr);
-    if (cduk__reporter != NULL) {
-        cduk__reporter(msg != NULL ? msg : "");
-    }
     abort();
 }
 
@@ -446,35 +438,6 @@ static duk_ret_t cduk__call(duk_context *ctx, void *udata) {
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct) {
     cduk__call_args a = { nargs, construct };
     return cduk__protect(ctx, cduk__call, &a, nargs + 2, 1);
-}
-
-/* ---- Enumeration --------------------------------------------------------------- */
-
-static duk_ret_t cduk__enum(duk_context *ctx, void *udata) {
-    int own_only = *(int *) udata;
-    duk_enum(ctx, -1, own_only ? DUK_ENUM_OWN_PROPERTIES_ONLY : 0);
-    return 1;
-}
-
-duk_int_t cduk_penum(duk_context *ctx, int own_only) {
-    return cduk__protect(ctx, cduk__enum, &own_only, 1, 1);
-}
-
-static duk_ret_t cduk__next(duk_context *ctx, void *udata) {
-    /* [enum] -> [enum key value] */
-    if (duk_next(ctx, -1, 1)) {
-        *(int *) udata = 1;
-    } else {
-        *(int *) udata = 0;
-        duk_push_undefined(ctx);
-        duk_push_undefined(ctx);
-    }
-    return 3;
-}
-
-duk_int_t cduk_pnext(duk_context *ctx, int *has_more) {
-    *has_more = 0;
-    return cduk__protect(ctx, cduk__next, has_more, 1, 3);
 }
 
 /* ---- Realm set-up -------------------------------------------------------------- */

@@ -38,21 +38,13 @@ typedef struct cduk_heap_state {
     void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
 } cduk_heap_state;
 
-/* Signature of the function that reports a fatal engine error. It must not return. */
-typedef void (*cduk_fatal_reporter)(const char *message);
-
 /* Creates a heap whose allocations are accounted in `state` and whose fatal
- * handler prints the message to stderr (and calls the reporter set with
- * cduk_set_fatal_reporter) before aborting: Duktape's default aborts silently.
- * Returns NULL if the heap cannot be created. */
+ * handler prints the message to stderr before aborting: Duktape's default aborts
+ * silently. Returns NULL if the heap cannot be created. */
 duk_context *cduk_create_heap(cduk_heap_state *state);
 
-/* Installs a process-wide hook called (before abort) when Duktape hits a fatal
- * error. Used by tests and hosts to log the message; NULL removes it. */
-void cduk_set_fatal_reporter(cduk_fatal_reporter reporter);
-
-/* Number of fatal errors reported so far in this process (only non-zero when the
- * reporter hook itself survives, i.e. never in practice: tests assert 0). */
+/* Number of fatal errors this process has met (the handler aborts, so a test that
+ * reads 0 after hostile scripts shows none was reached). */
 uint32_t cduk_fatal_count(void);
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
@@ -165,13 +157,6 @@ duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length,
 /* [func this arg1..argN] -> [result]: calls func with this (construct == 0), or
  * `new func(args)` ignoring this (construct == 1). */
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
-
-/* [obj] -> [enumerator]: for-in order; own_only limits it to own enumerable keys. */
-duk_int_t cduk_penum(duk_context *ctx, int own_only);
-
-/* [enumerator] -> [enumerator key value]; *has_more is 0 (and key/value undefined)
- * when done. */
-duk_int_t cduk_pnext(duk_context *ctx, int *has_more);
 
 /* [] -> []: installs JavaScriptCore's spellings on Error.prototype of ctx's realm:
  * `line` (reads lineNumber) and `sourceURL` (reads fileName), as configurable,
