@@ -181,14 +181,8 @@ double jsc_object_to_host(jsc_state *state, int entries) {
 }
 
 double jsc_json_to_js(jsc_state *state, int entries) {
-    size_t capacity = (size_t) entries * 24 + 16, used = 0;
-    char *text = malloc(capacity);
-    text[used++] = '{';
-    for (int i = 0; i < entries; i++) {
-        used += (size_t) snprintf(text + used, capacity - used, "%s\"k%d\":%d", i ? "," : "", i, i);
-    }
-    text[used++] = '}';
-    text[used] = 0;
+    size_t used = 0;
+    char *text = baseline_json_text(entries, &used);
     JSStringRef json = JSStringCreateWithUTF8CString(text);
     JSValueRef value = JSValueMakeFromJSONString(state->context, json);
     JSStringRelease(json);

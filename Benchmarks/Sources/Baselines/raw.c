@@ -186,13 +186,8 @@ double raw_object_to_host(raw_state *state, int entries) {
 }
 
 double raw_json_to_js(raw_state *state, int entries) {
-    size_t capacity = (size_t) entries * 24 + 16, used = 0;
-    char *text = malloc(capacity);
-    text[used++] = '{';
-    for (int i = 0; i < entries; i++) {
-        used += (size_t) snprintf(text + used, capacity - used, "%s\"k%d\":%d", i ? "," : "", i, i);
-    }
-    text[used++] = '}';
+    size_t used = 0;
+    char *text = baseline_json_text(entries, &used);
     duk_push_lstring(state->ctx, text, used);
     duk_json_decode(state->ctx, -1);
     duk_put_global_string(state->ctx, "received");

@@ -48,6 +48,9 @@ size_t jsc_string_to_js(jsc_state *state, const char *bytes, size_t length);
 size_t jsc_string_to_host(jsc_state *state, size_t length);
 double jsc_exported(jsc_state *state, int count);
 
+/* The W7 JSON text {"k0":0,...} with `entries` entries, NUL-terminated (caller frees). */
+char *baseline_json_text(int entries, size_t *length);
+
 /* Resident set size of this process in bytes (/proc/self/statm). */
 size_t baseline_resident_bytes(void);
 
