@@ -114,10 +114,9 @@ extension JSVirtualMachine {
         case let managed as JSManagedValue:
             if let exported = managed.value?.toObject() as? any JSExport { return exported }
             return managed
-        case let object as AnyObject where type(of: object) is AnyClass:
-            return object
-        default:
-            return nil
+        case let value?:
+            // Only class instances can be nodes: `as AnyObject` would box a value type.
+            return type(of: value) is AnyClass ? value as AnyObject : nil
         }
     }
 

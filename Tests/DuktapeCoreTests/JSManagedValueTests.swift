@@ -136,6 +136,11 @@ struct JSManagedValueTests {
     @Test func noOpsAndConversion() {
         vm.addManagedReference(nil, withOwner: PlainOwner())
         vm.removeManagedReference(PlainOwner(), withOwner: nil)
+        // Value types are not graph nodes (only class instances are): adding one is a no-op.
+        let keep = JSManagedValue(value: context.evaluateScript("({})"))!
+        vm.addManagedReference(keep, withOwner: 42)
+        vm.addManagedReference("not an object", withOwner: PlainOwner())
+        #expect(vm.managedEdges.isEmpty)
         let managed = managedFreshObject()
         vm.garbageCollect()
         vm.addManagedReference(managed, withOwner: PlainOwner())  // value already gone: harmless
