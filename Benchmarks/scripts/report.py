@@ -116,7 +116,9 @@ if os.path.exists(startup):
               "| program | median ms | min–max ms |", "| --- | --- | --- |"]
     for entry in json.load(open(startup))["results"]:
         times = entry["times"]
-        label = {"ours": "`dukjs eval 1+1` (ours)", "raw": "raw Duktape C program", "jsc": "JavaScriptCore C program"}[entry["command"]]
+        label = {"ours": "`dukjs eval 1+1` (ours, Swift runtime and Foundation linked dynamically)",
+                 "ours-static": "`dukjs eval 1+1` (ours, `--static-swift-stdlib`)",
+                 "raw": "raw Duktape C program", "jsc": "JavaScriptCore C program"}[entry["command"]]
         lines.append(f"| {label} | {statistics.median(times) * 1000:.2f} | {min(times) * 1000:.2f}–{max(times) * 1000:.2f} |")
 
 memory = {}

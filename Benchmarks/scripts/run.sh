@@ -8,6 +8,8 @@ rm -rf "$results" && mkdir -p "$results"
 
 echo "== building (release)"
 (cd .. && swift build -c release --product dukjs)
+# dukjs also linked statically (Swift runtime and Foundation): how the CLI would be shipped.
+(cd .. && swift build -c release --static-swift-stdlib --product dukjs --scratch-path .build-static)
 swift build -c release --product startup-raw
 swift build -c release --product startup-jsc
 swift build -c release --product memory-probe
@@ -23,6 +25,7 @@ done
 echo "== W0: process start-up (hyperfine)"
 hyperfine -N --warmup 5 --runs 60 --export-json "$results/startup.json" \
     -n ours "../.build/release/dukjs eval 1+1" \
+    -n ours-static "../.build-static/release/dukjs eval 1+1" \
     -n raw ".build/release/startup-raw" \
     -n jsc ".build/release/startup-jsc" > /dev/null
 
