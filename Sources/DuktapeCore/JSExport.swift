@@ -173,7 +173,7 @@ public struct JSClassBuilder<T: AnyObject> {
         target.add(method: javaScriptName, length: count(repeat (each Argument).self)) { call in
             let object = try JSClassBuilder.receiver(call)
             let reader = ArgumentReader(call: call)
-            return try body(object, repeat try reader.next((each Argument).self)).jsValue(in: call.context)
+            return ArgumentReader.result(try body(object, repeat try reader.next((each Argument).self)), in: call.context)
         }
     }
 
@@ -215,7 +215,9 @@ public struct JSClassBuilder<T: AnyObject> {
     public func property<Value: JSValueConvertible>(
         _ name: String, get: @escaping (T) throws -> Value, set: ((T, Value) throws -> Void)?
     ) {
-        let getter: (HostCall) throws -> Any? = { call in try get(JSClassBuilder.receiver(call)).jsValue(in: call.context) }
+        let getter: (HostCall) throws -> Any? = { call in
+            ArgumentReader.result(try get(JSClassBuilder.receiver(call)), in: call.context)
+        }
         let setter: ((HostCall) throws -> Any?)? = set.map { set in
             { call in
                 let object = try JSClassBuilder.receiver(call)

@@ -52,7 +52,7 @@ extension JSValue {
         self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
             call in
             let arguments = ArgumentReader(call: call)
-            return try body(repeat try arguments.next((each Argument).self)).jsValue(in: call.context)
+            return ArgumentReader.result(try body(repeat try arguments.next((each Argument).self)), in: call.context)
         }
     }
 
@@ -104,10 +104,44 @@ final class ArgumentReader {
 
     func next<T: JSValueConvertible>(_ type: T.Type) throws -> T {
         defer { index += 1 }
+        if let direct: T = primitive(at: index) { return direct }
         do {
             return try T.fromJSArgument(call.argument(index))
         } catch {
             throw ArgumentMismatch(description: "argument \(index + 1): \(error)")
         }
+    }
+
+    /// The fast path: a number for a Double or Int parameter, a boolean for Bool, a string for
+    /// String, read straight from the call's frame without making a JSValue. Anything else
+    /// (missing arguments, coercions) takes the general rule, with the same results.
+    private func primitive<T>(at index: Int) -> T? {
+        let ctx = call.stack.ctx
+        guard index < Int(call.frame.argumentCount) else { return nil }
+        let slot = Int32(index)
+        if T.self == Double.self, duk_is_number(ctx, slot) != 0 {
+            return duk_get_number(ctx, slot) as? T
+        }
+        if T.self == Int.self, duk_is_number(ctx, slot) != 0 {
+            let number = duk_get_number(ctx, slot)
+            guard let exact = Int(exactly: number) else { return nil }
+            return exact as? T
+        }
+        if T.self == Bool.self, duk_is_boolean(ctx, slot) != 0 {
+            return (duk_get_boolean(ctx, slot) != 0) as? T
+        }
+        if T.self == String.self, let string = call.stack.stringIfString(at: slot) {
+            return string as? T
+        }
+        return nil
+    }
+
+    /// A closure's result for the dispatcher: primitives as plain values (pushed without a
+    /// JSValue), anything else converted by its `jsValue(in:)`.
+    static func result<R: JSValueConvertible>(_ value: R, in context: JSContext) -> Any? {
+        if R.self == Double.self || R.self == Int.self || R.self == Bool.self || R.self == String.self {
+            return value
+        }
+        return value.jsValue(in: context)
     }
 }

@@ -141,11 +141,7 @@ class HostFunction: EngineBox {
                 return CDUK_HOST_THROW
             }
             guard case .returned(let value) = result else { return 0 }
-            if let jsValue = value as? JSValue {
-                try stack.push(jsValue)
-            } else {
-                try stack.push(any: value)
-            }
+            try stack.push(any: value)  // exact-type fast paths, JSValue included
             if isConstruct, duk_is_object(ctx, -1) == 0 {
                 duk_pop(ctx)
                 throw stack.makeError("TypeError", "Swift closures called as constructors must return an object")
