@@ -179,16 +179,7 @@ extension Array: JSValueConvertible where Element: JSValueConvertible {
         var result: [Element] = []
         result.reserveCapacity(length)
         for index in 0..<length {
-            let element: Element?
-            do {
-                element = try convert(value.atIndex(index))
-            } catch {
-                throw ArgumentMismatch(description: "element \(index): \(error)")
-            }
-            guard let element else {
-                throw ArgumentMismatch(description: "element \(index): expected \(Element.self)")
-            }
-            result.append(element)
+            result.append(try convertElement(value.atIndex(index), labeled: "element \(index)", convert))
         }
         return result
     }
@@ -217,17 +208,20 @@ extension Dictionary: JSValueConvertible where Key == String, Value: JSValueConv
         else { throw ArgumentMismatch(description: "expected an object, got \(value.typeDescription)") }
         var result: [String: Value] = [:]
         for key in keys {
-            let element: Value?
-            do {
-                element = try convert(value.forProperty(key))
-            } catch {
-                throw ArgumentMismatch(description: "property '\(key)': \(error)")
-            }
-            guard let element else {
-                throw ArgumentMismatch(description: "property '\(key)': expected \(Value.self)")
-            }
-            result[key] = element
+            result[key] = try convertElement(value.forProperty(key), labeled: "property '\(key)'", convert)
         }
         return result
     }
+}
+
+/// Converts one element of a container argument; a failure names the element (`element 3: …`).
+private func convertElement<T>(_ value: JSValue, labeled label: String, _ convert: (JSValue) throws -> T?) throws -> T {
+    let element: T?
+    do {
+        element = try convert(value)
+    } catch {
+        throw ArgumentMismatch(description: "\(label): \(error)")
+    }
+    guard let element else { throw ArgumentMismatch(description: "\(label): expected \(T.self)") }
+    return element
 }

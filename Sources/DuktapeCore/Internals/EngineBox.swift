@@ -11,6 +11,10 @@ class EngineBox {
     /// Called by the finalizer just before the engine's reference is released.
     func willRelease() {}
 
+    /// What the JS object converts back to in Swift, for boxes that stand for a Swift object
+    /// (an exported object, an exported class's constructor); nil for the others.
+    var exportedObject: Any? { nil }
+
     /// [obj] -> [obj]: attaches this box to the object on top of the stack.
     func attach(on stack: EngineStack) throws(JSException) {
         let pointer = Unmanaged.passRetained(self).toOpaque()

@@ -32,42 +32,13 @@ extension EngineStack {
         // type first bridges it to its Foundation class (a 10,000-entry dictionary becomes an
         // NSDictionary just to be tested), and an NSNumber casts to Bool, Int and Double. So:
         // exact-type fast paths first, class casts only for class instances, then value types.
-        if let value {
-            let type = type(of: value)
-            if type == Double.self, let number = value as? Double {
-                duk_push_number(ctx, number)
-                return
-            }
-            if type == Int.self, let number = value as? Int {
-                duk_push_number(ctx, Double(number))
-                return
-            }
-            if type == String.self, let string = value as? String {
-                try pushString(string)
-                return
-            }
-            if type == Bool.self, let flag = value as? Bool {
-                duk_push_boolean(ctx, flag ? 1 : 0)
-                return
-            }
-            if type is AnyClass {
-                try pushClassInstance(value, depth: depth)
-                return
-            }
-        }
+        if let value, try pushExactType(value, depth: depth) { return }
         guard let value = (value as any OptionalProtocol).flattened else {
             duk_push_undefined(ctx)
             return
         }
-        if type(of: value) is AnyClass {
-            try pushClassInstance(value, depth: depth)
-            return
-        }
+        if try pushExactType(value, depth: depth) { return }
         switch value {
-        case let string as String: try pushString(string)
-        case let flag as Bool: duk_push_boolean(ctx, flag ? 1 : 0)
-        case let number as Int: duk_push_number(ctx, Double(number))
-        case let number as Double: duk_push_number(ctx, number)
         case let integer as any BinaryInteger: duk_push_number(ctx, Double(integer))
         case let number as any BinaryFloatingPoint: duk_push_number(ctx, Double(number))
         case let substring as Substring: try pushString(String(substring))
@@ -85,6 +56,26 @@ extension EngineStack {
         default:
             throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
         }
+    }
+
+    /// The commonest exact types (Double, Int, String, Bool) and every class instance; false
+    /// when `value` is none of those.
+    private func pushExactType(_ value: Any, depth: Int) throws(JSException) -> Bool {
+        let type = type(of: value)
+        if type == Double.self, let number = value as? Double {
+            duk_push_number(ctx, number)
+        } else if type == Int.self, let number = value as? Int {
+            duk_push_number(ctx, Double(number))
+        } else if type == String.self, let string = value as? String {
+            try pushString(string)
+        } else if type == Bool.self, let flag = value as? Bool {
+            duk_push_boolean(ctx, flag ? 1 : 0)
+        } else if type is AnyClass {
+            try pushClassInstance(value, depth: depth)
+        } else {
+            return false
+        }
+        return true
     }
 
     /// Class instances: JSValue, Foundation objects (NSNumber, NSNull, NSString, NSArray,
@@ -219,11 +210,9 @@ extension EngineStack {
         }
         // Wrappers give back their Swift object, constructors their class, and a function made
         // from a Swift closure the function itself (JavaScriptCore returns the block), as a JSValue.
-        switch EngineBox.attached(to: index, on: self) {
-        case let exported as ExportedObjectBox: return exported.object
-        case let constructor as ClassConstructor: return constructor.jsClass.swiftType
-        case is HostFunction: return try value(at: index)
-        default: break
+        if let box = EngineBox.attached(to: index, on: self) {
+            if let object = box.exportedObject { return object }
+            if box is HostFunction { return try value(at: index) }
         }
         guard depth < ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
             throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")

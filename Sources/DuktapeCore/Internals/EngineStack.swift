@@ -177,6 +177,11 @@ struct EngineStack {
     /// Pushes a property key: strings as strings, integers as numbers (the engine's array fast
     /// path), anything else converted like a value (JavaScript then applies ToPropertyKey).
     func pushKey(_ key: Any?) throws(JSException) {
+        // Exact-type check first: a dynamic cast from `Any` costs more than the key lookup.
+        if let key, type(of: key) == String.self, let name = key as? String {
+            try pushKey(name)
+            return
+        }
         switch key {
         case let name as String: try pushKey(name)
         case let index as Int:

@@ -14,6 +14,8 @@ final class ExportedObjectBox: EngineBox {
         self.context = context
     }
 
+    override var exportedObject: Any? { object }
+
     override func willRelease() {
         if let context, let wrapper {
             context.forgetWrapper(of: object, at: wrapper)
@@ -24,6 +26,8 @@ final class ExportedObjectBox: EngineBox {
 /// The box of an exported class's constructor function.
 final class ClassConstructor: HostFunction {
     let jsClass: JSClass
+
+    override var exportedObject: Any? { jsClass.swiftType }
 
     init(context: JSContext, jsClass: JSClass) {
         self.jsClass = jsClass
@@ -111,11 +115,7 @@ extension EngineStack {
 
     /// The exported Swift object or class behind the value at `index`, if any.
     func exportedObject(at index: Int32) -> Any? {
-        switch EngineBox.attached(to: index, on: self) {
-        case let exported as ExportedObjectBox: return exported.object
-        case let constructor as ClassConstructor: return constructor.jsClass.swiftType
-        default: return nil
-        }
+        EngineBox.attached(to: index, on: self)?.exportedObject
     }
 
     /// The prototype and constructor of `jsClass` in this context, made on first use.
