@@ -44,9 +44,15 @@ let package = Package(
             path: "Sources/Examples/export",
             swiftSettings: swiftSettings
         ),
+        // Runs the built executables for their tests (posix_spawn, see the file for why).
+        .target(
+            name: "ChildProcess",
+            path: "Tests/ChildProcess",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["blocks", "export"],
+            dependencies: ["blocks", "export", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -56,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "dukjsTests",
-            dependencies: ["dukjs"],
+            dependencies: ["dukjs", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
     ],

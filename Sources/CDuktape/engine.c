@@ -14,6 +14,8 @@
  * - DUK_USE_NATIVE_STACK_CHECK: a RangeError before deep native recursion
  *   (JS -> native -> JS, the compiler, JSON, regexps) exhausts the calling thread's
  *   stack, whatever its size (cduk_native_stack_low in shims.c).
+ * - DUK_USE_CALLSTACK_LIMIT: read from the heap's state instead of the fixed
+ *   10,000, so a VM can set its own maximum call depth (JSSandbox).
  * - DUK_SINGLE_FILE: Duktape's internal functions become static to this
  *   translation unit, so they do not leak as symbols; the few shims below that
  *   need internals live in this file for that reason.
@@ -29,10 +31,13 @@
 #define DUK_USE_EXEC_TIMEOUT_CHECK(udata) cduk_exec_timeout_check((udata))
 #define DUK_USE_JSON_STRINGIFY_FASTPATH
 #define DUK_USE_NATIVE_STACK_CHECK() cduk_native_stack_low()
+#undef DUK_USE_CALLSTACK_LIMIT
+#define DUK_USE_CALLSTACK_LIMIT cduk_callstack_limit(thr->heap->heap_udata)
 
 /* Called by the engine (declared again in CDuktape.h). */
 duk_bool_t cduk_exec_timeout_check(void *udata);
 int cduk_native_stack_low(void);
+duk_uint32_t cduk_callstack_limit(void *udata);
 
 #include "/usr/share/duktape/duktape.c"
 
@@ -50,6 +55,13 @@ duk_bool_t cduk_exec_timeout_check(void *udata) {
         return 1;
     }
     return 0;
+}
+
+/* ---- Call depth --------------------------------------------------------- */
+
+duk_uint32_t cduk_callstack_limit(void *udata) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    return (state == NULL || state->callstack_limit == 0) ? 10000 : state->callstack_limit;
 }
 
 /* ---- Class inspection ----------------------------------------------------- */
@@ -129,4 +141,61 @@ duk_int_t cduk_pput_prop(duk_context *ctx) {
 duk_int_t cduk_pdel_prop(duk_context *ctx, int *result) {
     *result = 0;
     return cduk__protect(ctx, cduk__del_prop_nonstrict, result, 2, 0);
+}
+
+/* ---- Hidden slots that scripts cannot disturb ---------------------------------
+ *
+ * Why these need internals: DuktapeCore keeps its Swift boxes, watch flags and
+ * finalizers in hidden-symbol properties. Reading them with duk_get_prop() follows
+ * the prototype chain, and Duktape runs an inherited finalizer for every object
+ * that inherits one: an `Object.create(wrapper)` would read the wrapper's box when
+ * it is finalized and release it under the wrapper's feet. And writing them with
+ * duk_put_prop() or duk_set_finalizer() fails on a frozen, sealed or
+ * non-extensible object, so a script could make a finalizer stop half-way (before
+ * the box is released, or before a watched object's death is reported).
+ * The functions below read own properties only and write with DUK_DEFPROP_FORCE.
+ */
+
+void cduk_get_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    duk_push_string(thr, key);
+    duk_tval *found = h == NULL ? NULL : duk_hobject_find_entry_tval_ptr(thr->heap, h, duk_known_hstring(thr, -1));
+    if (found != NULL) {
+        duk_push_tval(thr, found);
+    } else {
+        duk_push_undefined(thr);
+    }
+    duk_remove(thr, -2);
+}
+
+void cduk_put_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    obj_idx = duk_require_normalize_index(thr, obj_idx);
+    duk_push_string(thr, key);
+    duk_insert(thr, -2);
+    duk_def_prop(thr, obj_idx, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                                    DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
+}
+
+void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    obj_idx = duk_require_normalize_index(thr, obj_idx);
+    duk_hobject *h = duk_require_hobject(thr, obj_idx);
+    duk_bool_t callable = duk_is_callable(thr, -1);
+    duk_push_hstring_stridx(thr, DUK_STRIDX_INT_FINALIZER);
+    duk_insert(thr, -2);
+    duk_def_prop(thr, obj_idx, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                                   DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
+    /* Duktape's finalizer check reads this flag, not the property (as duk_set_finalizer). */
+    if (callable) {
+        DUK_HOBJECT_SET_HAVE_FINALIZER(h);
+    } else {
+        DUK_HOBJECT_CLEAR_HAVE_FINALIZER(h);
+    }
+}
+
+int cduk_is_proxy(duk_context *ctx, duk_idx_t idx) {
+    duk_hobject *h = duk_get_hobject((duk_hthread *) ctx, idx);
+    return h != NULL && DUK_HOBJECT_IS_PROXY(h);
 }

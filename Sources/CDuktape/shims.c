@@ -451,13 +451,20 @@ static duk_ret_t cduk__alias_getter(duk_context *ctx) {
 
 static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     static const char *const names[2] = { "line", "sourceURL" };
-    (void) udata;
+    int sandboxed = *(const int *) udata;
+    if (sandboxed) {
+        /* The object stays alive in the engine's built-ins (its hooks are read from there),
+         * but no script of this realm can name it any more. */
+        duk_push_global_object(ctx);
+        duk_del_prop_string(ctx, -1, "Duktape");
+        duk_pop(ctx);
+    }
     /* Duktape.fin -> cduk__guarded_fin (keeping the original for other objects). */
     if (duk_get_global_string(ctx, "Duktape") && duk_is_object(ctx, -1)) {
         duk_push_string(ctx, "fin");
         duk_push_c_function(ctx, cduk__guarded_fin, DUK_VARARGS);
         duk_get_prop_string(ctx, -3, "fin");
-        duk_put_prop_literal(ctx, -2, CDUK__ORIGINAL_FIN_KEY);
+        cduk_put_own_hidden(ctx, -2, CDUK__ORIGINAL_FIN_KEY);
         duk_push_string(ctx, "name");
         duk_push_string(ctx, "fin");
         duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE);
@@ -476,8 +483,8 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     return 0;
 }
 
-duk_int_t cduk_pinstall_realm(duk_context *ctx) {
-    return cduk__protect(ctx, cduk__install_realm, NULL, 0, 0);
+duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed) {
+    return cduk__protect(ctx, cduk__install_realm, &sandboxed, 0, 0);
 }
 
 /* ---- Per-thread callback frame ----------------------------------------------- */
@@ -528,7 +535,7 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
     }
     duk_pop(ctx);
 
-    duk_get_prop_literal(ctx, 0, CDUK__WATCH_KEY);
+    cduk_get_own_hidden(ctx, 0, CDUK__WATCH_KEY);
     duk_bool_t watched = duk_to_boolean(ctx, -1);
     duk_pop(ctx);
     if (watched && cduk__finalized != NULL) {
@@ -536,18 +543,18 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
         duk_get_memory_functions(ctx, &functions);
         cduk_heap_state *state = (cduk_heap_state *) functions.udata;
         duk_push_false(ctx);
-        duk_put_prop_literal(ctx, 0, CDUK__WATCH_KEY);
+        cduk_put_own_hidden(ctx, 0, CDUK__WATCH_KEY);
         if (state != NULL) {
             cduk__finalized(state->swift_owner, duk_get_heapptr(ctx, 0));
         }
     }
 
-    duk_get_prop_literal(ctx, 0, CDUK__BOX_KEY);
+    cduk_get_own_hidden(ctx, 0, CDUK__BOX_KEY);
     void *box = duk_get_pointer(ctx, -1);
     duk_pop(ctx);
     if (box != NULL) {
         duk_push_pointer(ctx, NULL);
-        duk_put_prop_literal(ctx, 0, CDUK__BOX_KEY);
+        cduk_put_own_hidden(ctx, 0, CDUK__BOX_KEY);
         if (cduk__release_box != NULL) {
             cduk__release_box(box);
         }
@@ -560,12 +567,12 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
 static void cduk__take_finalizer(duk_context *ctx) {
     duk_get_finalizer(ctx, -1);
     if (duk_is_function(ctx, -1) && duk_get_c_function(ctx, -1) != cduk__box_finalizer) {
-        duk_put_prop_literal(ctx, -2, CDUK__CHAINED_KEY);
+        cduk_put_own_hidden(ctx, -2, CDUK__CHAINED_KEY);
     } else {
         duk_pop(ctx);
     }
     duk_push_c_function(ctx, cduk__box_finalizer, 2);
-    duk_set_finalizer(ctx, -2);
+    cduk_force_finalizer(ctx, -2);
 }
 
 static duk_ret_t cduk__watch(duk_context *ctx, void *udata) {
@@ -573,7 +580,7 @@ static duk_ret_t cduk__watch(duk_context *ctx, void *udata) {
     /* [obj] -> [obj] */
     cduk__take_finalizer(ctx);
     duk_push_true(ctx);
-    duk_put_prop_literal(ctx, -2, CDUK__WATCH_KEY);
+    cduk_put_own_hidden(ctx, -2, CDUK__WATCH_KEY);
     return 1;
 }
 
@@ -596,7 +603,7 @@ static duk_ret_t cduk__guarded_fin(duk_context *ctx) {
     if (managed) {
         if (count >= 2) {
             duk_dup(ctx, 1);
-            duk_put_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
+            cduk_put_own_hidden(ctx, 0, CDUK__CHAINED_KEY);
             return 0;
         }
         duk_get_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
@@ -615,7 +622,7 @@ static duk_ret_t cduk__guarded_fin(duk_context *ctx) {
 static duk_ret_t cduk__attach_box(duk_context *ctx, void *udata) {
     /* [obj] -> [obj] */
     duk_push_pointer(ctx, udata);
-    duk_put_prop_literal(ctx, -2, CDUK__BOX_KEY);
+    cduk_put_own_hidden(ctx, -2, CDUK__BOX_KEY);
     cduk__take_finalizer(ctx);
     return 1;
 }
@@ -628,7 +635,7 @@ static duk_ret_t cduk__get_box(duk_context *ctx, void *udata) {
     /* [value] -> [] */
     *(void **) udata = NULL;
     if (duk_is_object(ctx, -1)) {
-        duk_get_prop_literal(ctx, -1, CDUK__BOX_KEY);
+        cduk_get_own_hidden(ctx, -1, CDUK__BOX_KEY);
         *(void **) udata = duk_get_pointer(ctx, -1);
     }
     return 0;
@@ -645,7 +652,7 @@ duk_int_t cduk_pget_box(duk_context *ctx, void **box) {
  * value on top; CDUK_HOST_RELEASED: the box is gone (finalizer already ran). */
 static duk_ret_t cduk__host_trampoline(duk_context *ctx) {
     duk_push_current_function(ctx);
-    duk_get_prop_literal(ctx, -1, CDUK__BOX_KEY);
+    cduk_get_own_hidden(ctx, -1, CDUK__BOX_KEY);
     void *box = duk_get_pointer(ctx, -1);
     duk_pop_2(ctx);
     if (box == NULL || cduk__dispatch == NULL) {
@@ -710,12 +717,7 @@ duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags) {
 static duk_ret_t cduk__set_retained(duk_context *ctx, void *udata) {
     (void) udata;
     /* [wrapper list] -> []: wrapper[hidden] = list, or deleted when list is undefined */
-    if (duk_is_undefined(ctx, -1)) {
-        duk_pop(ctx);
-        duk_del_prop_literal(ctx, -1, CDUK__RETAINED_KEY);
-    } else {
-        duk_put_prop_literal(ctx, -2, CDUK__RETAINED_KEY);
-    }
+    cduk_put_own_hidden(ctx, -2, CDUK__RETAINED_KEY); /* undefined retains nothing */
     return 0;
 }
 

@@ -42,8 +42,12 @@ public final class JSContext: @unchecked Sendable {
     /// ```
     public convenience init!() {
         guard let vm = JSVirtualMachine() else { return nil }
-        // The context owns its VM, so it can use the heap's own global environment: no second
-        // realm to build, and the realm goes away with the heap, as the context's would.
+        self.init(ownedVirtualMachine: vm)
+    }
+
+    /// A context in a VM made for it alone: it can use the heap's own global environment, with
+    /// no second realm to build, and the realm goes away with the heap, as the context's would.
+    convenience init?(ownedVirtualMachine vm: JSVirtualMachine) {
         self.init(in: vm, usingDefaultRealm: true)
     }
 
@@ -65,10 +69,11 @@ public final class JSContext: @unchecked Sendable {
     }
 
     private init?(in vm: JSVirtualMachine, usingDefaultRealm: Bool) {
+        let sandboxed: Int32 = vm.removesEngineGlobals ? 1 : 0
         let created: (OpaquePointer, UInt32?)? = vm.enter {
             let heap = vm.heapContext
             if usingDefaultRealm, vm.claimDefaultRealm() {
-                guard cduk_pinstall_realm(heap) == DUK_EXEC_SUCCESS else {
+                guard cduk_pinstall_realm(heap, sandboxed) == DUK_EXEC_SUCCESS else {
                     duk_pop(heap)
                     return nil
                 }
@@ -77,7 +82,7 @@ public final class JSContext: @unchecked Sendable {
             guard duk_check_stack(heap, 4) != 0, cduk_ppush_new(heap, 2) == DUK_EXEC_SUCCESS else { return nil }
             defer { duk_pop(heap) }
             guard let thread = duk_get_context(heap, -1), let slot = vm.pin(valueAt: -1, of: heap) else { return nil }
-            guard cduk_pinstall_realm(thread) == DUK_EXEC_SUCCESS else {
+            guard cduk_pinstall_realm(thread, sandboxed) == DUK_EXEC_SUCCESS else {
                 duk_pop(thread)
                 vm.unpin(slot)
                 return nil

@@ -20,8 +20,8 @@ import CDuktape
 /// // Later, from Swift: button.onClick?.value?.call(withArguments: [])
 /// ```
 ///
-/// Numbers, booleans, null and undefined are kept by value; strings (which cannot be watched
-/// for collection here) are kept alive by the managed value. Every kind reads as nil once the
+/// Numbers, booleans, null and undefined are kept by value; strings and `Proxy` objects (whose
+/// collection Duktape cannot report) are kept alive by the managed value. Every kind reads as nil once the
 /// context is gone.
 public final class JSManagedValue: @unchecked Sendable {
     // @unchecked: `target` is read and written under the VM lock (the finalizer report that
@@ -59,7 +59,10 @@ public final class JSManagedValue: @unchecked Sendable {
             target = .collected
             let watched: Target? = try? context.withStack { stack throws(JSException) -> Target in
                 try stack.push(value)
-                if duk_is_object(stack.ctx, -1) != 0, let pointer = duk_get_heapptr(stack.ctx, -1) {
+                // Duktape never finalizes a Proxy, so its death could not be reported: a
+                // Proxy is kept alive like a string.
+                if duk_is_object(stack.ctx, -1) != 0, cduk_is_proxy(stack.ctx, -1) == 0,
+                   let pointer = duk_get_heapptr(stack.ctx, -1) {
                     try stack.check(cduk_pwatch(stack.ctx))
                     return .object(pointer)
                 }

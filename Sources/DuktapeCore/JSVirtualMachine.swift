@@ -31,6 +31,7 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// `limit_hits` when the outermost entry began.
     private var limitHitsAtEntry: UInt32 = 0
     private var timeLimitStorage: TimeInterval?
+    private var sandboxStorage: JSSandbox?
     /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
     /// context unregisters itself in deinit.
     private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
@@ -136,6 +137,45 @@ public final class JSVirtualMachine: @unchecked Sendable {
     public var executionTimeLimit: TimeInterval? {
         get { lock.withLock { timeLimitStorage } }
         set { lock.withLock { timeLimitStorage = newValue.map { max(0, $0) } } }
+    }
+
+    /// The most JavaScript calls that may be nested in one context, or nil for the engine's own
+    /// limit of 10,000.
+    ///
+    /// A script that nests deeper gets `RangeError: callstack limit` and the VM stays usable.
+    /// The count is kept per context (per Duktape thread); calls that pass through a Swift
+    /// callback count too, and may end earlier, at the native stack guard (about 275 to 500
+    /// JavaScript → Swift → JavaScript levels, by thread stack size).
+    ///
+    /// ```swift
+    /// vm.maximumCallDepth = 200
+    /// context.evaluateScript("(function f(n) { return n && f(n - 1) })(500)")  // RangeError
+    /// ```
+    public var maximumCallDepth: Int? {
+        get { lock.withLock { state.pointee.callstack_limit == 0 ? nil : Int(state.pointee.callstack_limit) } }
+        set { lock.withLock { state.pointee.callstack_limit = newValue.map { UInt32(clamping: max(1, $0)) } ?? 0 } }
+    }
+
+    /// The sandbox this VM was created with, or nil for an ordinary VM.
+    ///
+    /// ```swift
+    /// JSVirtualMachine(sandbox: JSSandbox())!.sandbox?.memoryLimit   // 67_108_864
+    /// ```
+    public var sandbox: JSSandbox? {
+        lock.withLock { sandboxStorage }
+    }
+
+    /// Whether contexts made in this VM lose the `Duktape` global.
+    var removesEngineGlobals: Bool {
+        lock.withLock { sandboxStorage.map { !$0.exposesEngineGlobals } ?? false }
+    }
+
+    /// Applies a sandbox's limits (from `init(sandbox:)`).
+    func configure(_ sandbox: JSSandbox) {
+        lock.withLock { sandboxStorage = sandbox }
+        memoryLimit = sandbox.memoryLimit
+        executionTimeLimit = sandbox.executionTimeLimit
+        maximumCallDepth = sandbox.maximumCallDepth
     }
 
     /// Bytes currently held by the heap, as counted by the allocator hooks.

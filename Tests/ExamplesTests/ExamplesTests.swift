@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Testing
 
@@ -5,16 +6,9 @@ import Testing
 @Suite("Examples")
 struct ExamplesTests {
     func output(of example: String) throws -> String {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent(example)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        let result = try ChildProcess.run(Bundle.main.bundleURL.appendingPathComponent(example), [])
+        #expect(result.status == 0)
+        return result.stdout + result.stderr
     }
 
     @Test func blocks() throws {

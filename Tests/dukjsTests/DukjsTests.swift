@@ -1,35 +1,16 @@
+import ChildProcess
 import Foundation
 import Testing
 
 /// Runs the built `dukjs` executable end to end.
 @Suite("dukjs")
 struct DukjsTests {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     static var executable: URL {
         Bundle.main.bundleURL.appendingPathComponent("dukjs")
     }
 
-    func run(_ arguments: [String], input: String? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                      stderr: String(decoding: err, as: UTF8.self))
+    func run(_ arguments: [String], input: String? = nil) throws -> ChildProcess.Output {
+        try ChildProcess.run(Self.executable, arguments, input: input)
     }
 
     @Test func evalPrintsTheResult() throws {

@@ -35,6 +35,7 @@ typedef struct cduk_heap_state {
     uint64_t deadline_ns;    /* CLOCK_MONOTONIC deadline, 0 = none */
     uint32_t limit_hits;     /* allocations refused because of memory_limit */
     uint32_t timeouts;       /* interrupt checks that reported the deadline */
+    uint32_t callstack_limit; /* most nested calls per context thread; 0 = Duktape's 10,000 */
     void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
 } cduk_heap_state;
 
@@ -49,6 +50,10 @@ uint32_t cduk_fatal_count(void);
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
 uint64_t cduk_monotonic_ns(void);
+
+/* The call-depth limit of the heap whose udata is `udata` (DUK_USE_CALLSTACK_LIMIT;
+ * defined in engine.c): the state's callstack_limit, or Duktape's default 10,000. */
+uint32_t cduk_callstack_limit(void *udata);
 
 /* Called by Duktape's interrupt counter (DUK_USE_EXEC_TIMEOUT_CHECK); non-zero
  * when the heap's deadline has passed. Defined in engine.c. */
@@ -83,6 +88,25 @@ typedef enum cduk_class {
 
 /* The class of the value at idx (CDUK_CLASS_NONE for primitives). Never throws. */
 cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx);
+
+/* True for a Proxy object. Duktape never runs a Proxy's finalizer, so a Proxy cannot be
+ * watched for its death (JSManagedValue keeps it alive instead). Never throws. */
+int cduk_is_proxy(duk_context *ctx, duk_idx_t idx);
+
+/* ---- Hidden slots (engine.c; for shims.c, inside protected bodies) --------
+ * Own properties only, written with DUK_DEFPROP_FORCE: an object's prototype chain
+ * and its frozen/sealed/non-extensible state cannot change what DuktapeCore reads or
+ * whether its writes land. They may throw (allocation), so call them protected. */
+
+/* [] -> [value]: obj's own property `key`, or undefined (never an inherited one). */
+void cduk_get_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key);
+
+/* [value] -> []: defines obj's own property `key` as value, whatever obj's state. */
+void cduk_put_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key);
+
+/* [fn] -> []: makes fn obj's finalizer, whatever obj's state (duk_set_finalizer
+ * throws on a frozen or non-extensible object). */
+void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx);
 
 /* ---- Protected operations ------------------------------------------------
  * Inputs are the top values of the stack (listed as [inputs] -> [results]) and
@@ -158,10 +182,12 @@ duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length,
  * `new func(args)` ignoring this (construct == 1). */
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
 
-/* [] -> []: installs JavaScriptCore's spellings on Error.prototype of ctx's realm:
- * `line` (reads lineNumber) and `sourceURL` (reads fileName), as configurable,
- * non-enumerable accessors. */
-duk_int_t cduk_pinstall_realm(duk_context *ctx);
+/* [] -> []: prepares ctx's realm: JavaScriptCore's spellings on Error.prototype
+ * (`line` reads lineNumber, `sourceURL` reads fileName; configurable, non-enumerable
+ * accessors), and either Duktape.fin wrapped so that scripts cannot detach our
+ * finalizers (sandboxed == 0) or the whole `Duktape` global removed (sandboxed != 0:
+ * no fin/act/gc/info/enc/dec/compact/Thread/Pointer for the script). */
+duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed);
 
 /* ---- Swift boxes and host functions --------------------------------------- */
 
