@@ -3,7 +3,7 @@ SWIFT ?= swift
 DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps bench-deps build test demo bench clean
+.PHONY: deps bench-deps build test test-sanitize demo bench fuzz clean
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
@@ -27,6 +27,21 @@ build: deps
 
 test: deps
 	$(SWIFT) test
+
+# The whole suite again under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer,
+# each in its own build folder. Any report fails the run; there are no suppressions.
+# - The test bundle runs only its Swift Testing tests (there are no XCTest ones): `swift test`
+#   would also start XCTest's empty run, whose suite objects leak (LeakSanitizer, XCTest 6.3).
+# - ASan's use-after-return mode is off: it moves locals to a heap "fake stack", which breaks
+#   the native stack guard (it compares the frame address with the thread's stack bounds, see
+#   shims.c), and its allocator degrades over a long run (google/sanitizers#1483); Duktape's
+#   longjmp-based errors make that quadratic (the memory-limit tests took over 5 minutes).
+SANITIZED_TESTS = debug/DuktapeCorePackageTests.xctest --testing-library swift-testing
+test-sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 .build-asan/$(SANITIZED_TESTS)
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 .build-tsan/$(SANITIZED_TESTS)
 
 demo: deps
 	$(SWIFT) build

@@ -19,11 +19,13 @@ public struct ChildProcess: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case spawn(path: String, errno: Int32)
         case wait(errno: Int32)
+        case read(path: String, errno: Int32)
 
         public var description: String {
             switch self {
             case .spawn(let path, let code): "cannot start \(path): \(String(cString: strerror(code)))"
             case .wait(let code): "waitpid failed: \(String(cString: strerror(code)))"
+            case .read(let path, let code): "cannot read \(path): \(String(cString: strerror(code)))"
             }
         }
     }
@@ -59,9 +61,26 @@ public struct ChildProcess: Sendable {
         }
         let signal = status & 0x7f
         let exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        func text(_ path: String) -> String {
-            String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        return Output(status: exit, stdout: try contents(of: paths[1]), stderr: try contents(of: paths[2]))
+    }
+
+    /// A file's text, read with POSIX calls: FoundationEssentials' `FileManager.contents(atPath:)`
+    /// leaks its 4 KiB read buffer (LeakSanitizer, swift-foundation 6.3).
+    private static func contents(of path: String) throws -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw Failure.read(path: path, errno: errno) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure.read(path: path, errno: errno)
+            }
+            bytes += chunk[..<count]
         }
-        return Output(status: exit, stdout: text(paths[1]), stderr: text(paths[2]))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
