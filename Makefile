@@ -55,5 +55,25 @@ demo: deps
 bench: bench-deps
 	Benchmarks/scripts/run.sh
 
+# libFuzzer harnesses (Fuzz/, see its Package.swift): each runs SECONDS seconds, starting from
+# the committed seeds (Fuzz/Corpus) plus what earlier runs kept (Fuzz/.corpus). A crash, a leak
+# or a failed round trip stops the run and leaves the input in Fuzz/.findings.
+# `make fuzz SECONDS=600 FUZZERS=convert` runs one harness for ten minutes.
+SECONDS ?= 60
+FUZZERS ?= evaluate convert callbacks
+FUZZ_BUILD = $(SWIFT) build -c release --package-path Fuzz --scratch-path Fuzz/.build \
+	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
+fuzz: deps
+	$(FUZZ_BUILD)
+	@mkdir -p Fuzz/.findings
+	@for name in $(FUZZERS); do \
+		mkdir -p Fuzz/.corpus/$$name; \
+		echo "== fuzz-$$name for $(SECONDS) s"; \
+		ASAN_OPTIONS=detect_stack_use_after_return=0 Fuzz/.build/release/fuzz-$$name \
+			Fuzz/.corpus/$$name Fuzz/Corpus/$$name -dict=Fuzz/js.dict -max_total_time=$(SECONDS) \
+			-max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			-artifact_prefix=Fuzz/.findings/$$name- || exit 1; \
+	done
+
 clean:
 	rm -rf .build .build-*

@@ -117,8 +117,32 @@ uint64_t cduk_monotonic_ns(void) {
 /* Allocation accounting uses malloc_usable_size so that no header is added to
  * Duktape's many small allocations. A refused allocation (NULL) makes Duktape run
  * an emergency GC, retry, and then throw RangeError "alloc failed". */
+/* Why: Duktape checks the deadline only between bytecode instructions, so a native built-in
+ * can run far past it (Array.prototype.join over a sparse array of length 2^32 - 1 ran for
+ * minutes under a 0.1 s limit). Such loops allocate as they go, so once the deadline has
+ * passed the allocator refuses memory and the engine unwinds. The clock is read every 32nd
+ * allocation; after that every allocation is refused (Duktape retries a refused allocation
+ * after a garbage collection), until the next call from Swift arms a new deadline. Not while
+ * Swift builds or reads an error (the relax count), so the error itself can be made. */
+static int cduk__refused_past_deadline(cduk_heap_state *state) {
+    if (state->deadline_ns == 0 || cduk__stack_relax > 0) {
+        return 0;
+    }
+    if (!state->past_deadline) {
+        if ((++state->alloc_ticks & 31) != 0 || cduk_monotonic_ns() < state->deadline_ns) {
+            return 0;
+        }
+        state->past_deadline = 1;
+    }
+    state->deadline_refusals++;
+    return 1;
+}
+
 static void *cduk__alloc(void *udata, duk_size_t size) {
     cduk_heap_state *state = (cduk_heap_state *) udata;
+    if (cduk__refused_past_deadline(state)) {
+        return NULL;
+    }
     if (state->memory_limit != 0 && state->memory_used + size > state->memory_limit) {
         state->limit_hits++;
         return NULL;
@@ -139,6 +163,9 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
     if (size == 0) {
         free(ptr);
         state->memory_used -= old;
+        return NULL;
+    }
+    if (size > old && cduk__refused_past_deadline(state)) {
         return NULL;
     }
     if (state->memory_limit != 0 && size > old && state->memory_used - old + size > state->memory_limit) {

@@ -28,6 +28,8 @@ public final class JSContext: @unchecked Sendable {
     /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
     private var exceptionStorage: JSValue.Storage?
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
+    /// How many `exceptionHandler` calls are running (nested) on this context.
+    private var handlerDepth = 0
     private var nameStorage: String?
     /// Exported objects' wrappers, by object (weak: entries leave when a wrapper is finalized).
     var wrappers: [ObjectIdentifier: WrapperEntry] = [:]
@@ -159,6 +161,11 @@ public final class JSContext: @unchecked Sendable {
     /// The default handler sets `exception`. Setting nil makes such exceptions be silently
     /// swallowed. The handler runs synchronously, on the thread that made the call.
     ///
+    /// A handler may use the context, and what it does may fail and call it again. So that a
+    /// handler which always fails cannot recurse until the thread's stack overflows, calls
+    /// nested more than 64 deep store the exception in `exception` instead of calling the
+    /// handler once more (JavaScriptCore has no such bound).
+    ///
     /// ```swift
     /// context.exceptionHandler = { context, exception in
     ///     print("JS error:", exception?.toString() ?? "?")
@@ -209,12 +216,21 @@ public final class JSContext: @unchecked Sendable {
         }
     }
 
-    /// Hands an uncaught exception to `exceptionHandler` (nil handler: swallowed).
+    /// Hands an uncaught exception to `exceptionHandler` (nil handler: swallowed), or stores it
+    /// when handlers are already nested `maximumHandlerDepth` deep.
     func notifyException(_ exception: JSValue) {
         vm.lock.withLock {
+            guard handlerDepth < Self.maximumHandlerDepth else {
+                self.exception = exception
+                return
+            }
+            handlerDepth += 1
+            defer { handlerDepth -= 1 }
             exceptionHandlerStorage?(self, exception)
         }
     }
+
+    static let maximumHandlerDepth = 64
 
     /// Replaces the stored exception, handing the old one (and its slot) to the caller.
     /// Used around callbacks (JavaScriptCore's save/clear/restore rule).

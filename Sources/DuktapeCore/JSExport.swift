@@ -213,7 +213,7 @@ public struct JSClassBuilder<T: AnyObject> {
 
     /// A property with a getter and an optional setter written as closures (they may throw).
     public func property<Value: JSValueConvertible>(
-        _ name: String, get: @escaping (T) throws -> Value, set: ((T, Value) throws -> Void)?
+        _ name: String, get: @escaping (T) throws -> Value, set: ((T, Value) throws -> Void)? = nil
     ) {
         let getter: (HostCall) throws -> Any? = { call in
             ArgumentReader.result(try get(JSClassBuilder.receiver(call)), in: call.context)

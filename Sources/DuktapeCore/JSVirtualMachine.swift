@@ -30,6 +30,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
     private var entryDepth = 0
     /// `limit_hits` when the outermost entry began.
     private var limitHitsAtEntry: UInt32 = 0
+    /// `deadline_refusals` when the outermost entry began.
+    private var deadlineRefusalsAtEntry: UInt32 = 0
     private var timeLimitStorage: TimeInterval?
     private var sandboxStorage: JSSandbox?
     /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
@@ -127,8 +129,10 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// function, reading a property with a getter...) with no other call of this VM active, and
     /// covers everything nested in it. A script past its time gets `RangeError: execution timeout`,
     /// which JavaScript `try`/`catch` cannot swallow; the VM stays usable afterwards. The check
-    /// runs every few thousand bytecode instructions, so a limit is honoured to about a millisecond;
-    /// time spent in Swift callbacks counts, but a callback that blocks is not interrupted.
+    /// runs every few thousand bytecode instructions, so a limit is honoured to about a millisecond.
+    /// A native built-in that loops without running bytecode (`join` of a sparse array of length
+    /// 2^32 - 1) is stopped at its next allocations past the deadline. Time spent in Swift
+    /// callbacks counts, but a callback that blocks is not interrupted.
     ///
     /// ```swift
     /// vm.executionTimeLimit = 0.1
@@ -216,6 +220,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
         try lock.withLock { () throws(E) -> T in
             if entryDepth == 0 {
                 limitHitsAtEntry = state.pointee.limit_hits
+                deadlineRefusalsAtEntry = state.pointee.deadline_refusals
+                state.pointee.past_deadline = 0
                 if let limit = timeLimitStorage {
                     let nanoseconds = UInt64(min(limit, 1e9) * 1e9)
                     state.pointee.deadline_ns = cduk_monotonic_ns() &+ max(1, nanoseconds)
@@ -234,6 +240,12 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// outermost entry. Caller holds the lock.
     var memoryLimitReachedInEntry: Bool {
         state.pointee.limit_hits != limitHitsAtEntry
+    }
+
+    /// True when the allocator refused memory because the execution deadline had passed during
+    /// the current outermost entry (a native built-in ran past it). Caller holds the lock.
+    var deadlineReachedInEntry: Bool {
+        state.pointee.deadline_refusals != deadlineRefusalsAtEntry
     }
 
     // MARK: - Interned keys

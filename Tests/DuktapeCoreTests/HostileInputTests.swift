@@ -105,6 +105,27 @@ struct HostileInputTests {
         expectUsable()
     }
 
+    /// Found by fuzz-evaluate: native built-ins loop without running bytecode, so Duktape's
+    /// deadline check never ran (`join` of a 2^32 - 1 long sparse array took minutes under a
+    /// 0.1 s limit). Past the deadline the allocator now refuses memory.
+    @Test(arguments: [
+        "var a = []; a.length = 4294967295; a.join().length",
+        "var a = []; a.length = 4294967295; String(a)",
+        "Object.defineProperty([], 'length', { value: 4294967295 }).toString()",
+        "var a = []; a.length = 4294967295; a.join('abc')",
+        "var a = []; a.length = 4294967295; try { a.join() } catch (e) { } while (true) {}",
+    ])
+    func nativeLoopsStopAtTheDeadline(script: String) throws {
+        vm.executionTimeLimit = 0.1
+        let started = Date()
+        let exception = try #require(thrown(context, script))
+        #expect(exception.name == "RangeError")
+        #expect(exception.message == "execution timeout")
+        #expect(Date().timeIntervalSince(started) < 5)
+        vm.executionTimeLimit = 2
+        expectUsable()
+    }
+
     @Test func allocationPastTheMemoryLimit() throws {
         vm.memoryLimit = vm.memoryUsage + (2 << 20)
         for script in [
@@ -162,6 +183,21 @@ struct HostileInputTests {
         }
         context.evaluateScript("throw new Error('first')")
         #expect(depth == 50)
+        context.exceptionHandler = nil
+        expectUsable()
+    }
+
+    /// Found by fuzz-evaluate: a handler that always fails again recursed until the stack
+    /// overflowed. Nesting is bounded; the innermost exception is stored instead.
+    @Test func aHandlerThatAlwaysFailsAgainStopsAt64Levels() {
+        var calls = 0
+        context.exceptionHandler = { context, exception in
+            calls += 1
+            _ = exception?.call(withArguments: [])   // an Error is not callable: TypeError, again
+        }
+        context.evaluateScript("throw new Error('first')")
+        #expect(calls == JSContext.maximumHandlerDepth)
+        #expect(context.exception?.forProperty("name").toString() == "TypeError")
         context.exceptionHandler = nil
         expectUsable()
     }

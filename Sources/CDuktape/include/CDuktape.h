@@ -36,6 +36,9 @@ typedef struct cduk_heap_state {
     uint32_t limit_hits;     /* allocations refused because of memory_limit */
     uint32_t timeouts;       /* interrupt checks that reported the deadline */
     uint32_t callstack_limit; /* most nested calls per context thread; 0 = Duktape's 10,000 */
+    uint32_t alloc_ticks;    /* allocations counted for the deadline check */
+    uint32_t past_deadline;  /* 1 once an allocation found the deadline passed (re-armed with it) */
+    uint32_t deadline_refusals; /* allocations refused because the deadline had passed */
     void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
 } cduk_heap_state;
 

@@ -73,6 +73,12 @@ struct EngineStack {
             cduk_native_stack_relax(-1)
         }
         let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
+        if vm.deadlineReachedInEntry, isAllocationFailure(at: -1) {
+            // A native built-in ran past the deadline and the allocator stopped it.
+            return JSException(
+                value: value, name: "RangeError", message: "execution timeout", stack: nil, line: nil,
+                sourceURL: nil)
+        }
         if vm.memoryLimitReachedInEntry, isAllocationFailure(at: -1) {
             // Duktape reports a refused allocation as `Error: alloc failed` (with " (line N)"
             // when it happens while compiling), or as `DoubleError` when even the error object

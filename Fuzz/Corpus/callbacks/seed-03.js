@@ -1,0 +1,1 @@
+roundTrip({a: [1, {b: new Date(1)}], c: new Uint8Array(2)})

@@ -1,0 +1,1 @@
+typed(1, true, ['x'], {k: 1.5}, new Date(0))

@@ -1,0 +1,1 @@
+try { fail() } catch (e) { e.message }

@@ -1,0 +1,1 @@
+reenter('reenter("add(1, 2)")')

@@ -1,0 +1,1 @@
+var g = new Gadget('g'); g.bump(2); g.twice

@@ -1,0 +1,1 @@
+var g = new Gadget('a'); g.combine(Gadget.make('b')).label

@@ -1,0 +1,1 @@
+var g = new Gadget('x'); g.setHandler(function (v, self) { return [v, self.label] }); collect(); g.fire(42)

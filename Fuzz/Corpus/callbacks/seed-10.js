@@ -1,0 +1,1 @@
+Gadget.prototype.bump.call({}, 1)

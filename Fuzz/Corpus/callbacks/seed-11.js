@@ -1,0 +1,1 @@
+var g = new Gadget('x'); Object.create(g).bump(1)

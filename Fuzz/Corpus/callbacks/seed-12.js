@@ -1,0 +1,1 @@
+add.call(null, {valueOf: function () { throw 1 }}, 2)

@@ -1,0 +1,1 @@
+typed('no', 1, 'x', 5, null)

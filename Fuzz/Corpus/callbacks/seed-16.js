@@ -1,0 +1,1 @@
+var o = new Gadget('f'); Object.freeze(o); o.count = 5; o.count

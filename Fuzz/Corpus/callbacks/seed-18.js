@@ -1,0 +1,1 @@
+echo.apply(null, new Array(1000))

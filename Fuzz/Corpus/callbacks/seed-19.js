@@ -1,0 +1,1 @@
+var g = new Gadget('cycle'); g.setHandler(function () { return g }); g = null; collect()

@@ -1,0 +1,1 @@
+var o = {a: [1, 2, {b: 'c'}], d: new Date(0), u: new Uint8Array([1,2,3])}; o

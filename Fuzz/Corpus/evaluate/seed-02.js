@@ -1,0 +1,1 @@
+var a = []; a[100] = 1; a.length = 5; a

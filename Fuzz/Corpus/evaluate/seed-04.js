@@ -1,0 +1,1 @@
+var c = {}; c.self = c; c.list = [c, c]; c

@@ -1,0 +1,1 @@
+new Proxy({}, { get: function (t, k) { throw k } })

@@ -1,0 +1,1 @@
+({ get x() { throw new Error('getter') }, valueOf: function () { throw 1 }, toString: function () { return {} } })

@@ -1,0 +1,1 @@
+Object.freeze({ a: 1 })

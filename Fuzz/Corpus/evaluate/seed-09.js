@@ -1,0 +1,1 @@
+[function () {}, /re/g, new Error('e'), null, undefined, NaN, -0, 1e308]

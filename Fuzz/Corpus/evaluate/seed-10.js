@@ -1,0 +1,1 @@
+(function f(n) { return n ? f(n - 1) : 0 })(100000)

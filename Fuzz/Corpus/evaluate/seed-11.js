@@ -1,0 +1,1 @@
+var s = 'ab'; while (true) s += s

@@ -1,0 +1,1 @@
+JSON.parse('{"__proto__": {"x": 1}}')

@@ -1,0 +1,1 @@
+var x = new Array(1e6).join('x'); x.length

@@ -1,0 +1,1 @@
+try { throw new TypeError('t') } finally { }

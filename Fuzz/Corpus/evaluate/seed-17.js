@@ -1,0 +1,1 @@
+var f = function () { return this }; f

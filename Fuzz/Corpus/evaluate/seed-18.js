@@ -1,0 +1,1 @@
+Object.defineProperty([], 'length', { value: 4294967295 })

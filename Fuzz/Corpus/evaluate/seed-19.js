@@ -1,0 +1,1 @@
+String.fromCharCode.apply(null, new Array(1000).join('a').split('').map(function (_, i) { return i }))
