@@ -3,7 +3,7 @@ SWIFT ?= swift
 DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps bench-deps build test test-sanitize demo bench fuzz clean
+.PHONY: deps bench-deps build test test-sanitize demo bench fuzz fuzz-build clean
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
@@ -63,13 +63,15 @@ SECONDS ?= 60
 FUZZERS ?= evaluate convert callbacks
 FUZZ_BUILD = $(SWIFT) build -c release --package-path Fuzz --scratch-path Fuzz/.build \
 	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
-fuzz: deps
+fuzz-build: deps
 	$(FUZZ_BUILD)
+
+fuzz: fuzz-build
 	@mkdir -p Fuzz/.findings
 	@for name in $(FUZZERS); do \
 		mkdir -p Fuzz/.corpus/$$name; \
 		echo "== fuzz-$$name for $(SECONDS) s"; \
-		ASAN_OPTIONS=detect_stack_use_after_return=0 Fuzz/.build/release/fuzz-$$name \
+		SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_stack_use_after_return=0 Fuzz/.build/release/fuzz-$$name \
 			Fuzz/.corpus/$$name Fuzz/Corpus/$$name -dict=Fuzz/js.dict -max_total_time=$(SECONDS) \
 			-max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
 			-artifact_prefix=Fuzz/.findings/$$name- || exit 1; \

@@ -234,6 +234,12 @@ static duk_ret_t cduk__push_new(duk_context *ctx, void *udata) {
     switch (*(int *) udata) {
     case 0: duk_push_object(ctx); break;
     case 1: duk_push_array(ctx); break;
+    case 3: /* an array for DuktapeCore's own bookkeeping: with no prototype, no setter or
+             * getter a script puts on Array.prototype can see or change its elements */
+        duk_push_array(ctx);
+        duk_push_undefined(ctx); /* duk_set_prototype's spelling of "none" */
+        duk_set_prototype(ctx, -2);
+        break;
     default: duk_push_thread_new_globalenv(ctx); break; /* a macro: why this shim exists */
     }
     return 1;

@@ -62,7 +62,7 @@ public final class JSVirtualMachine: @unchecked Sendable {
         }
         // The registry array stays on the heap thread's value stack (index 0) for the heap's
         // whole life, which keeps it reachable without any property lookups.
-        guard cduk_ppush_new(heap, 1) == DUK_EXEC_SUCCESS, let registry = duk_get_heapptr(heap, -1) else {
+        guard cduk_ppush_new(heap, 3) == DUK_EXEC_SUCCESS, let registry = duk_get_heapptr(heap, -1) else {
             duk_destroy_heap(heap)
             state.deallocate()
             return nil

@@ -291,4 +291,34 @@ struct ConversionTests {
         #expect(noPrototype.toDouble().isNaN)
         #expect(noPrototype.toString() == nil)
     }
+
+    /// Found by fuzz-convert: a dictionary key "__proto__" replaced the new object's prototype
+    /// instead of becoming a property, and the round trip lost it.
+    @Test func dictionaryKeysAreDefinedNotAssigned() throws {
+        let value = try #require(JSValue(object: ["__proto__": ["polluted": true], "constructor": false], in: context))
+        #expect(eval(context, "(function (o) { return Object.getPrototypeOf(o) === Object.prototype && o.polluted === undefined })").call(withArguments: [value]).toBool())
+        let back = try #require(value.toObject() as? [String: Any])
+        #expect(back.count == 2)
+        #expect((back["__proto__"] as? [String: Any])?["polluted"] as? Bool == true)
+        #expect(back["constructor"] as? Bool == false)
+    }
+
+    /// Setters a script puts on the prototypes never see data converted from Swift. (The same
+    /// accessor on `Array.prototype[0]` once captured the registry where values are pinned
+    /// for Swift: every JSValue failed with "out of memory while keeping a value".)
+    @Test func scriptSettersOnPrototypesDoNotSeeConvertedData() throws {
+        let context = JSContext()!
+        eval(context, """
+            var seen = [];
+            Object.defineProperty(Object.prototype, 'password', { set: function (v) { seen.push(v) }, configurable: true });
+            Object.defineProperty(Array.prototype, '0', { set: function (v) { seen.push(v) }, configurable: true });
+            """)
+        context.setObject(["password": "hunter2", "list": ["first"]] as [String: Any], forKeyedSubscript: "secrets")
+        #expect(eval(context, "seen.length").toInt32() == 0)
+        #expect(eval(context, "secrets.password + ',' + secrets.list[0]").toString() == "hunter2,first")
+        #expect(eval(context, "Object.getOwnPropertyNames(secrets.list).join()").toString() == "0,length")
+        let values = (0..<20).map { JSValue(object: "pinned \($0)", in: context)! }
+        #expect(values.map { $0.toString() ?? "" } == (0..<20).map { "pinned \($0)" })
+        #expect(eval(context, "seen.length").toInt32() == 0)
+    }
 }

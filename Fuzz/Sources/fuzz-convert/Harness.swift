@@ -34,7 +34,7 @@ func fuzzConvert(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 private func fail(_ what: String, _ model: Model, _ back: Any?) -> Never {
-    print("fuzz-convert: \(what)\n  in:  \(model)\n  out: \(String(describing: back))")
+    fputs("fuzz-convert: \(what)\n  in:  \(model)\n  out: \(String(describing: back))\n", stderr)
     abort()
 }
 

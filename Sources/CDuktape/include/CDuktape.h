@@ -121,8 +121,10 @@ void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx);
 /* [] -> [string]: interns bytes (Duktape's internal CESU-8 form). */
 duk_int_t cduk_ppush_lstring(duk_context *ctx, const char *bytes, size_t length);
 
-/* [] -> [new object] (kind 0), [new array] (kind 1), or [new thread with a fresh
- * global environment] (kind 2: a JSContext's realm; the API is a macro). */
+/* [] -> [new object] (kind 0), [new array] (kind 1), [new thread with a fresh
+ * global environment] (kind 2: a JSContext's realm; the API is a macro), or [new array
+ * with a null prototype] (kind 3: DuktapeCore's registry and retain lists, which no
+ * accessor a script defines on Array.prototype may intercept). */
 duk_int_t cduk_ppush_new(duk_context *ctx, int kind);
 
 /* [] -> [Uint8Array holding a copy of the bytes]. */
@@ -247,6 +249,10 @@ enum {
     /* getter and setter, not enumerable, configurable (read-write exported property) */
     CDUK_DEFPROP_ACCESSOR = DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER | DUK_DEFPROP_CLEAR_ENUMERABLE |
                             DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE,
+    /* an own, writable, enumerable, configurable data property, defined rather than
+     * assigned (CreateDataProperty): no setter runs, "__proto__" is an ordinary key */
+    CDUK_DEFPROP_DATA = DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
+                        DUK_DEFPROP_SET_CONFIGURABLE,
     /* read-only, not enumerable, not configurable data property (Constructor.prototype) */
     CDUK_DEFPROP_FIXED = DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
                          DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE

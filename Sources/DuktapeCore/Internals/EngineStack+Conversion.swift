@@ -130,7 +130,7 @@ extension EngineStack {
             duk_dup(ctx, target)
             duk_push_number(ctx, Double(index))
             try pushElement(element, depth: depth)
-            try check(cduk_pput_prop(ctx))
+            try defineElement()
         }
     }
 
@@ -147,8 +147,18 @@ extension EngineStack {
                 throw error
             }
             try pushElement(element, depth: depth)
-            try check(cduk_pput_prop(ctx))
+            try defineElement()
         }
+    }
+
+    /// [target key value] -> []: defines an own data property, as JSON.parse and
+    /// CreateDataProperty do, rather than assigning it. So a key "__proto__" is kept as data
+    /// instead of replacing the prototype, and no setter a script put on `Object.prototype` or
+    /// `Array.prototype` sees the converted data.
+    @inline(__always)
+    private func defineElement() throws(JSException) {
+        try check(cduk_pdef_prop(ctx, UInt32(CDUK_DEFPROP_DATA)))
+        duk_pop(ctx)
     }
 
     /// Pushes a container element; on failure pops the target and key already pushed for it.

@@ -95,7 +95,7 @@ extension EngineStack {
         if targets.isEmpty {
             duk_push_undefined(ctx)
         } else {
-            try check(cduk_ppush_new(ctx, 1))
+            try check(cduk_ppush_new(ctx, 3))
             for (position, target) in targets.enumerated() {
                 try reserve(3)
                 duk_dup(ctx, -1)
