@@ -321,4 +321,15 @@ struct ConversionTests {
         #expect(values.map { $0.toString() ?? "" } == (0..<20).map { "pinned \($0)" })
         #expect(eval(context, "seen.length").toInt32() == 0)
     }
+
+    /// Found by fuzz-convert: an empty `[Any]` (and one of NSNumbers) also casts to `[UInt8]`,
+    /// and became a `Uint8Array`.
+    @Test func onlyExactByteArraysBecomeUint8Arrays() throws {
+        for value in [[] as [Any], [NSNumber(value: 1), NSNumber(value: 2)] as [Any], [[] as [Any]] as [Any]] {
+            let converted = try #require(JSValue(object: value, in: context))
+            #expect(converted.isArray)
+            #expect((converted.toObject() as? [Any])?.count == value.count)
+        }
+        #expect(eval(context, "(function (v) { return v instanceof Uint8Array })").call(withArguments: [[1, 2] as [UInt8]]).toBool())
+    }
 }

@@ -34,7 +34,8 @@ func fuzzConvert(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 private func fail(_ what: String, _ model: Model, _ back: Any?) -> Never {
-    fputs("fuzz-convert: \(what)\n  in:  \(model)\n  out: \(String(describing: back))\n", stderr)
+    let report = "fuzz-convert: \(what)\n  in:  \(model)\n  out: \(String(describing: back))\n"
+    _ = report.withCString { write(2, $0, strlen($0)) }
     abort()
 }
 

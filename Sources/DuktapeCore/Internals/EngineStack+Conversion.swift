@@ -45,7 +45,8 @@ extension EngineStack {
         case let character as Character: try pushString(String(character))
         case let date as Date: try check(cduk_ppush_date(ctx, (date.timeIntervalSince1970 * 1000).rounded(.down)))
         case let data as Data: try pushBytes(data)
-        case let bytes as [UInt8]: try pushBytes(bytes)
+        // Exactly [UInt8]: an empty [Any], or one of NSNumbers, also casts to [UInt8].
+        case let bytes as [UInt8] where type(of: value) == [UInt8].self: try pushBytes(bytes)
         case let array as [Any]: try pushArray(array, depth: depth)
         case let dictionary as [String: Any]: try pushObject(dictionary, depth: depth)
         case let dictionary as [AnyHashable: Any]: try pushStringKeyed(dictionary, depth: depth)
