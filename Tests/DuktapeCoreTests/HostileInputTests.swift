@@ -223,4 +223,181 @@ struct HostileInputTests {
         #expect(context.evaluateScript("t").toDouble() == 44_999_850_000)
         expectUsable()
     }
+
+    // MARK: - Depth
+
+    @Test func javaScriptRecursion100000DeepIsARangeError() throws {
+        eval(context, "function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1) }")
+        let exception = try #require(thrown(context, "depth(100000)"))
+        #expect(exception.name == "RangeError")
+        #expect(exception.message == "callstack limit")
+        #expect(eval(context, "depth(5000)").toInt32() == 5000)
+        expectUsable()
+    }
+
+    @Test func javaScriptToSwiftToJavaScriptRecursion100000DeepIsARangeError() throws {
+        context["viaSwift"] = JSValue(newFunctionIn: context) { (n: Int) throws -> Int in
+            guard n > 0 else { return 0 }
+            return Int(try JSContext.current().objectForKeyedSubscript("down").call(n - 1).toInt32()) + 1
+        }
+        eval(context, "function down(n) { return viaSwift(n) }")
+        let exception = try #require(thrown(context, "down(100000)"))
+        #expect(exception.name == "RangeError")
+        #expect(exception.message == "C stack depth limit", "\(exception)")
+        #expect(eval(context, "down(50)").toInt32() == 50)
+        expectUsable()
+    }
+
+    // MARK: - Structures
+
+    @Test func cyclicAndSharedStructuresThroughEveryConversion() throws {
+        let cyclic = eval(context, "var shared = {s: 1}; var c = {shared: shared, again: shared, list: [shared]}; c.self = c; c.list.push(c.list); c")
+        // toObject/toDictionary: a back-reference comes back as its JSValue; shared parts twice.
+        let object = try #require(cyclic.toObject() as? [String: Any])
+        #expect((object["shared"] as? [String: Any])?["s"] as? Int == 1)
+        #expect((object["again"] as? [String: Any])?["s"] as? Int == 1)
+        #expect(object["self"] is JSValue)
+        let list = try #require(object["list"] as? [Any])
+        #expect(list.count == 2 && list[1] is JSValue)
+        #expect(cyclic.toDictionary()?["self"] is JSValue)
+        #expect(cyclic.forProperty("list").toArray()?.count == 2)
+        // JSValueConvertible reads are strict: a cycle is not a [String: Int] or [[Int]].
+        #expect([String: Int].fromJSValue(cyclic) == nil)
+        #expect([[Double]].fromJSValue(cyclic.forProperty("list")) == nil)
+        // As a callback argument, typed and untyped.
+        context["takeDictionary"] = JSValue(newFunctionIn: context) { (value: [String: JSValue]) in value.count }
+        context["takeAny"] = JSValue(newFunctionIn: context) { (this: JSValue, arguments: [JSValue]) -> Any? in arguments.first?.toObject() }
+        #expect(eval(context, "takeDictionary(c)").toInt32() == 4)
+        #expect(eval(context, "var back = takeAny(c); back.self === c && back.shared.s === 1").toBool())
+        // Swift → JS of the converted (finite) graph, and the cycle back through a global.
+        context.setObject(object, forKeyedSubscript: "fromSwift")
+        #expect(eval(context, "fromSwift.self === c && fromSwift.shared !== fromSwift.again").toBool())
+        _ = cyclic.description
+        expectUsable()
+    }
+
+    @Test func proxiesAndAccessorsThatThrowOrMutateDuringConversion() throws {
+        vm.executionTimeLimit = 0.2  // the growing Proxy below runs into it
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        let cases = [
+            "new Proxy([1, 2, 3], { get: function (t, k) { if (k === '1') throw new Error('get trap'); return t[k] } })",
+            "new Proxy({a: 1}, { ownKeys: function () { return ['a', 'a', 'ghost'] } })",
+            "new Proxy({}, { getOwnPropertyDescriptor: function () { throw new Error('gopd trap') }, ownKeys: function () { return ['x'] } })",
+            "var grow = [1]; new Proxy(grow, { get: function (t, k) { if (k === 'length') { t.push(t.length); return 1e6 } return t[k] } })",
+            "var arr = [1, 2, 3]; Object.defineProperty(arr, 1, { get: function () { arr.length = 0; return 'gone' } }); arr",
+            "({ get a() { delete this.b; this.z = 1; return 1 }, b: 2, valueOf: function () { throw 1 }, toString: function () { throw 2 } })",
+            "({ toString: function () { return {} }, valueOf: function () { return {} } })",
+        ]
+        for script in cases {
+            let value = eval(context, script)
+            _ = value.toObject()
+            _ = value.toArray()
+            _ = value.toDictionary()
+            _ = value.toString()
+            _ = value.toDouble()
+            _ = value.description
+            _ = [Int].fromJSValue(value)
+        }
+        // Only what the traps and accessors throw is reported, and the time limit; nothing else.
+        let expected: Set = ["Error: get trap", "Error: gopd trap", "RangeError: execution timeout", "1", "2",
+                             "TypeError: coercion to primitive failed"]
+        #expect(Set(recorder.messages).isSubset(of: expected), "\(recorder.messages)")
+        #expect(recorder.messages.contains("RangeError: execution timeout"))
+        context.exceptionHandler = nil
+        vm.executionTimeLimit = 2
+        expectUsable()
+    }
+
+    @Test func frozenAndSealedObjectsWrittenFromSwift() throws {
+        let frozen = eval(context, "Object.freeze({ a: 1 })")
+        frozen.setValue(2, forProperty: "a")
+        frozen.setValue(3, forProperty: "added")
+        #expect(frozen.forProperty("a").toInt32() == 1)
+        #expect(frozen.forProperty("added").isUndefined)
+        #expect(frozen.deleteProperty("a") == false)
+        let sealed = eval(context, "Object.seal({ a: 1 })")
+        sealed.setValue(5, forProperty: "a")
+        sealed.setValue(6, forProperty: "added")
+        #expect(sealed.forProperty("a").toInt32() == 5)
+        #expect(sealed.forProperty("added").isUndefined)
+        #expect(sealed.deleteProperty("a") == false)
+        let frozenArray = eval(context, "Object.freeze([1, 2])")
+        frozenArray.setValue(9, at: 0)
+        frozenArray.setValue(9, at: 5)
+        #expect(frozenArray.toArray()?.count == 2)
+        #expect(frozenArray.atIndex(0).toInt32() == 1)
+        // defineProperty on a frozen object is a TypeError reported to the handler.
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        frozen.defineProperty("b", descriptor: ["value": 1])
+        #expect(recorder.messages.count == 1 && recorder.messages[0].hasPrefix("TypeError"))
+        context.exceptionHandler = nil
+        expectUsable()
+    }
+
+    @Test func symbolKeysAreSkippedByConversionsAndUnreachableByName() throws {
+        let value = eval(context, "var sym = Symbol('k'); var o = { plain: 1 }; o[sym] = 2; o[Symbol.iterator] = function () {}; o")
+        #expect(value.toObject() as? [String: Int] == ["plain": 1])
+        #expect(value.toDictionary()?.count == 1)
+        #expect(value.forProperty("Symbol(k)").isUndefined)
+        #expect(value.forProperty("sym").isUndefined)
+        #expect(eval(context, "o[sym]").toInt32() == 2)
+        let symbol = eval(context, "sym")
+        #expect(symbol.isSymbol)
+        #expect(symbol.toObject() == nil)
+        #expect(symbol.toString() == nil)
+        #expect(symbol.toDouble().isNaN)
+        expectUsable()
+    }
+
+    @Test func tenMegabyteStringsBothWays() throws {
+        let unit = "a😀\u{0}é"  // 1 + 4 + 1 + 2 UTF-8 bytes, 5 UTF-16 units
+        let big = String(repeating: unit, count: 1_250_000)  // 10,000,000 UTF-8 bytes
+        context.setObject(big, forKeyedSubscript: "big")
+        #expect(eval(context, "big.length").toInt32() == 6_250_000)
+        #expect(eval(context, "big.charCodeAt(1) === 0xD83D && big.charCodeAt(3) === 0").toBool())
+        #expect(context.objectForKeyedSubscript("big").toString() == big)
+        let made = eval(context, "'\\uD83D\\uDE00'.repeat(2500000) + '\\uD800'")
+        let text = try #require(made.toString())
+        #expect(text.unicodeScalars.count == 2_500_001)
+        #expect(text.unicodeScalars.last == "\u{FFFD}")
+        expectUsable()
+    }
+
+    // MARK: - Finalizers and callbacks
+
+    @Test func exceptionsInsideFinalizersAreContained() throws {
+        let vm = try #require(JSVirtualMachine())
+        let context = try #require(JSContext(virtualMachine: vm))
+        context["Thing"] = SandboxedThing.self
+        let before = SandboxedThing.live.value
+        eval(context, """
+            var ran = 0;
+            (function () {
+                for (var i = 0; i < 10; i++) {
+                    Duktape.fin({}, function () { ran++; throw new Error('plain finalizer') });
+                    var t = new Thing();
+                    Duktape.fin(t, function () { ran++; throw new Error('chained finalizer') });
+                }
+            })();
+            """)
+        vm.garbageCollect()
+        #expect(eval(context, "ran").toInt32() == 20)
+        #expect(SandboxedThing.live.value == before)
+        #expect(context.exception == nil)
+        #expect(eval(context, "1 + 1").toInt32() == 2)
+        #expect(cduk_fatal_count() == 0)
+    }
+
+    @Test func evaluatingFromInsideACallback() throws {
+        context["nested"] = JSValue(newFunctionIn: context) { (code: String) throws -> JSValue in
+            try JSContext.current().evaluate(code)
+        }
+        #expect(eval(context, "nested('nested(\"nested(\\\\\"6 * 7\\\\\")\")')").toInt32() == 42)
+        let exception = try #require(thrown(context, "nested('throw new TypeError(\"inner\")')"))
+        #expect(exception.name == "TypeError" && exception.message == "inner")
+        #expect(eval(context, "try { nested('}') } catch (e) { e.name }").toString() == "SyntaxError")
+        expectUsable()
+    }
 }

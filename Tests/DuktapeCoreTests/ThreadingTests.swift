@@ -32,7 +32,7 @@ struct ThreadingTests {
 
     @Test func separateVirtualMachinesRunInParallel() async throws {
         let results = await withTaskGroup(of: Double.self) { group in
-            for seed in 0..<6 {
+            for seed in 0..<8 {
                 group.addTask {
                     let context = JSContext()!
                     context.setObject(seed, forKeyedSubscript: "seed")
@@ -43,7 +43,7 @@ struct ThreadingTests {
             for await result in group { all.append(result) }
             return all
         }
-        let expected = (0..<6).map { seed -> Double in
+        let expected = (0..<8).map { seed -> Double in
             var value = Double(seed)
             for index in 0..<200_000 { value = (value * 31 + Double(index)).truncatingRemainder(dividingBy: 1_000_003) }
             return value

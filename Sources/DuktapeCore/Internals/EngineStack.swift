@@ -73,20 +73,21 @@ struct EngineStack {
             cduk_native_stack_relax(-1)
         }
         let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
-        if vm.deadlineReachedInEntry, isAllocationFailure(at: -1) {
-            // A native built-in ran past the deadline and the allocator stopped it.
-            return JSException(
-                value: value, name: "RangeError", message: "execution timeout", stack: nil, line: nil,
-                sourceURL: nil)
-        }
-        if vm.memoryLimitReachedInEntry, isAllocationFailure(at: -1) {
-            // Duktape reports a refused allocation as `Error: alloc failed` (with " (line N)"
-            // when it happens while compiling), or as `DoubleError` when even the error object
-            // could not be allocated. Callers get one clear outcome; scripts still see the
-            // engine's value.
-            return JSException(
-                value: value, name: "RangeError", message: "memory limit exceeded", stack: nil, line: nil,
-                sourceURL: nil)
+        // Duktape reports a refused allocation as `Error: alloc failed` (with " (line N)" when it
+        // happens while compiling), or as `DoubleError` when even the error object could not be
+        // allocated. When the refusal came from the deadline (a native built-in ran past it) or
+        // from the memory limit, callers and the exception handler get one clear RangeError
+        // instead, made now that the allocator is relaxed; if even that cannot be allocated, the
+        // engine's value is kept under the clear name and message.
+        if isAllocationFailure(at: -1) {
+            let message = vm.deadlineReachedInEntry ? "execution timeout"
+                : vm.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
+            if let message {
+                let made = makeError("RangeError", message)
+                return JSException(
+                    value: made.value.isUndefined ? value : made.value, name: "RangeError", message: message,
+                    stack: nil, line: nil, sourceURL: nil)
+            }
         }
         guard duk_is_object(ctx, -1) != 0 else {
             return JSException(
