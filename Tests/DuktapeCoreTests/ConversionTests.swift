@@ -332,4 +332,17 @@ struct ConversionTests {
         }
         #expect(eval(context, "(function (v) { return v instanceof Uint8Array })").call(withArguments: [[1, 2] as [UInt8]]).toBool())
     }
+
+    /// Found by fuzz-convert: flooring `seconds * 1000` lost a whole millisecond when the
+    /// product came out a hair below the exact count (negative dates, and dates since 2001).
+    @Test(arguments: [-4_237_368.771, -0.001, 1.999, 1_234_567_890.123, -62_135_596_800.001, 0.0005, -0.0005, 1.9999])
+    func datesKeepTheirWholeMilliseconds(seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let value = try #require(JSValue(object: date, in: context))
+        let expected = (seconds * 1000 - (seconds * 1000).rounded()).magnitude < 1e-6
+            ? (seconds * 1000).rounded() : (seconds * 1000).rounded(.down)
+        #expect(value.toDouble() == expected)
+        let back = try #require(value.toDate())
+        #expect((back.timeIntervalSince1970 * 1000 - expected).magnitude < 1e-3)
+    }
 }

@@ -42,7 +42,7 @@ func fuzzCallbacks(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     var reader = ByteReader(data, size)
     let source = reader.remainingText()
-    guard let context = JSContext(sandbox: JSSandbox(memoryLimit: 16 << 20, executionTimeLimit: 0.05)) else { return 0 }
+    guard let context = JSContext(sandbox: JSSandbox(memoryLimit: 16 << 20, executionTimeLimit: 0.02)) else { return 0 }
     context.exceptionHandler = { context, exception in
         exercise(exception, depth: 1)
         context?.exception = nil

@@ -136,8 +136,10 @@ indirect enum Model: CustomStringConvertible {
             return expected.isNaN ? number.doubleValue.isNaN : number.doubleValue == expected
         case .string(let expected): return (value as? String) == expected
         case .date(let seconds):
+            // Sub-milliseconds are dropped, never a whole millisecond.
             guard let date = value as? Date else { return false }
-            return abs(date.timeIntervalSince1970 - seconds) < 0.001
+            let dropped = seconds - date.timeIntervalSince1970
+            return dropped > -1e-6 && dropped < 0.001 + 1e-6
         case .data(let bytes): return (value as? Data).map { Array($0) } == bytes
         case .array(let items):
             guard let array = value as? [Any], array.count == items.count else { return false }

@@ -2,7 +2,7 @@ import Foundation
 import DuktapeCore
 import FuzzSupport
 
-/// Harness 1: arbitrary bytes evaluated as a script in a sandboxed context (16 MiB, 50 ms per
+/// Harness 1: arbitrary bytes evaluated as a script in a sandboxed context (16 MiB, 20 ms per
 /// call from Swift), then every conversion of the result and of the globals scripts tend to
 /// leave behind. A fresh VM per input keeps runs reproducible.
 
@@ -10,7 +10,7 @@ func fuzzEvaluate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     var reader = ByteReader(data, size)
     let source = reader.remainingText()
-    guard let context = JSContext(sandbox: JSSandbox(memoryLimit: 16 << 20, executionTimeLimit: 0.05)) else {
+    guard let context = JSContext(sandbox: JSSandbox(memoryLimit: 16 << 20, executionTimeLimit: 0.02)) else {
         return 0
     }
     context.exceptionHandler = { context, exception in

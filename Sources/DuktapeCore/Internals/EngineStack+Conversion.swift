@@ -43,7 +43,7 @@ extension EngineStack {
         case let number as any BinaryFloatingPoint: duk_push_number(ctx, Double(number))
         case let substring as Substring: try pushString(String(substring))
         case let character as Character: try pushString(String(character))
-        case let date as Date: try check(cduk_ppush_date(ctx, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        case let date as Date: try check(cduk_ppush_date(ctx, Self.javaScriptTime(of: date)))
         case let data as Data: try pushBytes(data)
         // Exactly [UInt8]: an empty [Any], or one of NSNumbers, also casts to [UInt8].
         case let bytes as [UInt8] where type(of: value) == [UInt8].self: try pushBytes(bytes)
@@ -57,6 +57,18 @@ extension EngineStack {
         default:
             throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
         }
+    }
+
+    /// A Date as JavaScript's time value: whole milliseconds since 1970, sub-milliseconds dropped.
+    ///
+    /// Not just `floor(seconds * 1000)`: a Date holds seconds since 2001 as a Double, so a date
+    /// made from an exact millisecond count reads back a few nanoseconds off, and flooring
+    /// `-4237368.771 * 1000 = -4237368771.0000005` lost a whole millisecond (found by
+    /// fuzz-convert). A value within a microsecond of a whole millisecond is that millisecond.
+    static func javaScriptTime(of date: Date) -> Double {
+        let milliseconds = date.timeIntervalSince1970 * 1000
+        let nearest = milliseconds.rounded()
+        return abs(milliseconds - nearest) <= 0.001 ? nearest : milliseconds.rounded(.down)
     }
 
     /// The commonest exact types (Double, Int, String, Bool) and every class instance; false
