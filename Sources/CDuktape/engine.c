@@ -156,10 +156,10 @@ duk_int_t cduk_pdel_prop(duk_context *ctx, int *result) {
  * The functions below read own properties only and write with DUK_DEFPROP_FORCE.
  */
 
-void cduk_get_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key) {
+void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
-    duk_push_string(thr, key);
+    duk_push_literal_raw(thr, key, length);
     duk_tval *found = h == NULL ? NULL : duk_hobject_find_entry_tval_ptr(thr->heap, h, duk_known_hstring(thr, -1));
     if (found != NULL) {
         duk_push_tval(thr, found);
@@ -169,10 +169,10 @@ void cduk_get_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key) {
     duk_remove(thr, -2);
 }
 
-void cduk_put_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key) {
+void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);
-    duk_push_string(thr, key);
+    duk_push_literal_raw(thr, key, length);
     duk_insert(thr, -2);
     duk_def_prop(thr, obj_idx, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
                                     DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);

@@ -3,6 +3,14 @@ import Testing
 
 @testable import DuktapeCore
 
+/// An exported class of the soak test's own (live counts are per class).
+final class SoakThing: JSExport {
+    static let jsClass = JSClass(SoakThing.self) { c in
+        c.constructor { () in SoakThing() }
+        c.method("peek()") { (_: SoakThing) in 42 }
+    }
+}
+
 /// Long runs that must leave memory where they found it.
 @Suite("Soak")
 struct SoakTests {
@@ -12,7 +20,7 @@ struct SoakTests {
     @Test func hundredThousandCyclesReturnMemoryToItsStartingLevel() throws {
         let vm = try #require(JSVirtualMachine())
         let context = try #require(JSContext(virtualMachine: vm))
-        context["Thing"] = SandboxedThing.self
+        context["Thing"] = SoakThing.self
         context["twice"] = JSValue(newFunctionIn: context) { (value: Double) in value * 2 }
         eval(context, "var thing = new Thing(); function step(input) { return { n: twice(input.n), label: input.label + input.n, peek: thing.peek() } }")
         let step = try #require(context.objectForKeyedSubscript("step"))

@@ -34,7 +34,7 @@ func fuzzConvert(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 private func fail(_ what: String, _ model: Model, _ back: Any?) -> Never {
-    let report = "fuzz-convert: \(what)\n  in:  \(model)\n  out: \(String(describing: back))\n"
+    let report = "fuzz-convert: \(what)\n  in:  \(model)\n  out: \(String(describing: back).prefix(2000))\n"
     _ = report.withCString { write(2, $0, strlen($0)) }
     abort()
 }
@@ -136,10 +136,12 @@ indirect enum Model: CustomStringConvertible {
             return expected.isNaN ? number.doubleValue.isNaN : number.doubleValue == expected
         case .string(let expected): return (value as? String) == expected
         case .date(let seconds):
-            // Sub-milliseconds are dropped, never a whole millisecond.
+            // Sub-milliseconds are dropped, never a whole millisecond. A Date far from 2001 is
+            // itself coarser than that (its Double holds 0.24 ms steps in the year 63,000).
             guard let date = value as? Date else { return false }
             let dropped = seconds - date.timeIntervalSince1970
-            return dropped > -1e-6 && dropped < 0.001 + 1e-6
+            let slack = max(1e-6, 4 * (seconds.magnitude + 978_307_200).ulp)
+            return dropped > -slack && dropped < 0.001 + slack
         case .data(let bytes): return (value as? Data).map { Array($0) } == bytes
         case .array(let items):
             guard let array = value as? [Any], array.count == items.count else { return false }
@@ -157,5 +159,18 @@ indirect enum Model: CustomStringConvertible {
         }
     }
 
-    var description: String { "\(swiftValue)" }
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): "\(value)"
+        case .int(let value): "int \(value)"
+        case .double(let value): "double \(value) (\(value.bitPattern))"
+        case .string(let value): "\(value.unicodeScalars.map { String($0.value, radix: 16) })"
+        case .date(let seconds): "date \(seconds)"
+        case .data(let bytes): "data \(bytes)"
+        case .array(let items): "[\(items.map(\.description).joined(separator: ", "))]"
+        case .dictionary(let entries): "{\(entries.map { "\($0.key.debugDescription): \($0.value)" }.joined(separator: ", "))}"
+        case .chain(let levels): "chain \(levels)"
+        }
+    }
 }

@@ -101,11 +101,15 @@ int cduk_is_proxy(duk_context *ctx, duk_idx_t idx);
  * and its frozen/sealed/non-extensible state cannot change what DuktapeCore reads or
  * whether its writes land. They may throw (allocation), so call them protected. */
 
-/* [] -> [value]: obj's own property `key`, or undefined (never an inherited one). */
-void cduk_get_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key);
+/* [] -> [value]: obj's own property `key`, or undefined (never an inherited one).
+ * `key` must be a string literal: it is interned once through Duktape's literal cache. */
+#define cduk_get_own_hidden(ctx, obj_idx, key) cduk_get_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
+void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
 
-/* [value] -> []: defines obj's own property `key` as value, whatever obj's state. */
-void cduk_put_own_hidden(duk_context *ctx, duk_idx_t obj_idx, const char *key);
+/* [value] -> []: defines obj's own property `key` (a string literal) as value, whatever
+ * obj's state. */
+#define cduk_put_own_hidden(ctx, obj_idx, key) cduk_put_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
+void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
 
 /* [fn] -> []: makes fn obj's finalizer, whatever obj's state (duk_set_finalizer
  * throws on a frozen or non-extensible object). */
