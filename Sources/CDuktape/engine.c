@@ -156,6 +156,11 @@ duk_int_t cduk_pdel_prop(duk_context *ctx, int *result) {
  * The functions below read own properties only and write with DUK_DEFPROP_FORCE.
  */
 
+/* A writable, configurable, non-enumerable data slot, written whatever the object's state. */
+#define CDUK__HIDDEN_SLOT \
+    (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE | \
+     DUK_DEFPROP_FORCE)
+
 void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
@@ -174,8 +179,7 @@ void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
     obj_idx = duk_require_normalize_index(thr, obj_idx);
     duk_push_literal_raw(thr, key, length);
     duk_insert(thr, -2);
-    duk_def_prop(thr, obj_idx, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
-                                    DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
+    duk_def_prop(thr, obj_idx, CDUK__HIDDEN_SLOT);
 }
 
 void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx) {
@@ -185,8 +189,7 @@ void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx) {
     duk_bool_t callable = duk_is_callable(thr, -1);
     duk_push_hstring_stridx(thr, DUK_STRIDX_INT_FINALIZER);
     duk_insert(thr, -2);
-    duk_def_prop(thr, obj_idx, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
-                                   DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
+    duk_def_prop(thr, obj_idx, CDUK__HIDDEN_SLOT);
     /* Duktape's finalizer check reads this flag, not the property (as duk_set_finalizer). */
     if (callable) {
         DUK_HOBJECT_SET_HAVE_FINALIZER(h);

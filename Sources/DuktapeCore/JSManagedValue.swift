@@ -21,8 +21,8 @@ import CDuktape
 /// ```
 ///
 /// Numbers, booleans, null and undefined are kept by value; strings and `Proxy` objects (whose
-/// collection Duktape cannot report) are kept alive by the managed value. Every kind reads as nil once the
-/// context is gone.
+/// collection Duktape cannot report) are kept alive by the managed value. Every kind reads as nil
+/// once the context is gone.
 public final class JSManagedValue: @unchecked Sendable {
     // @unchecked: `target` is read and written under the VM lock (the finalizer report that
     // clears it runs inside engine calls, which hold it).
