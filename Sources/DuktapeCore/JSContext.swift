@@ -164,7 +164,9 @@ public final class JSContext: @unchecked Sendable {
     /// A handler may use the context, and what it does may fail and call it again. So that a
     /// handler which always fails cannot recurse until the thread's stack overflows, calls
     /// nested more than 64 deep store the exception in `exception` instead of calling the
-    /// handler once more (JavaScriptCore has no such bound).
+    /// handler once more (JavaScriptCore has no such bound). Likewise, once a call from Swift has
+    /// run past `executionTimeLimit`, exceptions of calls nested in it (in callbacks) are stored,
+    /// not handled: the outermost call reports the timeout.
     ///
     /// ```swift
     /// context.exceptionHandler = { context, exception in
@@ -217,10 +219,12 @@ public final class JSContext: @unchecked Sendable {
     }
 
     /// Hands an uncaught exception to `exceptionHandler` (nil handler: swallowed), or stores it
-    /// when handlers are already nested `maximumHandlerDepth` deep.
+    /// when handlers are already nested `maximumHandlerDepth` deep, or when the call it is nested
+    /// in has run out of time (everything nested then fails; the outermost call reports the
+    /// timeout once, instead of a handler that converts the exception failing again and again).
     func notifyException(_ exception: JSValue) {
         vm.lock.withLock {
-            guard handlerDepth < Self.maximumHandlerDepth else {
+            guard handlerDepth < Self.maximumHandlerDepth, !vm.isPastDeadlineInNestedEntry else {
                 self.exception = exception
                 return
             }

@@ -242,6 +242,12 @@ public final class JSVirtualMachine: @unchecked Sendable {
         state.pointee.limit_hits != limitHitsAtEntry
     }
 
+    /// True inside a call nested in an entry whose execution deadline has passed (caller holds
+    /// the lock).
+    var isPastDeadlineInNestedEntry: Bool {
+        entryDepth > 0 && state.pointee.deadline_ns != 0 && cduk_monotonic_ns() >= state.pointee.deadline_ns
+    }
+
     /// True when the allocator refused memory because the execution deadline had passed during
     /// the current outermost entry (a native built-in ran past it). Caller holds the lock.
     var deadlineReachedInEntry: Bool {

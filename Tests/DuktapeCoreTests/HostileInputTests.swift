@@ -407,4 +407,25 @@ struct HostileInputTests {
         #expect(eval(context, "try { nested('}') } catch (e) { e.name }").toString() == "SyntaxError")
         expectUsable()
     }
+
+    /// Found by fuzz-callbacks: past the deadline everything nested fails, and an exception
+    /// handler that converts each exception it gets (each conversion failing and calling it
+    /// again) made a cascade that ran for minutes under a 20 ms limit. Failures nested in a call
+    /// whose time is up are now stored, not handled; the outermost call reports once.
+    @Test func aTimeoutInsideCallbacksIsReportedOnce() throws {
+        let context = try #require(JSContext(sandbox: JSSandbox(memoryLimit: 16 << 20, executionTimeLimit: 0.02)))
+        var handled: [String] = []
+        context.exceptionHandler = { _, exception in
+            handled.append(exception?.toString() ?? "?")
+            for _ in 0..<5 { _ = (exception?.toObject(), exception?.toDouble(), exception?.forProperty("stack")) }
+        }
+        context["reenter"] = JSValue(newFunctionIn: context) { (code: String) -> JSValue? in
+            JSContext.current()?.evaluateScript(code)
+        }
+        let started = Date()
+        context.evaluateScript("(function r(n) { return n ? reenter('1') > r(n - 71) : 0 })(50)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(handled.count == 1 && handled.first?.hasPrefix("RangeError") == true, "\(handled)")
+        #expect(context.evaluateScript("1 + 1").toInt32() == 2)
+    }
 }
