@@ -23,9 +23,7 @@ extension EngineStack {
     /// Pushes a Swift value converted by the table in the README ("Conversion"), leaving exactly
     /// one value on the stack.
     func push(any value: Any?, depth: Int = 0) throws(JSException) {
-        guard depth <= ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
-            throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
-        }
+        try checkConversionDepth(depth, limit: ConversionLimits.maximumDepth)
         try reserve(4)
         // IMPLEMENTATION NOTE: the order matters for speed and for correctness. On Linux a
         // conditional cast of a bridgeable value (Array, Dictionary, String, numbers) to a class
@@ -56,6 +54,19 @@ extension EngineStack {
             try push(convertible.jsValue(in: context))
         default:
             throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
+        }
+    }
+
+    /// Stops a conversion nested past `limit` levels, or one that reaches the native stack guard
+    /// (then with the engine's own message, as when JavaScript → Swift → JavaScript recursion
+    /// reaches it inside the engine).
+    @inline(__always)
+    func checkConversionDepth(_ depth: Int, limit: Int) throws(JSException) {
+        if depth > limit {
+            throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
+        }
+        if cduk_native_stack_low() != 0 {
+            throw makeError("RangeError", "C stack depth limit")
         }
     }
 
@@ -237,9 +248,7 @@ extension EngineStack {
             if let object = box.exportedObject { return object }
             if box is HostFunction { return try value(at: index) }
         }
-        guard depth < ConversionLimits.maximumDepth, cduk_native_stack_low() == 0 else {
-            throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
-        }
+        try checkConversionDepth(depth, limit: ConversionLimits.maximumDepth - 1)
         let pointer = duk_get_heapptr(ctx, index)
         if let pointer { path.append(pointer) }
         defer { if pointer != nil { path.removeLast() } }
