@@ -64,7 +64,7 @@ duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata
  * Swift conversions call it too. The bounds of the calling thread's stack are read
  * once per thread (pthread_getattr_np). */
 static __thread uintptr_t cduk__stack_floor = 0;   /* lowest usable address + headroom */
-static __thread uintptr_t cduk__stack_relaxed_floor = 0; /* the same with half the headroom */
+static __thread uintptr_t cduk__stack_relaxed_floor = 0; /* the same with a quarter of the headroom */
 static __thread int cduk__stack_known = 0;         /* 0 unknown, 1 known, -1 unavailable */
 static __thread int cduk__stack_relax = 0;         /* > 0 while Swift builds or reads an error */
 
@@ -78,13 +78,16 @@ static void cduk__find_stack(void) {
     }
     if (pthread_attr_getstack(&attr, &low, &size) == 0 && low != NULL && size > 0) {
         /* Keep a quarter of the stack (64 KiB to 256 KiB) for the frames between two
-         * checks: an interpreter frame, a Swift callback and what it calls. */
+         * checks: an interpreter frame, a Swift callback and what it calls. Relaxed (while
+         * Swift makes, pins and reads the error that stops a recursion) three quarters of it
+         * may be used: with half, an AddressSanitizer debug build lost the error value on a
+         * 256 KiB thread (its frames are several times larger). */
         size_t headroom = size / 4;
         if (headroom < 64 * 1024) headroom = 64 * 1024;
         if (headroom > 256 * 1024) headroom = 256 * 1024;
         if (headroom < size) {
             cduk__stack_floor = (uintptr_t) low + headroom;
-            cduk__stack_relaxed_floor = (uintptr_t) low + headroom / 2;
+            cduk__stack_relaxed_floor = (uintptr_t) low + headroom / 4;
             cduk__stack_known = 1;
         }
     }

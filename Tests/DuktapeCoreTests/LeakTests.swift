@@ -123,7 +123,7 @@ struct CallbackRecursionTests {
             do {
                 _ = try context.evaluate("recurse(0)")
             } catch let exception as JSException {
-                result.name = exception.name
+                result.name = exception.name ?? "nil name: \(exception)"
             } catch {
                 result.name = "\(error)"
             }

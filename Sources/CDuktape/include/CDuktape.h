@@ -68,7 +68,7 @@ duk_bool_t cduk_exec_timeout_check(void *udata);
 int cduk_native_stack_low(void);
 
 /* +1 / -1 around the bounded work of creating or describing an error near the limit:
- * while relaxed, the guard lets half of the reserved headroom be used, so the
+ * while relaxed, the guard lets three quarters of the reserved headroom be used, so the
  * RangeError itself can be made, pinned and read. */
 void cduk_native_stack_relax(int delta);
 
