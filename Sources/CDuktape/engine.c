@@ -198,6 +198,19 @@ void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx) {
     }
 }
 
+/* Why internals: Duktape keeps the object whose finalizer it is calling at the head of
+ * finalize_list, with FINALIZED set, for exactly the duration of the call (before it, the
+ * flag is clear; after it, the object leaves the list). Its own `currently_finalizing`
+ * field exists only in assertion builds. */
+int cduk_heap_finalizing(void *engine_heap) {
+    duk_heap *heap = (duk_heap *) engine_heap;
+    return heap != NULL && heap->finalize_list != NULL && DUK_HEAPHDR_HAS_FINALIZED(heap->finalize_list);
+}
+
+void *cduk_engine_heap(duk_context *ctx) {
+    return ((duk_hthread *) ctx)->heap;
+}
+
 int cduk_is_proxy(duk_context *ctx, duk_idx_t idx) {
     duk_hobject *h = duk_get_hobject((duk_hthread *) ctx, idx);
     return h != NULL && DUK_HOBJECT_IS_PROXY(h);

@@ -120,6 +120,17 @@ uint64_t cduk_monotonic_ns(void) {
 /* Allocation accounting uses malloc_usable_size so that no header is added to
  * Duktape's many small allocations. A refused allocation (NULL) makes Duktape run
  * an emergency GC, retry, and then throw RangeError "alloc failed". */
+/* Why: every finalizer DuktapeCore installs releases a Swift box or reports a watched
+ * object's death, and Duktape frees the object even when the finalizer could not be called
+ * (calling it allocates an activation). Refused then, a Swift object would leak, and a
+ * JSManagedValue would keep the address of a freed object. So while Duktape calls a
+ * finalizer, neither the memory limit nor the deadline refuses memory, except inside a
+ * script's own finalizer, which cduk__box_finalizer runs with the limits back on (every
+ * finalizer is ours: Duktape.fin is guarded). Our own finalizer work is small and bounded. */
+static int cduk__exempt(cduk_heap_state *state) {
+    return state->script_finalizers == 0 && cduk_heap_finalizing(state->engine_heap);
+}
+
 /* Why: Duktape checks the deadline only between bytecode instructions, so a native built-in
  * can run far past it (Array.prototype.join over a sparse array of length 2^32 - 1 ran for
  * minutes under a 0.1 s limit). Such loops allocate as they go, so once the deadline has
@@ -128,7 +139,7 @@ uint64_t cduk_monotonic_ns(void) {
  * after a garbage collection), until the next call from Swift arms a new deadline. Not while
  * Swift builds or reads an error (the relax count), so the error itself can be made. */
 static int cduk__refused_past_deadline(cduk_heap_state *state) {
-    if (state->deadline_ns == 0 || cduk__stack_relax > 0) {
+    if (state->deadline_ns == 0 || cduk__stack_relax > 0 || cduk__exempt(state)) {
         return 0;
     }
     if (!state->past_deadline) {
@@ -146,7 +157,7 @@ static void *cduk__alloc(void *udata, duk_size_t size) {
     if (cduk__refused_past_deadline(state)) {
         return NULL;
     }
-    if (state->memory_limit != 0 && state->memory_used + size > state->memory_limit) {
+    if (state->memory_limit != 0 && state->memory_used + size > state->memory_limit && !cduk__exempt(state)) {
         state->limit_hits++;
         return NULL;
     }
@@ -171,7 +182,8 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
     if (size > old && cduk__refused_past_deadline(state)) {
         return NULL;
     }
-    if (state->memory_limit != 0 && size > old && state->memory_used - old + size > state->memory_limit) {
+    if (state->memory_limit != 0 && size > old && state->memory_used - old + size > state->memory_limit &&
+        !cduk__exempt(state)) {
         state->limit_hits++;
         return NULL;
     }
@@ -212,7 +224,11 @@ static void cduk__fatal(void *udata, const char *msg) {
 }
 
 duk_context *cduk_create_heap(cduk_heap_state *state) {
-    return duk_create_heap(cduk__alloc, cduk__realloc, cduk__free, state, cduk__fatal);
+    duk_context *ctx = duk_create_heap(cduk__alloc, cduk__realloc, cduk__free, state, cduk__fatal);
+    if (ctx != NULL) {
+        state->engine_heap = cduk_engine_heap(ctx);
+    }
+    return ctx;
 }
 
 /* ---- Pushes that allocate --------------------------------------------------- */
@@ -563,11 +579,16 @@ void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn d
  * frees an object only after its finalizer), then the box is released. */
 static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
     /* [obj heapDestruct] */
+    duk_memory_functions functions;
+    duk_get_memory_functions(ctx, &functions);
+    cduk_heap_state *state = (cduk_heap_state *) functions.udata;
     duk_get_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
     if (duk_is_function(ctx, -1)) {
         duk_dup(ctx, 0);
         duk_dup(ctx, 1);
+        if (state != NULL) state->script_finalizers++;  /* the script's code runs under the limits */
         (void) duk_pcall(ctx, 2); /* a script finalizer's error is ignored, as Duktape does */
+        if (state != NULL) state->script_finalizers--;
     }
     duk_pop(ctx);
 
@@ -575,9 +596,6 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
     duk_bool_t watched = duk_to_boolean(ctx, -1);
     duk_pop(ctx);
     if (watched && cduk__finalized != NULL) {
-        duk_memory_functions functions;
-        duk_get_memory_functions(ctx, &functions);
-        cduk_heap_state *state = (cduk_heap_state *) functions.udata;
         duk_push_false(ctx);
         cduk_put_own_hidden(ctx, 0, CDUK__WATCH_KEY);
         if (state != NULL) {
@@ -625,9 +643,9 @@ duk_int_t cduk_pwatch(duk_context *ctx) {
 }
 
 /* Duktape.fin(obj[, fn]) for scripts. Why: the original lets a script replace or call the
- * finalizer that releases a Swift box or reports a watched object's death. For objects
- * DuktapeCore manages, the script's finalizer is kept as the chained one instead, so
- * scripts keep their semantics and cannot detach ours. */
+ * finalizer that releases a Swift box or reports a watched object's death. Here a script's
+ * finalizer is always kept as the chained one of ours, so scripts keep their semantics,
+ * cannot detach ours, and never run as Duktape's own finalizer (with the limits lifted). */
 static duk_ret_t cduk__guarded_fin(duk_context *ctx) {
     duk_idx_t count = duk_get_top(ctx);
     duk_bool_t managed = 0;
@@ -636,12 +654,19 @@ static duk_ret_t cduk__guarded_fin(duk_context *ctx) {
         managed = duk_get_c_function(ctx, -1) == cduk__box_finalizer;
         duk_pop(ctx);
     }
-    if (managed) {
-        if (count >= 2) {
-            duk_dup(ctx, 1);
-            cduk_put_own_hidden(ctx, 0, CDUK__CHAINED_KEY);
-            return 0;
+    if (count >= 2 && duk_is_object(ctx, 0) && !cduk_is_proxy(ctx, 0)) {
+        /* Setting: every finalizer is ours, with the script's chained, so that Duktape never
+         * calls a script function directly as a finalizer (see cduk__exempt). */
+        if (!managed) {
+            duk_dup(ctx, 0);
+            cduk__take_finalizer(ctx);
+            duk_pop(ctx);
         }
+        duk_dup(ctx, 1);
+        cduk_put_own_hidden(ctx, 0, CDUK__CHAINED_KEY);
+        return 0;
+    }
+    if (managed) {
         duk_get_prop_literal(ctx, 0, CDUK__CHAINED_KEY);
         return 1;
     }

@@ -75,7 +75,10 @@ public final class JSVirtualMachine: @unchecked Sendable {
 
     deinit {
         // Contexts and values hold their VM strongly, so nothing can use the heap any more.
-        // Destroying it runs every pending finalizer (which releases Swift boxes).
+        // Destroying it runs every pending finalizer (which releases Swift boxes), with the
+        // limits lifted so that a full heap cannot keep a finalizer from being called.
+        state.pointee.memory_limit = 0
+        state.pointee.deadline_ns = 0
         duk_destroy_heap(heapContext)
         state.deallocate()
     }

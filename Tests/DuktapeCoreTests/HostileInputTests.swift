@@ -428,4 +428,43 @@ struct HostileInputTests {
         #expect(handled.count == 1 && handled.first?.hasPrefix("RangeError") == true, "\(handled)")
         #expect(context.evaluateScript("1 + 1").toInt32() == 2)
     }
+
+    /// Found by fuzz-callbacks (LeakSanitizer): calling a finalizer allocates, and Duktape frees
+    /// the object even when that fails. At the memory limit or past the deadline, wrappers died
+    /// without releasing their Swift objects, and watched objects without telling their
+    /// JSManagedValue (which then held a freed address).
+    @Test func finalizersRunAtTheMemoryLimitAndPastTheDeadline() throws {
+        let vm = try #require(JSVirtualMachine())
+        let context = try #require(JSContext(virtualMachine: vm))
+        context["Probe"] = ReleaseProbe.self
+        let managed = (0..<3).map { index in
+            JSManagedValue(value: eval(context, "var watched = watched || [{}, {}, {}]; watched[\(index)]"))!
+        }
+        #expect(managed.allSatisfy { $0.value != nil })
+
+        // Past the deadline: the loop allocates until the allocator refuses, and the wrappers
+        // held by the dying frame are finalized while it unwinds.
+        vm.executionTimeLimit = 0.05
+        #expect(thrown(context, "(function () { var t = []; for (var i = 0; i < 50; i++) t.push(new Probe()); var s = ''; for (;;) s += 'xy' })()")?.message == "execution timeout")
+        vm.executionTimeLimit = nil
+        // At the memory limit: the heap is full when the wrappers and watched objects die.
+        vm.memoryLimit = vm.memoryUsage + (1 << 20)
+        eval(context, "var keep = []; for (var i = 0; i < 50; i++) keep.push(new Probe())")
+        _ = thrown(context, "var hog = []; for (;;) hog.push([hog.length, hog.length])")
+        eval(context, "keep = null; watched = null")
+        vm.memoryLimit = nil
+        eval(context, "hog = null")
+        vm.garbageCollect()
+        #expect(ReleaseProbe.live.value == 0)
+        #expect(managed.allSatisfy { $0.value == nil })
+        #expect(cduk_fatal_count() == 0)
+    }
+}
+
+/// Instances made only by `finalizersRunAtTheMemoryLimitAndPastTheDeadline`.
+final class ReleaseProbe: JSExport {
+    static let live = LiveCounter()
+    init() { ReleaseProbe.live.increment() }
+    deinit { ReleaseProbe.live.decrement() }
+    static let jsClass = JSClass(ReleaseProbe.self) { c in c.constructor { () in ReleaseProbe() } }
 }

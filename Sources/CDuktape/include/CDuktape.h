@@ -39,6 +39,8 @@ typedef struct cduk_heap_state {
     uint32_t alloc_ticks;    /* allocations counted for the deadline check */
     uint32_t past_deadline;  /* 1 once an allocation found the deadline passed (re-armed with it) */
     uint32_t deadline_refusals; /* allocations refused because the deadline had passed */
+    uint32_t script_finalizers; /* > 0 while a script's finalizer runs (limits apply again) */
+    void *engine_heap;       /* the duk_heap, once created: to see whether a finalizer is being called */
     void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
 } cduk_heap_state;
 
@@ -91,6 +93,12 @@ typedef enum cduk_class {
 
 /* The class of the value at idx (CDUK_CLASS_NONE for primitives). Never throws. */
 cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx);
+
+/* True while Duktape is calling a finalizer on `engine_heap` (a duk_heap; NULL gives 0). */
+int cduk_heap_finalizing(void *engine_heap);
+
+/* The duk_heap of a context, for cduk_heap_state.engine_heap. */
+void *cduk_engine_heap(duk_context *ctx);
 
 /* True for a Proxy object. Duktape never runs a Proxy's finalizer, so a Proxy cannot be
  * watched for its death (JSManagedValue keeps it alive instead). Never throws. */
