@@ -1,0 +1,1 @@
+(function r(n) { return n ? reenter('1') > r(n -71) : 0 })(50)

@@ -1,0 +1,1 @@
+var a = []; a.length = 4294967295; a.join()
