@@ -1,0 +1,12 @@
+extension JSContext {
+    /// Creates a context in a new virtual machine configured by `sandbox`.
+    ///
+    /// ```swift
+    /// let context = JSContext(sandbox: JSSandbox())!
+    /// try context.evaluate("typeof Duktape")        // "undefined"
+    /// ```
+    public convenience init!(sandbox: JSSandbox) {
+        guard let vm = JSVirtualMachine(sandbox: sandbox) else { return nil }
+        self.init(ownedVirtualMachine: vm)
+    }
+}
