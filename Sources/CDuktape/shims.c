@@ -139,7 +139,7 @@ static int cduk__exempt(cduk_heap_state *state) {
  * after a garbage collection), until the next call from Swift arms a new deadline. Not while
  * Swift builds or reads an error (the relax count), so the error itself can be made. */
 static int cduk__refused_past_deadline(cduk_heap_state *state) {
-    if (state->deadline_ns == 0 || cduk__stack_relax > 0 || cduk__exempt(state)) {
+    if (state->deadline_ns == 0 || cduk__stack_relax > 0) {
         return 0;
     }
     if (!state->past_deadline) {
@@ -147,6 +147,9 @@ static int cduk__refused_past_deadline(cduk_heap_state *state) {
             return 0;
         }
         state->past_deadline = 1;
+    }
+    if (cduk__exempt(state)) { /* asked only when refusing: it is not free */
+        return 0;
     }
     state->deadline_refusals++;
     return 1;

@@ -236,13 +236,16 @@ double jsc_exported(jsc_state *state, int count) {
     return JSValueToNumber(state->context, JSObjectCallAsFunction(state->context, function, NULL, 2, arguments, NULL), NULL);
 }
 
-double jsc_bytes_per_vm(int count) {
+/* Resident bytes per context with `count` alive: each in a group (VM) of its own, or all
+ * in the group of a first context (shared). */
+static double jsc_bytes_per_context_in(int count, int shared) {
     JSGlobalContextRef *contexts = calloc((size_t) count, sizeof(JSGlobalContextRef));
     JSGlobalContextRef first = JSGlobalContextCreate(NULL);
+    JSContextGroupRef group = shared ? JSContextGetGroup(first) : NULL;
     jsc_evaluate(first, "1+1");
     size_t before = baseline_resident_bytes();
     for (int i = 0; i < count; i++) {
-        contexts[i] = JSGlobalContextCreate(NULL);
+        contexts[i] = JSGlobalContextCreateInGroup(group, NULL); /* NULL: a new group */
         jsc_evaluate(contexts[i], "1+1");
     }
     size_t after = baseline_resident_bytes();
@@ -252,19 +255,10 @@ double jsc_bytes_per_vm(int count) {
     return (double) (after - before) / count;
 }
 
+double jsc_bytes_per_vm(int count) {
+    return jsc_bytes_per_context_in(count, 0);
+}
+
 double jsc_bytes_per_context(int count) {
-    JSGlobalContextRef *contexts = calloc((size_t) count, sizeof(JSGlobalContextRef));
-    JSGlobalContextRef first = JSGlobalContextCreate(NULL);
-    JSContextGroupRef group = JSContextGetGroup(first);
-    jsc_evaluate(first, "1+1");
-    size_t before = baseline_resident_bytes();
-    for (int i = 0; i < count; i++) {
-        contexts[i] = JSGlobalContextCreateInGroup(group, NULL);
-        jsc_evaluate(contexts[i], "1+1");
-    }
-    size_t after = baseline_resident_bytes();
-    for (int i = 0; i < count; i++) JSGlobalContextRelease(contexts[i]);
-    JSGlobalContextRelease(first);
-    free(contexts);
-    return (double) (after - before) / count;
+    return jsc_bytes_per_context_in(count, 1);
 }

@@ -79,15 +79,15 @@ struct EngineStack {
         // from the memory limit, callers and the exception handler get one clear RangeError
         // instead, made now that the allocator is relaxed; if even that cannot be allocated, the
         // engine's value is kept under the clear name and message.
-        if isAllocationFailure(at: -1) {
-            let message = vm.deadlineReachedInEntry ? "execution timeout"
-                : vm.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
-            if let message {
-                let made = makeError("RangeError", message)
-                return JSException(
-                    value: made.value.isUndefined ? value : made.value, name: "RangeError", message: message,
-                    stack: nil, line: nil, sourceURL: nil)
-            }
+        // The counters are read first: most exceptions are not allocation failures, and reading
+        // an error's name and message is not free.
+        let limit = vm.deadlineReachedInEntry ? "execution timeout"
+            : vm.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
+        if let limit, isAllocationFailure(at: -1) {
+            let made = makeError("RangeError", limit)
+            return JSException(
+                value: made.value.isUndefined ? value : made.value, name: "RangeError", message: limit,
+                stack: nil, line: nil, sourceURL: nil)
         }
         guard duk_is_object(ctx, -1) != 0 else {
             return JSException(
