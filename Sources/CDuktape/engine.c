@@ -174,6 +174,35 @@ void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
     duk_remove(thr, -2);
 }
 
+/* The box pointer in the own slot keyed by the state's box key, or NULL. */
+static void *cduk__box_of(duk_hthread *thr, duk_hobject *h) {
+    cduk_heap_state *state = (cduk_heap_state *) thr->heap->heap_udata;
+    if (h == NULL || state == NULL || state->box_key == NULL) {
+        return NULL;
+    }
+    duk_tval *found = duk_hobject_find_entry_tval_ptr(thr->heap, h, (duk_hstring *) state->box_key);
+    return found != NULL && DUK_TVAL_IS_POINTER(found) ? DUK_TVAL_GET_POINTER(found) : NULL;
+}
+
+void *cduk_box_at(duk_context *ctx, duk_idx_t idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    return cduk__box_of(thr, duk_get_hobject(thr, idx));
+}
+
+void *cduk_this_box(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    if (thr->callstack_curr == NULL) {
+        return NULL;
+    }
+    duk_tval *this_binding = thr->valstack_bottom - 1; /* what duk_push_this() pushes */
+    return DUK_TVAL_IS_OBJECT(this_binding) ? cduk__box_of(thr, DUK_TVAL_GET_OBJECT(this_binding)) : NULL;
+}
+
+void *cduk_callee_box(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    return thr->callstack_curr == NULL ? NULL : cduk__box_of(thr, DUK_ACT_GET_FUNC(thr->callstack_curr));
+}
+
 void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);

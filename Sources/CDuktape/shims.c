@@ -226,11 +226,27 @@ static void cduk__fatal(void *udata, const char *msg) {
     abort();
 }
 
+/* Interns the box key and keeps it alive in the heap stash, for cduk_box_at(). */
+static duk_ret_t cduk__intern_box_key(duk_context *ctx, void *udata) {
+    duk_push_heap_stash(ctx);
+    duk_push_literal(ctx, CDUK__BOX_KEY);
+    duk_dup_top(ctx);
+    duk_put_prop_literal(ctx, -3, "DuktapeCoreBoxKey");
+    ((cduk_heap_state *) udata)->box_key = duk_get_heapptr(ctx, -1);
+    return 0;
+}
+
 duk_context *cduk_create_heap(cduk_heap_state *state) {
     duk_context *ctx = duk_create_heap(cduk__alloc, cduk__realloc, cduk__free, state, cduk__fatal);
-    if (ctx != NULL) {
-        state->engine_heap = cduk_engine_heap(ctx);
+    if (ctx == NULL) {
+        return NULL;
     }
+    state->engine_heap = cduk_engine_heap(ctx);
+    if (duk_safe_call(ctx, cduk__intern_box_key, state, 0, 1) != DUK_EXEC_SUCCESS) {
+        duk_destroy_heap(ctx);
+        return NULL;
+    }
+    duk_pop(ctx);
     return ctx;
 }
 
@@ -695,30 +711,12 @@ duk_int_t cduk_pattach_box(duk_context *ctx, void *box) {
     return cduk__protect(ctx, cduk__attach_box, box, 1, 1);
 }
 
-static duk_ret_t cduk__get_box(duk_context *ctx, void *udata) {
-    /* [value] -> [] */
-    *(void **) udata = NULL;
-    if (duk_is_object(ctx, -1)) {
-        cduk_get_own_hidden(ctx, -1, CDUK__BOX_KEY);
-        *(void **) udata = duk_get_pointer(ctx, -1);
-    }
-    return 0;
-}
-
-duk_int_t cduk_pget_box(duk_context *ctx, void **box) {
-    *box = NULL;
-    return cduk__protect(ctx, cduk__get_box, box, 1, 0);
-}
-
 /* The JS -> Swift trampoline of every host function. Why C: reading the box and
  * throwing happen here, in a pure C frame; the Swift dispatcher only returns a
  * status. Status: >= 0 number of results (0 or 1) on top; CDUK_HOST_THROW: throw the
  * value on top; CDUK_HOST_RELEASED: the box is gone (finalizer already ran). */
 static duk_ret_t cduk__host_trampoline(duk_context *ctx) {
-    duk_push_current_function(ctx);
-    cduk_get_own_hidden(ctx, -1, CDUK__BOX_KEY);
-    void *box = duk_get_pointer(ctx, -1);
-    duk_pop_2(ctx);
+    void *box = cduk_callee_box(ctx);
     if (box == NULL || cduk__dispatch == NULL) {
         return duk_error(ctx, DUK_ERR_TYPE_ERROR, "native function is no longer available");
     }

@@ -1,18 +1,24 @@
 import CDuktape
 
 /// One JS → Swift callback in progress on this thread: what `JSContext.current()` and friends
-/// report. Frames form a per-thread stack through `previous`.
+/// report. It lives on the Swift stack of `HostFunction.invoke` (no allocation per call); the
+/// engine's per-thread current-frame pointer points at it while the body runs, and frames form a
+/// stack through `previous`.
 ///
-/// `this` and `callee` are made on first use: most callbacks never ask, and making them pins a
-/// value. They read the engine's current activation, which is this frame's whenever code can
-/// ask (a nested callback's frame is innermost while it runs).
-final class CallbackFrame {
-    let context: JSContext
+/// `this`, `callee` and `arguments` are made on first use: most callbacks never ask, and making
+/// them pins values. They read the engine's current activation, which is this frame's whenever
+/// code can ask (a nested callback's frame is innermost while it runs).
+struct CallbackFrame {
+    /// Unowned: the context is running this call, so something holds it for the call's length.
+    unowned(unsafe) let context: JSContext
     let ctx: OpaquePointer
     let isConstruct: Bool
     /// How many arguments the call has: they are the callback's stack frame, indices 0..<count.
     let argumentCount: Int32
     let previous: UnsafeMutableRawPointer?
+    private var madeArguments: [JSValue]?
+    private var madeThis: JSValue??
+    private var madeCallee: JSValue??
 
     init(context: JSContext, ctx: OpaquePointer, isConstruct: Bool, argumentCount: Int32) {
         self.context = context
@@ -29,33 +35,54 @@ final class CallbackFrame {
         return value
     }
 
-    /// Every argument, made on first use (untyped closures and `currentArguments()`).
-    lazy var arguments: [JSValue] = (0..<Int(argumentCount)).map { argument($0) }
+    /// Every argument (untyped closures and `currentArguments()`).
+    var arguments: [JSValue] {
+        mutating get {
+            if let madeArguments { return madeArguments }
+            let made = (0..<Int(argumentCount)).map { argument($0) }
+            madeArguments = made
+            return made
+        }
+    }
 
     /// The call's `this`: nil for `new`; the global object when the caller passed undefined or
     /// null (Duktape/C functions are strict; JavaScriptCore hands callbacks the global object).
-    lazy var this: JSValue? = {
-        guard !isConstruct, duk_check_stack(ctx, 2) != 0 else { return nil }
-        duk_push_this(ctx)
-        if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
-            duk_pop(ctx)
-            duk_push_global_object(ctx)
+    var this: JSValue? {
+        mutating get {
+            if let madeThis { return madeThis }
+            var made: JSValue?
+            if !isConstruct, duk_check_stack(ctx, 2) != 0 {
+                duk_push_this(ctx)
+                if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
+                    duk_pop(ctx)
+                    duk_push_global_object(ctx)
+                }
+                made = EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
+                duk_pop(ctx)
+            }
+            madeThis = .some(made)
+            return made
         }
-        defer { duk_pop(ctx) }
-        return EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
-    }()
+    }
 
     /// The function being called.
-    lazy var callee: JSValue? = {
-        guard duk_check_stack(ctx, 1) != 0 else { return nil }
-        duk_push_current_function(ctx)
-        defer { duk_pop(ctx) }
-        return EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
-    }()
+    var callee: JSValue? {
+        mutating get {
+            if let madeCallee { return madeCallee }
+            var made: JSValue?
+            if duk_check_stack(ctx, 1) != 0 {
+                duk_push_current_function(ctx)
+                made = EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
+                duk_pop(ctx)
+            }
+            madeCallee = .some(made)
+            return made
+        }
+    }
 
     /// The innermost frame of the calling thread.
-    static var current: CallbackFrame? {
-        cduk_current_frame().map { Unmanaged<CallbackFrame>.fromOpaque($0).takeUnretainedValue() }
+    static var current: UnsafeMutablePointer<CallbackFrame>? {
+        cduk_current_frame().map { $0.assumingMemoryBound(to: CallbackFrame.self) }
     }
 }
 
@@ -68,23 +95,23 @@ extension JSContext {
     /// let context = JSContext.current()!
     /// ```
     public class func current() -> JSContext! {
-        CallbackFrame.current?.context
+        CallbackFrame.current?.pointee.context
     }
 
     /// The function object of the running callback, or nil outside callbacks (and inside a
     /// promise executor).
     public class func currentCallee() -> JSValue! {
-        CallbackFrame.current?.callee
+        CallbackFrame.current?.pointee.callee
     }
 
     /// The `this` of the running callback, or nil outside callbacks (and for `new` on a closure).
     public class func currentThis() -> JSValue! {
-        CallbackFrame.current?.this
+        CallbackFrame.current?.pointee.this
     }
 
     /// Every argument the running callback was called with (however many it declares), or nil
     /// outside callbacks.
     public class func currentArguments() -> [Any]! {
-        CallbackFrame.current?.arguments
+        CallbackFrame.current?.pointee.arguments
     }
 }

@@ -26,15 +26,15 @@ public final class JSContext: @unchecked Sendable {
     private let threadSlot: UInt32?
     /// The exception, held as a pinned slot this context owns rather than as a JSValue: a JSValue
     /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
-    private var exceptionStorage: JSValue.Storage?
+    @exclusivity(unchecked) private var exceptionStorage: JSValue.Storage?
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
     /// How many `exceptionHandler` calls are running (nested) on this context.
-    private var handlerDepth = 0
+    @exclusivity(unchecked) private var handlerDepth = 0
     private var nameStorage: String?
     /// Exported objects' wrappers, by object (weak: entries leave when a wrapper is finalized).
-    var wrappers: [ObjectIdentifier: WrapperEntry] = [:]
+    @exclusivity(unchecked) var wrappers: [ObjectIdentifier: WrapperEntry] = [:]
     /// Prototypes and constructors of exported classes, made on first use, pinned until deinit.
-    var exportedClasses: [ObjectIdentifier: ExportedClassObjects] = [:]
+    @exclusivity(unchecked) var exportedClasses: [ObjectIdentifier: ExportedClassObjects] = [:]
     private var inspectableStorage = false
 
     /// Creates a context in a new virtual machine.
@@ -199,7 +199,12 @@ public final class JSContext: @unchecked Sendable {
     func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
         try vm.enter { () throws(JSException) -> T in
             let top = duk_get_top(ctx)
-            defer { duk_set_top(ctx, top) }
+            let outer = vm.runningContext
+            vm.runningContext = self
+            defer {
+                duk_set_top(ctx, top)
+                vm.runningContext = outer
+            }
             let stack = EngineStack(ctx: ctx, context: self)
             try stack.reserve(8)
             return try body(stack)

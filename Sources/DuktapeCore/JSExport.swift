@@ -242,7 +242,7 @@ public struct JSClassBuilder<T: AnyObject> {
 
     /// The object behind `this`, or the JavaScriptCore TypeError for a foreign `this`.
     private static func receiver(_ call: HostCall) throws -> T {
-        guard let object = call.exportedReceiver as? T else {
+        guard let object = call.receiverObject as? T else {
             throw ArgumentMismatch(description: "self type check failed for Swift instance method")
         }
         return object

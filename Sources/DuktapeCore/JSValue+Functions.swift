@@ -104,36 +104,31 @@ final class ArgumentReader {
 
     func next<T: JSValueConvertible>(_ type: T.Type) throws -> T {
         defer { index += 1 }
-        if let direct: T = primitive(at: index) { return direct }
+        // The fast path: a number for a Double or Int parameter, a boolean for Bool, a string
+        // for String, read straight from the call's frame without making a JSValue, and handed
+        // over by an identity cast (no Optional<T> to instantiate, no dynamic cast). Anything
+        // else (missing arguments, coercions) takes the general rule, with the same results.
+        if index < call.argumentCount {
+            let ctx = call.stack.ctx
+            let slot = Int32(index)
+            if T.self == Double.self, duk_is_number(ctx, slot) != 0 {
+                return _identityCast(duk_get_number(ctx, slot), to: T.self)
+            }
+            if T.self == Int.self, duk_is_number(ctx, slot) != 0, let exact = Int(exactly: duk_get_number(ctx, slot)) {
+                return _identityCast(exact, to: T.self)
+            }
+            if T.self == Bool.self, duk_is_boolean(ctx, slot) != 0 {
+                return _identityCast(duk_get_boolean(ctx, slot) != 0, to: T.self)
+            }
+            if T.self == String.self, let string = call.stack.stringIfString(at: slot) {
+                return _identityCast(string, to: T.self)
+            }
+        }
         do {
             return try T.fromJSArgument(call.argument(index))
         } catch {
             throw ArgumentMismatch(description: "argument \(index + 1): \(error)")
         }
-    }
-
-    /// The fast path: a number for a Double or Int parameter, a boolean for Bool, a string for
-    /// String, read straight from the call's frame without making a JSValue. Anything else
-    /// (missing arguments, coercions) takes the general rule, with the same results.
-    private func primitive<T>(at index: Int) -> T? {
-        let ctx = call.stack.ctx
-        guard index < Int(call.frame.argumentCount) else { return nil }
-        let slot = Int32(index)
-        if T.self == Double.self, duk_is_number(ctx, slot) != 0 {
-            return duk_get_number(ctx, slot) as? T
-        }
-        if T.self == Int.self, duk_is_number(ctx, slot) != 0 {
-            let number = duk_get_number(ctx, slot)
-            guard let exact = Int(exactly: number) else { return nil }
-            return exact as? T
-        }
-        if T.self == Bool.self, duk_is_boolean(ctx, slot) != 0 {
-            return (duk_get_boolean(ctx, slot) != 0) as? T
-        }
-        if T.self == String.self, let string = call.stack.stringIfString(at: slot) {
-            return string as? T
-        }
-        return nil
     }
 
     /// A closure's result for the dispatcher: primitives as plain values (pushed without a

@@ -25,25 +25,29 @@ public final class JSVirtualMachine: @unchecked Sendable {
     let heapContext: OpaquePointer
     /// Heap pointer of the registry array where pinned values live (see `pin`).
     let registry: UnsafeMutableRawPointer
-    private var freeSlots: [UInt32] = []
-    private var nextSlot: UInt32 = 0
-    private var entryDepth = 0
+    @exclusivity(unchecked) private var freeSlots: [UInt32] = []
+    @exclusivity(unchecked) private var nextSlot: UInt32 = 0
+    @exclusivity(unchecked) private var entryDepth = 0
     /// `limit_hits` when the outermost entry began.
-    private var limitHitsAtEntry: UInt32 = 0
+    @exclusivity(unchecked) private var limitHitsAtEntry: UInt32 = 0
     /// `deadline_refusals` when the outermost entry began.
-    private var deadlineRefusalsAtEntry: UInt32 = 0
-    private var timeLimitStorage: TimeInterval?
+    @exclusivity(unchecked) private var deadlineRefusalsAtEntry: UInt32 = 0
+    @exclusivity(unchecked) private var timeLimitStorage: TimeInterval?
     private var sandboxStorage: JSSandbox?
     /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
     /// context unregisters itself in deinit.
-    private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
+    @exclusivity(unchecked) private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
+    /// The context of the innermost `withStack` on the thread holding the lock: scripts run
+    /// only inside one, so a callback on its thread belongs to it. Unowned: `withStack` runs on
+    /// the context, which is alive until it returns.
+    @exclusivity(unchecked) unowned(unsafe) var runningContext: JSContext?
     /// Whether the heap's own global environment has been given to a context. The first context
     /// of a VM uses it (no second realm to build); later ones get fresh global environments, and
     /// the default one is never handed out twice.
     private var defaultRealmTaken = false
     /// Interned property-key strings, pinned, by text: `obj["key"]` from Swift then skips
-    /// transcoding and interning the key again. Bounded; emptied when full.
-    private var internedKeys: [String: (slot: UInt32, pointer: UnsafeMutableRawPointer)] = [:]
+    /// transcoding and interning the key again. Bounded.
+    @exclusivity(unchecked) private var internedKeys = InternedKeyCache()
     /// JSManagedValue ownership edges, by owner.
     var managedEdges: [ObjectIdentifier: OwnerEdges] = [:]
     /// Managed values watching each object, by the object's heap address.
@@ -261,18 +265,16 @@ public final class JSVirtualMachine: @unchecked Sendable {
 
     /// The heap address of the interned JS string for `key`, if cached (caller holds the lock).
     func internedKey(_ key: String) -> UnsafeMutableRawPointer? {
-        internedKeys[key]?.pointer
+        internedKeys.pointer(for: key)
     }
 
     /// Caches the interned string at `index` of `ctx` for `key` (caller holds the lock).
     func cacheInternedKey(_ key: String, at index: Int32, of ctx: OpaquePointer) {
-        guard key.utf8.count <= 128, let pointer = duk_get_heapptr(ctx, index) else { return }
-        if internedKeys.count >= 512 {
-            for entry in internedKeys.values { unpin(entry.slot) }
-            internedKeys.removeAll(keepingCapacity: true)
-        }
-        if let slot = pin(valueAt: index, of: ctx) {
-            internedKeys[key] = (slot, pointer)
+        guard key.utf8.count <= InternedKeyCache.maximumKeyLength, let pointer = duk_get_heapptr(ctx, index),
+            let slot = pin(valueAt: index, of: ctx)
+        else { return }
+        if let evicted = internedKeys.insert(key, slot: slot, pointer: pointer) {
+            unpin(evicted)
         }
     }
 

@@ -42,6 +42,7 @@ typedef struct cduk_heap_state {
     uint32_t script_finalizers; /* > 0 while a script's finalizer runs (limits apply again) */
     void *engine_heap;       /* the duk_heap, once created: to see whether a finalizer is being called */
     void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
+    void *box_key;           /* the interned hidden key of box slots (kept alive in the heap stash) */
 } cduk_heap_state;
 
 /* Creates a heap whose allocations are accounted in `state` and whose fatal
@@ -234,8 +235,13 @@ duk_int_t cduk_pwatch(duk_context *ctx);
  * finalizer that releases it (exactly once, also at heap destruction). */
 duk_int_t cduk_pattach_box(duk_context *ctx, void *box);
 
-/* [value] -> []: *box = the attached box, or NULL (non-objects, no box, released). */
-duk_int_t cduk_pget_box(duk_context *ctx, void **box);
+/* The box in the own box slot of the object at `idx`, of the current call's `this`, or of the
+ * function being called; NULL when there is none (not an object, a Proxy, no slot). A plain
+ * lookup of the interned key: never throws, never allocates, pushes nothing. Defined in
+ * engine.c. */
+void *cduk_box_at(duk_context *ctx, duk_idx_t idx);
+void *cduk_this_box(duk_context *ctx);
+void *cduk_callee_box(duk_context *ctx);
 
 /* [] -> [function]: a new host function (trampoline to the dispatcher) with the
  * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */

@@ -25,16 +25,9 @@ class EngineBox {
         try stack.check(status)
     }
 
-    /// The box attached to the value at `index`, if any.
+    /// The box attached to the value at `index`, if any (never a Proxy's: boxes are own slots).
     static func attached(to index: Int32, on stack: EngineStack) -> EngineBox? {
-        guard duk_is_object(stack.ctx, index) != 0, duk_check_stack(stack.ctx, 2) != 0 else { return nil }
-        duk_dup(stack.ctx, index)
-        var pointer: UnsafeMutableRawPointer?
-        guard cduk_pget_box(stack.ctx, &pointer) == DUK_EXEC_SUCCESS else {
-            duk_pop(stack.ctx)
-            return nil
-        }
-        return pointer.map { Unmanaged<EngineBox>.fromOpaque($0).takeUnretainedValue() }
+        cduk_box_at(stack.ctx, index).map { Unmanaged<EngineBox>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Installs the engine's entry points into Swift (once per process).
@@ -72,24 +65,33 @@ final class SwiftErrorBox: EngineBox {
 /// What a host function's body receives.
 struct HostCall {
     let stack: EngineStack
-    let frame: CallbackFrame
+    /// The call's frame, on the stack of `HostFunction.invoke` for as long as the body runs.
+    let frame: UnsafeMutablePointer<CallbackFrame>
 
     var context: JSContext { stack.context }
-    var this: JSValue? { frame.this }
-    var arguments: [JSValue] { frame.arguments }
-    var isConstruct: Bool { frame.isConstruct }
+    var this: JSValue? { frame.pointee.this }
+    var arguments: [JSValue] { frame.pointee.arguments }
+    var isConstruct: Bool { frame.pointee.isConstruct }
+    var argumentCount: Int { Int(frame.pointee.argumentCount) }
 
     /// The exported Swift object behind `this`, read without pinning `this`.
     var exportedReceiver: Any? {
-        guard duk_check_stack(stack.ctx, 2) != 0 else { return nil }
-        duk_push_this(stack.ctx)
-        defer { duk_pop(stack.ctx) }
-        return stack.exportedObject(at: -1)
+        receiverBox?.exportedObject
+    }
+
+    /// The exported Swift object (not class) behind `this`: for instance members, whose cast to
+    /// the class is then a class cast, much cheaper than a cast from `Any`.
+    var receiverObject: AnyObject? {
+        (receiverBox as? ExportedObjectBox)?.object
+    }
+
+    private var receiverBox: EngineBox? {
+        cduk_this_box(stack.ctx).map { Unmanaged<EngineBox>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Argument `index`, or undefined when the caller passed fewer.
     func argument(_ index: Int) -> JSValue {
-        frame.argument(index)
+        frame.pointee.argument(index)
     }
 }
 
@@ -103,14 +105,16 @@ class HostFunction: EngineBox {
     /// The VM outlives every box: boxes are released by finalizers, at the latest when the heap
     /// is destroyed in the VM's deinit.
     unowned(unsafe) let vm: JSVirtualMachine
-    /// The context the function was made in, used when a call arrives on a thread that is not a
-    /// context's (a Duktape coroutine). Weak: the function must not keep its context alive.
-    weak var creator: JSContext?
+    /// The Duktape thread of the context the function was made in, to find a context for a call
+    /// that arrives on a thread that is no context's (a coroutine, a finalizer). Not a reference
+    /// to the context: the function must not keep it alive, and a weak reference would give
+    /// every context a side table, making each retain and release of it several times dearer.
+    let creatorThread: OpaquePointer
     let body: (HostCall) throws -> Any?
 
     init(context: JSContext, body: @escaping (HostCall) throws -> Any?) {
         self.vm = context.vm
-        self.creator = context
+        self.creatorThread = context.ctx
         self.body = body
     }
 
@@ -126,69 +130,68 @@ class HostFunction: EngineBox {
         try attach(on: stack)
     }
 
+    /// The context a call on `ctx` belongs to: the innermost running context's when the call is
+    /// on its thread (the usual case, found without a lookup), else the context of that thread,
+    /// else the creator's, if it is still alive.
+    private func context(for ctx: OpaquePointer) -> JSContext? {
+        if let running = vm.runningContext, running.ctx == ctx { return running }
+        return vm.context(forThread: ctx) ?? vm.context(forThread: creatorThread)
+    }
+
     /// Runs the body for a call arriving from JavaScript (the VM lock is held: scripts only run
-    /// inside API calls). Returns the trampoline status with the result or the value to throw
-    /// on top. Uses only non-throwing engine calls and protected shims.
+    /// inside API calls), as JavaScriptCore does: the call's frame is the thread's current one,
+    /// and `context.exception` is saved and cleared before and restored after; an exception left
+    /// in it, or a Swift error thrown by the body, is thrown into JavaScript.
+    ///
+    /// Returns the trampoline status with the result or the value to throw on top. Uses only
+    /// non-throwing engine calls and protected shims.
     func invoke(ctx: OpaquePointer, isConstruct: Bool) -> duk_int_t {
-        let creator = self.creator
-        guard let context = creator?.ctx == ctx ? creator : (vm.context(forThread: ctx) ?? creator) else {
-            return 0
-        }
+        guard let context = context(for: ctx) else { return 0 }
         let stack = EngineStack(ctx: ctx, context: context)
         let argumentCount = duk_get_top(ctx)
-        do throws(JSException) {
-            try stack.reserve(4)
-            let frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, argumentCount: argumentCount)
-            let result = frame.run { try body(HostCall(stack: stack, frame: frame)) }
-            if case .throwValue(let value) = result {
-                try stack.push(value)
-                return CDUK_HOST_THROW
+        // No room for a result or an error: undefined, without running the body (as a failed
+        // `reserve` would end: its RangeError could not be pushed either).
+        guard duk_check_stack(ctx, 4) != 0 else { return 0 }
+        var frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, argumentCount: argumentCount)
+        return withUnsafeMutablePointer(to: &frame) { frame in
+            cduk_set_current_frame(frame)
+            let saved = context.swapExceptionLocked(nil)
+            var result: Any?
+            var thrown: JSValue?
+            do {
+                result = try body(HostCall(stack: stack, frame: frame))
+            } catch let exception as JSException {
+                thrown = exception.value
+            } catch {
+                thrown = (try? context.makeSwiftError(error)) ?? JSValue(context: context, storage: .undefined)
             }
-            guard case .returned(let value) = result else { return 0 }
-            try stack.push(any: value)  // exact-type fast paths, JSValue included
-            if isConstruct, duk_is_object(ctx, -1) == 0 {
-                duk_pop(ctx)
-                throw stack.makeError("TypeError", "Swift closures called as constructors must return an object")
+            if let pending = context.swapExceptionLocked(saved) {
+                thrown = JSValue(context: context, storage: pending)
             }
-            return 1
-        } catch {
-            // A conversion or engine failure: throw its JavaScript value.
-            duk_set_top(ctx, argumentCount)
-            if (try? stack.push(error.value)) != nil { return CDUK_HOST_THROW }
-            return 0
+            cduk_set_current_frame(frame.pointee.previous)
+            do throws(JSException) {
+                if let thrown {
+                    try stack.push(thrown)
+                    return CDUK_HOST_THROW
+                }
+                if let value = consume result {
+                    try stack.push(anyValue: value)  // exact-type fast paths, JSValue included
+                } else {
+                    try stack.reserve(1)
+                    duk_push_undefined(ctx)
+                }
+                if isConstruct, duk_is_object(ctx, -1) == 0 {
+                    duk_pop(ctx)
+                    throw stack.makeError("TypeError", "Swift closures called as constructors must return an object")
+                }
+                return 1
+            } catch {
+                // A conversion or engine failure: throw its JavaScript value.
+                duk_set_top(ctx, argumentCount)
+                if (try? stack.push(error.value)) != nil { return CDUK_HOST_THROW }
+                return 0
+            }
         }
-    }
-}
-
-extension CallbackFrame {
-    enum Outcome {
-        case returned(Any?)
-        case throwValue(JSValue)
-    }
-
-    /// Runs a callback body as JavaScriptCore does: this frame is the thread's current one,
-    /// `context.exception` is saved and cleared before and restored after; an exception left in
-    /// it, or a Swift error thrown by the body, is thrown into JavaScript.
-    func run(_ body: () throws -> Any?) -> Outcome {
-        let retained = Unmanaged.passRetained(self)
-        cduk_set_current_frame(retained.toOpaque())
-        // Callbacks run inside engine calls, which hold the VM lock.
-        let saved = context.swapExceptionLocked(nil)
-        var outcome: Outcome
-        do {
-            outcome = .returned(try body())
-        } catch let exception as JSException {
-            outcome = .throwValue(exception.value)
-        } catch {
-            let value = try? context.makeSwiftError(error)
-            outcome = .throwValue(value ?? JSValue(context: context, storage: .undefined))
-        }
-        if let pending = context.swapExceptionLocked(saved) {
-            outcome = .throwValue(JSValue(context: context, storage: pending))
-        }
-        cduk_set_current_frame(previous)
-        retained.release()
-        return outcome
     }
 }
 

@@ -20,7 +20,7 @@ enum ConversionLimits {
 /// checked with `check(_:)`.
 struct EngineStack {
     let ctx: OpaquePointer
-    let context: JSContext
+    unowned(unsafe) let context: JSContext
 
     var vm: JSVirtualMachine { context.vm }
 
@@ -280,7 +280,7 @@ struct EngineStack {
         if let this { duk_dup(ctx, this) } else { duk_push_global_object(ctx) }
         let base = duk_get_top(ctx)
         do {
-            for argument in arguments { try push(any: argument) }
+            for argument in arguments { try push(anyValue: argument) }
         } catch {
             duk_set_top(ctx, base - 2)
             throw error
