@@ -134,7 +134,64 @@ static duk_ret_t cduk__del_prop_nonstrict(duk_context *ctx, void *udata) {
 /* Shared with shims.c through this declaration (defined there). */
 duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata, duk_idx_t nargs, duk_idx_t nrets);
 
+/* Fast paths of cduk_pget_prop and cduk_pput_prop, without a protected call: an ordinary
+ * object (no exotic behavior: not an Array, arguments object, String object, buffer object
+ * or Proxy) with an own data property under a string or symbol key. That is exactly the case
+ * where [[Get]] returns the slot's value and [[Set]] (when writable) overwrites it: no
+ * prototype, getter, setter or trap is involved, so nothing can throw. Anything else returns
+ * 0 with the stack untouched, for the general path. */
+static duk_hobject *cduk__ordinary_object_and_key(duk_hthread *thr, duk_idx_t obj_idx, duk_hstring **key) {
+    duk_tval *tv_obj = duk_get_tval(thr, obj_idx);
+    duk_tval *tv_key = duk_get_tval(thr, obj_idx + 1); /* the key is just above the object */
+    if (tv_obj == NULL || tv_key == NULL || !DUK_TVAL_IS_OBJECT(tv_obj) || !DUK_TVAL_IS_STRING(tv_key)) {
+        return NULL;
+    }
+    duk_hobject *obj = DUK_TVAL_GET_OBJECT(tv_obj);
+    if (DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(obj)) {
+        return NULL;
+    }
+    *key = DUK_TVAL_GET_STRING(tv_key);
+    return obj;
+}
+
+int cduk_get_prop_fast(duk_context *ctx) {
+    /* [obj key] -> [value] */
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hstring *key = NULL;
+    duk_hobject *obj = cduk__ordinary_object_and_key(thr, -2, &key);
+    if (obj == NULL || !duk_check_stack(ctx, 1)) {
+        return 0;
+    }
+    duk_tval *found = duk_hobject_find_entry_tval_ptr(thr->heap, obj, key);
+    if (found == NULL) {
+        return 0;
+    }
+    duk_push_tval(thr, found);
+    duk_replace(thr, -3);
+    duk_pop(thr);
+    return 1;
+}
+
+int cduk_put_prop_fast(duk_context *ctx) {
+    /* [obj key value] -> [] */
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hstring *key = NULL;
+    duk_hobject *obj = cduk__ordinary_object_and_key(thr, -3, &key);
+    duk_uint_t attributes = 0;
+    duk_tval *found = obj == NULL ? NULL : duk_hobject_find_entry_tval_ptr_and_attrs(thr->heap, obj, key, &attributes);
+    if (found == NULL || !(attributes & DUK_PROPDESC_FLAG_WRITABLE)) {
+        return 0;
+    }
+    /* Writes the slot before releasing the old value (whose finalizer may run). */
+    DUK_TVAL_SET_TVAL_UPDREF(thr, found, duk_get_tval(thr, -1));
+    duk_pop_3(thr);
+    return 1;
+}
+
 duk_int_t cduk_pput_prop(duk_context *ctx) {
+    if (cduk_put_prop_fast(ctx)) {
+        return DUK_EXEC_SUCCESS;
+    }
     return cduk__protect(ctx, cduk__put_prop_nonstrict, NULL, 3, 0);
 }
 

@@ -345,7 +345,12 @@ static duk_ret_t cduk__get_prop(duk_context *ctx, void *udata) {
     return 1;
 }
 
+int cduk_get_prop_fast(duk_context *ctx); /* engine.c */
+
 duk_int_t cduk_pget_prop(duk_context *ctx) {
+    if (cduk_get_prop_fast(ctx)) {
+        return DUK_EXEC_SUCCESS;
+    }
     return cduk__protect(ctx, cduk__get_prop, NULL, 2, 1);
 }
 

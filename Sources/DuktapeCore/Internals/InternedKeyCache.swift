@@ -2,7 +2,7 @@
 /// the engine's string by address instead of transcoding and interning the key again.
 ///
 /// Two-way set-associative with 128 sets. The hash is FNV-1a over at most the first 16 UTF-8
-/// bytes and the length: a lookup costs tens of instructions, where a `[String: …]` lookup
+/// bytes: a lookup costs tens of instructions, where a `[String: …]` lookup
 /// (SipHash, plus exclusivity checks) cost about 460, more than the property access itself.
 /// Collisions only cost speed: a set that is full evicts its older entry, whose slot the caller
 /// unpins.
@@ -58,10 +58,13 @@ struct InternedKeyCache {
 
     @inline(__always)
     private static func firstIndex(of key: String) -> Int {
-        var hash: UInt32 = 2_166_136_261 ^ UInt32(truncatingIfNeeded: key.utf8.count)
-        for byte in key.utf8.prefix(16) {
+        var hash: UInt32 = 2_166_136_261
+        var remaining = 16
+        for byte in key.utf8 {
             hash = (hash ^ UInt32(byte)) &* 16_777_619
+            remaining -= 1
+            if remaining == 0 { break }
         }
-        return Int(hash % UInt32(setCount)) * 2
+        return Int(hash % UInt32(setCount)) &* 2
     }
 }

@@ -1,0 +1,191 @@
+import CDuktape
+import Foundation
+import Testing
+
+@testable import DuktapeCore
+
+/// The shortcuts taken for speed (issue 4) must give exactly the general path's results: the
+/// property fast paths (an ordinary object's own data property, read or overwritten without a
+/// protected call), the interned-key cache, the exact-type conversions, and callback frames
+/// kept on the stack.
+@Suite("Fast paths")
+struct FastPathTests {
+    let context = JSContext()!
+
+    // MARK: - Property reads and writes from Swift
+
+    @Test func ownDataPropertiesReadAndWrite() {
+        let object = eval(context, "({a: 1, b: 'two'})")
+        #expect(object.forProperty("a").toInt32() == 1)
+        object.setValue(5, forProperty: "a")
+        object.setValue(nil, forProperty: "b")
+        #expect(eval(context, "(function (o) { return o.a + ':' + o.b })").call(withArguments: [object]).toString() == "5:undefined")
+    }
+
+    @Test func readOnlyAndFrozenPropertiesIgnoreWrites() {
+        let readOnly = eval(context, "Object.defineProperty({}, 'x', {value: 1, writable: false, enumerable: true})")
+        readOnly.setValue(2, forProperty: "x")
+        #expect(readOnly.forProperty("x").toInt32() == 1)
+        let frozen = eval(context, "Object.freeze({x: 1})")
+        frozen.setValue(2, forProperty: "x")
+        #expect(frozen.forProperty("x").toInt32() == 1)
+        #expect(context.exception == nil)
+    }
+
+    @Test func accessorsRunTheirFunctions() {
+        let object = eval(context, """
+            var log = [];
+            ({ get x() { log.push('get'); return 7 }, set x(v) { log.push('set ' + v) } })
+            """)
+        #expect(object.forProperty("x").toInt32() == 7)
+        object.setValue(3, forProperty: "x")
+        #expect(eval(context, "log.join()").toString() == "get,set 3")
+    }
+
+    @Test func inheritedSettersSeeWritesOnlyWithoutAnOwnProperty() {
+        let object = eval(context, """
+            var seen = [];
+            var proto = { set y(v) { seen.push(v) } };
+            var o = Object.create(proto);
+            o
+            """)
+        object.setValue(1, forProperty: "y")  // no own property: the inherited setter runs
+        #expect(eval(context, "seen.join() + '|' + Object.keys(o).length").toString() == "1|0")
+        eval(context, "Object.defineProperty(o, 'y', {value: 0, writable: true, enumerable: true, configurable: true})")
+        object.setValue(2, forProperty: "y")  // own writable data property: overwritten
+        #expect(eval(context, "seen.join() + '|' + o.y").toString() == "1|2")
+    }
+
+    @Test func exoticObjectsKeepTheirBehavior() {
+        let array = eval(context, "[1, 2, 3]")
+        array.setValue(1, forProperty: "length")
+        #expect(eval(context, "(function (a) { return JSON.stringify(a) })").call(withArguments: [array]).toString() == "[1]")
+        array.setValue("x", forProperty: "0")
+        #expect(array.forProperty("0").toString() == "x")
+
+        let string = eval(context, "new String('abc')")
+        #expect(string.forProperty("length").toInt32() == 3)
+        #expect(string.forProperty("1").toString() == "b")
+
+        let bytes = eval(context, "new Uint8Array(2)")
+        bytes.setValue(300, forProperty: "1")
+        #expect(bytes.forProperty("1").toInt32() == 44)
+
+        let arguments = eval(context, "(function (a) { return arguments })(1, 2)")
+        arguments.setValue(9, forProperty: "0")
+        #expect(arguments.forProperty("0").toInt32() == 9)
+        #expect(arguments.forProperty("length").toInt32() == 2)
+    }
+
+    @Test func proxiesGetTheirTraps() {
+        let proxy = eval(context, """
+            var traps = [];
+            new Proxy({}, {
+                get: function (t, k) { traps.push('get ' + String(k)); return 42 },
+                set: function (t, k, v) { traps.push('set ' + String(k) + '=' + v); return true }
+            })
+            """)
+        #expect(proxy.forProperty("p").toInt32() == 42)
+        proxy.setValue(1, forProperty: "p")
+        #expect(eval(context, "traps.join()").toString() == "get p,set p=1")
+    }
+
+    @Test func symbolAndProtoKeysAreOwnData() {
+        let symbol = JSValue(newSymbolFromDescription: "tag", in: context)!
+        let object = JSValue(newObjectIn: context)!
+        object.setValue("first", forProperty: symbol)
+        object.setValue("second", forProperty: symbol)
+        #expect(object.forProperty(symbol).toString() == "second")
+
+        let withProto = JSValue(object: ["__proto__": 1], in: context)!
+        withProto.setValue(2, forProperty: "__proto__")
+        #expect(withProto.forProperty("__proto__").toInt32() == 2)
+        #expect(eval(context, "(function (o) { return Object.getPrototypeOf(o) === Object.prototype })")
+            .call(withArguments: [withProto]).toBool())
+    }
+
+    @Test func overwritingReleasesTheOldValueAndRunsItsFinalizer() {
+        let finalized = LiveCounter()
+        context["noteFinalized"] = JSValue(newFunctionIn: context) { () in finalized.increment() }
+        let holder = eval(context, "({slot: null})")
+        for _ in 0..<100 {
+            let value = eval(context, "(function () { var o = {}; Duktape.fin(o, function () { noteFinalized() }); return o })()")
+            holder.setValue(value, forProperty: "slot")
+        }
+        holder.setValue(0, forProperty: "slot")
+        context.virtualMachine.garbageCollect()
+        #expect(finalized.value == 100)
+        #expect(holder.forProperty("slot").toInt32() == 0)
+    }
+
+    // MARK: - Interned keys
+
+    @Test func manyKeysAndCollidingPrefixesStayDistinct() {
+        let object = JSValue(newObjectIn: context)!
+        let prefix = String(repeating: "p", count: 16)  // the hash reads only the first 16 bytes
+        var keys = (0..<2_000).map { "k\($0)" } + (0..<300).map { prefix + "\($0)" }
+        keys += ["", "\u{0}", "a\u{0}b", "😀", "é", "e\u{301}", String(repeating: "long", count: 40)]
+        let baseline = context.virtualMachine.pinnedValueCount
+        for (index, key) in keys.enumerated() {
+            object.setValue(index, forProperty: key)
+        }
+        for (index, key) in keys.enumerated() {
+            #expect(object.forProperty(key).toInt32() == Int32(index), "key \(key.debugDescription)")
+        }
+        #expect(object.forProperty("nope").isUndefined)
+        // The cache is bounded: 256 keys at most are pinned for it.
+        #expect(context.virtualMachine.pinnedValueCount == baseline)
+        let keysSeen = eval(context, "(function (o) { return Object.keys(o).length })").call(withArguments: [object])
+        #expect(keysSeen?.toInt32() == Int32(keys.count))
+    }
+
+    // MARK: - Conversions by exact type
+
+    @Test func exactTypesAndTheirNeighbours() {
+        let typeOf = eval(context, "(function (v) { return typeof v + ':' + String(v) })")
+        let cases: [(Any?, String)] = [
+            (1.5, "number:1.5"), (Int.max, "number:9223372036854776000"), ("s", "string:s"), (true, "boolean:true"),
+            (Optional<Int>.none as Any, "undefined:undefined"), (Optional(Optional(2)) as Any, "number:2"),
+            (Int8(-3), "number:-3"), (Float(0.5), "number:0.5"), (Substring("sub"), "string:sub"),
+            (NSNumber(value: true), "boolean:true"), (NSNumber(value: 7), "number:7"), (NSNull(), "object:null"),
+            (JSValue(int32: 4, in: context)!, "number:4"), (nil, "undefined:undefined"),
+        ]
+        for (value, expected) in cases {
+            #expect(typeOf.call(withArguments: [value as Any]).toString() == expected, "\(String(describing: value))")
+        }
+    }
+
+    // MARK: - Callback frames
+
+    @Test func nestedCallbacksSeeTheirOwnFrames() {
+        var seen: [String] = []
+        context["inner"] = JSValue(newFunctionIn: context) { this, arguments in
+            seen.append("inner \(arguments.count) \(JSContext.currentArguments().count)")
+            return nil
+        }
+        context["outer"] = JSValue(newFunctionIn: context) { this, arguments in
+            let before = JSContext.currentArguments().count
+            JSContext.current().evaluateScript("inner(1, 2, 3)")
+            let after = JSContext.currentArguments().count
+            seen.append("outer \(before) \(after) \(JSContext.currentThis().forProperty("tag").toString() ?? "")")
+            return nil
+        }
+        eval(context, "({tag: 'me', outer: outer}).outer('a')")
+        #expect(seen == ["inner 3 3", "outer 1 1 me"])
+        #expect(JSContext.current() == nil)
+    }
+
+    @Test func callbacksFromACoroutineAndFromAFinalizerFindTheirContext() {
+        var contexts: [JSContext?] = []
+        context["probe"] = JSValue(newFunctionIn: context) { () in contexts.append(JSContext.current()) }
+        eval(context, "var t = new Duktape.Thread(function () { probe(); return 1 }); Duktape.Thread.resume(t)")
+        // A finalizer run when Swift releases the last reference: no script of any context is
+        // running, and Duktape runs it on the heap's own thread.
+        var value: JSValue? = eval(context, "(function () { var o = {}; Duktape.fin(o, function () { probe() }); return o })()")
+        #expect(value?.isObject == true)
+        value = nil
+        context.virtualMachine.garbageCollect()
+        #expect(contexts.count == 2)
+        #expect(contexts.allSatisfy { $0 === context })
+    }
+}
