@@ -23,6 +23,23 @@ struct DukjsTests {
         #expect(try run(["eval", "'😀'.length"]).stdout == "2\n")
     }
 
+    /// `dukjs eval CODE` alone skips the argument parser (start-up time); with options, or code
+    /// that looks like an option, it is parsed. Both must behave the same.
+    @Test func evalWithoutOptionsMatchesTheParsedPath() throws {
+        for code in ["2 + 2", "({a: 1})", "throw new RangeError('r')", "1 +", "'\u{0}x'", ""] {
+            let fast = try run(["eval", code])
+            let parsed = try run(["eval", "--time-limit", "10", code])
+            #expect(fast.status == parsed.status, "\(code)")
+            #expect(fast.stdout == parsed.stdout, "\(code)")
+            #expect(fast.stderr == parsed.stderr, "\(code)")
+        }
+        let optionLike = try run(["eval", "-1"])
+        #expect(optionLike.status == 64)
+        #expect(optionLike.stderr.contains("Usage: dukjs eval"))
+        #expect(try run(["eval", "--", "-1"]).stdout == "-1\n")
+        #expect(try run(["eval", "1", "2"]).status == 64)
+    }
+
     @Test func runExecutesAFile() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-\(UUID()).js")
         try "var x = 20;\nx * 2 + 2".write(to: file, atomically: true, encoding: .utf8)
