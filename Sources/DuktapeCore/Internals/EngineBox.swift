@@ -132,7 +132,7 @@ class HostFunction: EngineBox {
 
     /// The context a call on `ctx` belongs to: the innermost running context's when the call is
     /// on its thread (the usual case, found without a lookup), else the context of that thread,
-    /// else the creator's, if it is still alive.
+    /// else the context registered for the creator's thread (the creator, while it lives).
     private func context(for ctx: OpaquePointer) -> JSContext? {
         if let running = vm.runningContext, running.ctx == ctx { return running }
         return vm.context(forThread: ctx) ?? vm.context(forThread: creatorThread)
