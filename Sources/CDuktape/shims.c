@@ -627,9 +627,7 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
         }
     }
 
-    cduk_get_own_hidden(ctx, 0, CDUK__BOX_KEY);
-    void *box = duk_get_pointer(ctx, -1);
-    duk_pop(ctx);
+    void *box = cduk_box_at(ctx, 0);
     if (box != NULL) {
         duk_push_pointer(ctx, NULL);
         cduk_put_own_hidden(ctx, 0, CDUK__BOX_KEY);

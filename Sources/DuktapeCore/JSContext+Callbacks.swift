@@ -50,15 +50,12 @@ struct CallbackFrame {
     var this: JSValue? {
         mutating get {
             if let madeThis { return madeThis }
-            var made: JSValue?
-            if !isConstruct, duk_check_stack(ctx, 2) != 0 {
+            let made = isConstruct ? nil : pinning {
                 duk_push_this(ctx)
                 if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
                     duk_pop(ctx)
                     duk_push_global_object(ctx)
                 }
-                made = EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
-                duk_pop(ctx)
             }
             madeThis = .some(made)
             return made
@@ -69,15 +66,18 @@ struct CallbackFrame {
     var callee: JSValue? {
         mutating get {
             if let madeCallee { return madeCallee }
-            var made: JSValue?
-            if duk_check_stack(ctx, 1) != 0 {
-                duk_push_current_function(ctx)
-                made = EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
-                duk_pop(ctx)
-            }
+            let made = pinning { duk_push_current_function(ctx) }
             madeCallee = .some(made)
             return made
         }
+    }
+
+    /// Pins the one value `push` leaves on the engine stack, and pops it.
+    private func pinning(_ push: () -> Void) -> JSValue? {
+        guard duk_check_stack(ctx, 2) != 0 else { return nil }
+        push()
+        defer { duk_pop(ctx) }
+        return EngineStack(ctx: ctx, context: context).pinnedValue(at: -1)
     }
 
     /// The innermost frame of the calling thread.

@@ -8,7 +8,7 @@ private protocol OptionalProtocol {
 
 /// The value of one of the commonest exact types, read from an opened existential: comparing
 /// metatypes and reinterpreting costs a few instructions where `value as? Double` costs hundreds.
-private enum ExactValue {
+enum ExactValue {
     case number(Double)
     case boolean(Bool)
     case string(String)
@@ -17,7 +17,7 @@ private enum ExactValue {
 }
 
 /// Reads `value` if it is of one of `ExactValue`'s types (for `_openExistential`).
-private func exactValue<T>(_ value: T) -> ExactValue {
+func exactValue<T>(_ value: T) -> ExactValue {
     if T.self == Double.self { return .number(_identityCast(value, to: Double.self)) }
     if T.self == Int.self { return .number(Double(_identityCast(value, to: Int.self))) }
     if T.self == String.self { return .string(_identityCast(value, to: String.self)) }
@@ -134,11 +134,11 @@ extension EngineStack {
         return abs(milliseconds - nearest) <= 0.001 ? nearest : milliseconds.rounded(.down)
     }
 
-    /// Class instances: JSValue, Foundation objects (NSNumber, NSNull, NSString, NSArray,
-    /// NSDictionary, NSDate, NSData), managed values, exported objects, convertible classes.
+    /// Class instances other than JSValue (an exact type): Foundation objects (NSNumber, NSNull,
+    /// NSString, NSArray, NSDictionary, NSDate, NSData), managed values, exported objects,
+    /// convertible classes.
     private func pushClassInstance(_ object: Any, depth: Int) throws(JSException) {
         switch object {
-        case let jsValue as JSValue: try push(jsValue)
         case let number as NSNumber:
             if number.isBoolean {
                 duk_push_boolean(ctx, number.boolValue ? 1 : 0)

@@ -181,20 +181,14 @@ struct EngineStack {
         }
     }
 
-    /// Pushes a property key: strings as strings, integers as numbers (the engine's array fast
-    /// path), anything else converted like a value (JavaScript then applies ToPropertyKey).
+    /// Pushes a property key: a `String` through the interned-key cache, anything else converted
+    /// like a value (numbers stay numbers, the engine's array fast path; JavaScript then applies
+    /// ToPropertyKey).
     func pushKey(_ key: Any?) throws(JSException) {
-        // Exact-type check first: a dynamic cast from `Any` costs more than the key lookup.
-        if let key, type(of: key) == String.self, let name = key as? String {
+        if let key, case .string(let name) = _openExistential(key, do: exactValue) {
             try pushKey(name)
-            return
-        }
-        switch key {
-        case let name as String: try pushKey(name)
-        case let index as Int:
-            try reserve(1)
-            duk_push_number(ctx, Double(index))
-        default: try push(any: key)
+        } else {
+            try push(any: key)
         }
     }
 

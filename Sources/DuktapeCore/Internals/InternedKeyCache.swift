@@ -48,14 +48,6 @@ struct InternedKeyCache {
         return evicted?.slot
     }
 
-    /// Empties the cache, returning the slots to unpin.
-    mutating func removeAll() -> [UInt32] {
-        let slots = entries.compactMap { $0?.slot }
-        entries = [Entry?](repeating: nil, count: 2 * Self.setCount)
-        count = 0
-        return slots
-    }
-
     @inline(__always)
     private static func firstIndex(of key: String) -> Int {
         var hash: UInt32 = 2_166_136_261
