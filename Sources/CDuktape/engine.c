@@ -260,6 +260,24 @@ void *cduk_callee_box(duk_context *ctx) {
     return thr->callstack_curr == NULL ? NULL : cduk__box_of(thr, DUK_ACT_GET_FUNC(thr->callstack_curr));
 }
 
+int cduk_number_at(duk_context *ctx, duk_idx_t idx, double *out) {
+    duk_tval *tv = duk_get_tval((duk_hthread *) ctx, idx);
+    if (tv == NULL || !DUK_TVAL_IS_NUMBER(tv)) {
+        return 0;
+    }
+    *out = DUK_TVAL_GET_NUMBER(tv);
+    return 1;
+}
+
+int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out) {
+    duk_tval *tv = duk_get_tval((duk_hthread *) ctx, idx);
+    if (tv == NULL || !DUK_TVAL_IS_BOOLEAN(tv)) {
+        return 0;
+    }
+    *out = DUK_TVAL_GET_BOOLEAN(tv) ? 1 : 0;
+    return 1;
+}
+
 void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);

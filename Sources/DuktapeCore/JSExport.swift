@@ -78,22 +78,22 @@ public final class JSClass: @unchecked Sendable {
     /// The exported class this one inherits from.
     public let superclass: JSClass?
     let swiftType: AnyClass
-    fileprivate(set) var constructor: ((HostCall) throws -> AnyObject)?
-    fileprivate(set) var constructorLength = 0
-    fileprivate(set) var methods: [Member] = []
-    fileprivate(set) var properties: [Property] = []
-    fileprivate(set) var staticMethods: [Member] = []
+    private(set) var constructor: ((HostCall) throws -> AnyObject)?
+    private(set) var constructorLength = 0
+    private(set) var methods: [Member] = []
+    private(set) var properties: [Property] = []
+    private(set) var staticMethods: [Member] = []
 
     struct Member {
         let name: String
         let length: Int
-        let body: (HostCall) throws -> Any?
+        let body: (HostCall) throws -> HostResult
     }
 
     struct Property {
         let name: String
-        let get: (HostCall) throws -> Any?
-        let set: ((HostCall) throws -> Any?)?
+        let get: (HostCall) throws -> HostResult
+        let set: ((HostCall) throws -> HostResult)?
     }
 
     /// Declares the JavaScript face of `type`.
@@ -130,8 +130,29 @@ public final class JSClass: @unchecked Sendable {
         return name
     }
 
-    fileprivate func add(method name: String, length: Int, body: @escaping (HostCall) throws -> Any?) {
+    // The builder's entry points, `@usableFromInline` for its `@inlinable` members.
+
+    @usableFromInline
+    func setConstructor(length: Int, _ body: @escaping (HostCall) throws -> AnyObject) {
+        constructorLength = length
+        constructor = body
+    }
+
+    @usableFromInline
+    func addMethod(_ name: String, length: Int, _ body: @escaping (HostCall) throws -> HostResult) {
         methods.append(Member(name: name, length: length, body: body))
+    }
+
+    @usableFromInline
+    func addProperty(
+        _ name: String, get: @escaping (HostCall) throws -> HostResult, set: ((HostCall) throws -> HostResult)?
+    ) {
+        properties.append(Property(name: name, get: get, set: set))
+    }
+
+    @usableFromInline
+    func addStaticMethod(_ name: String, length: Int, _ body: @escaping (HostCall) throws -> HostResult) {
+        staticMethods.append(Member(name: name, length: length, body: body))
     }
 }
 
@@ -141,17 +162,21 @@ public final class JSClass: @unchecked Sendable {
 /// type's `fromJSArgument` rule, results by `jsValue(in:)`; another exported class as a
 /// parameter type takes that class's wrappers.
 public struct JSClassBuilder<T: AnyObject> {
-    fileprivate let target: JSClass
+    @usableFromInline let target: JSClass
+
+    init(target: JSClass) {
+        self.target = target
+    }
 
     /// The constructor run by `new Name(...)`. Without one, `new Name()` is a TypeError.
     ///
     /// ```swift
     /// c.constructor { (x: Double, y: Double) in Point(x: x, y: y) }
     /// ```
+    @inlinable
     public func constructor<each Argument: JSValueConvertible>(_ body: @escaping (repeat each Argument) throws -> T) {
-        target.constructorLength = count(repeat (each Argument).self)
-        target.constructor = { call in
-            let reader = ArgumentReader(call: call)
+        target.setConstructor(length: count(repeat (each Argument).self)) { call in
+            var reader = ArgumentReader(call: call)
             return try body(repeat try reader.next((each Argument).self))
         }
     }
@@ -160,6 +185,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// such as `"scaled(by:)"` turned into one by `JSClass.javaScriptName(forSwiftMethod:)`.
     /// The closure receives the object first. Called on a `this` that is not a wrapper of this
     /// class, it throws a TypeError.
+    @inlinable
     public func method<each Argument: JSValueConvertible, Result: JSValueConvertible>(
         _ name: String, _ body: @escaping (T, repeat each Argument) throws -> Result
     ) {
@@ -167,17 +193,19 @@ public struct JSClassBuilder<T: AnyObject> {
     }
 
     /// An instance method with an explicit JavaScript name (JavaScriptCore's `JSExportAs`).
+    @inlinable
     public func method<each Argument: JSValueConvertible, Result: JSValueConvertible>(
         _ swiftName: String, as javaScriptName: String, _ body: @escaping (T, repeat each Argument) throws -> Result
     ) {
-        target.add(method: javaScriptName, length: count(repeat (each Argument).self)) { call in
+        target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
             let object = try JSClassBuilder.receiver(call)
-            let reader = ArgumentReader(call: call)
-            return ArgumentReader.result(try body(object, repeat try reader.next((each Argument).self)), in: call.context)
+            var reader = ArgumentReader(call: call)
+            return HostResult.result(try body(object, repeat try reader.next((each Argument).self)), of: call)
         }
     }
 
     /// An instance method without a result.
+    @inlinable
     public func method<each Argument: JSValueConvertible>(
         _ name: String, _ body: @escaping (T, repeat each Argument) throws -> Void
     ) {
@@ -185,14 +213,15 @@ public struct JSClassBuilder<T: AnyObject> {
     }
 
     /// An instance method without a result, with an explicit JavaScript name.
+    @inlinable
     public func method<each Argument: JSValueConvertible>(
         _ swiftName: String, as javaScriptName: String, _ body: @escaping (T, repeat each Argument) throws -> Void
     ) {
-        target.add(method: javaScriptName, length: count(repeat (each Argument).self)) { call in
+        target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
             let object = try JSClassBuilder.receiver(call)
-            let reader = ArgumentReader(call: call)
+            var reader = ArgumentReader(call: call)
             try body(object, repeat try reader.next((each Argument).self))
-            return nil
+            return .undefined
         }
     }
 
@@ -201,54 +230,69 @@ public struct JSClassBuilder<T: AnyObject> {
     /// ```swift
     /// c.property("x", \.x)
     /// ```
+    @inlinable
     public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<T, Value>) {
-        property(name, get: { $0[keyPath: keyPath] }, set: { $0[keyPath: keyPath] = $1 })
+        // The closures capture the key path itself (not closures around it), so that, inlined
+        // where the key path is a literal, the optimizer can turn the projection into a direct
+        // access instead of a walk through the key path runtime.
+        target.addProperty(
+            name,
+            get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], of: call) },
+            set: { call in
+                let object = try JSClassBuilder.receiver(call)
+                var reader = ArgumentReader(call: call)
+                object[keyPath: keyPath] = try reader.next(Value.self)
+                return .undefined
+            })
     }
 
     /// A read-only property: a getter only, so writes from JavaScript are ignored (a TypeError
     /// in strict code), as in JavaScriptCore.
+    @inlinable
     public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: KeyPath<T, Value>) {
-        property(name, get: { $0[keyPath: keyPath] }, set: nil)
+        target.addProperty(
+            name, get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], of: call) }, set: nil)
     }
 
     /// A property with a getter and an optional setter written as closures (they may throw).
+    @inlinable
     public func property<Value: JSValueConvertible>(
         _ name: String, get: @escaping (T) throws -> Value, set: ((T, Value) throws -> Void)? = nil
     ) {
-        let getter: (HostCall) throws -> Any? = { call in
-            ArgumentReader.result(try get(JSClassBuilder.receiver(call)), in: call.context)
-        }
-        let setter: ((HostCall) throws -> Any?)? = set.map { set in
+        let setter: ((HostCall) throws -> HostResult)? = set.map { set in
             { call in
                 let object = try JSClassBuilder.receiver(call)
-                try set(object, try ArgumentReader(call: call).next(Value.self))
-                return nil
+                var reader = ArgumentReader(call: call)
+                try set(object, try reader.next(Value.self))
+                return .undefined
             }
         }
-        target.properties.append(JSClass.Property(name: name, get: getter, set: setter))
+        target.addProperty(name, get: { call in HostResult.result(try get(JSClassBuilder.receiver(call)), of: call) }, set: setter)
     }
 
     /// A static method on the constructor (`Name.method()`).
+    @inlinable
     public func staticMethod<each Argument: JSValueConvertible, Result: JSValueConvertible>(
         _ name: String, _ body: @escaping (repeat each Argument) throws -> Result
     ) {
-        target.staticMethods.append(JSClass.Member(
-            name: JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)
-        ) { call in
-            let reader = ArgumentReader(call: call)
-            return try body(repeat try reader.next((each Argument).self)).jsValue(in: call.context)
-        })
+        target.addStaticMethod(JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)) {
+            call in
+            var reader = ArgumentReader(call: call)
+            return HostResult.result(try body(repeat try reader.next((each Argument).self)), of: call)
+        }
     }
 
     /// The object behind `this`, or the JavaScriptCore TypeError for a foreign `this`.
-    private static func receiver(_ call: HostCall) throws -> T {
+    @inlinable
+    static func receiver(_ call: HostCall) throws -> T {
         guard let object = call.receiverObject as? T else {
             throw ArgumentMismatch(description: "self type check failed for Swift instance method")
         }
         return object
     }
 
-    private func count<each Argument>(_ types: repeat (each Argument).Type) -> Int {
+    @inlinable
+    func count<each Argument>(_ types: repeat (each Argument).Type) -> Int {
         var total = 0
         for _ in repeat each types { total += 1 }
         return total

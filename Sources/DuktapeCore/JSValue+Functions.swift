@@ -30,7 +30,7 @@ extension JSValue {
         _ body: @escaping (_ this: JSValue, _ arguments: [JSValue]) throws -> Any?
     ) {
         self.init(hostFunctionIn: context, name: name, length: 0) { call in
-            try body(call.this ?? JSValue(context: call.context, storage: .undefined), call.arguments)
+            HostResult(try body(call.this ?? JSValue(context: call.context, storage: .undefined), call.arguments))
         }
     }
 
@@ -45,14 +45,15 @@ extension JSValue {
     /// the README, "Arguments"); missing arguments are undefined and extra ones are reachable
     /// through `JSContext.currentArguments()`. An argument that does not convert makes the call
     /// throw a TypeError such as "argument 2: expected String, got undefined".
+    @inlinable
     public convenience init<each Argument: JSValueConvertible, Result: JSValueConvertible>(
         newFunctionIn context: JSContext, name: String? = nil,
         _ body: @escaping (repeat each Argument) throws -> Result
     ) {
         self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
             call in
-            let arguments = ArgumentReader(call: call)
-            return ArgumentReader.result(try body(repeat try arguments.next((each Argument).self)), in: call.context)
+            var arguments = ArgumentReader(call: call)
+            return HostResult.result(try body(repeat try arguments.next((each Argument).self)), of: call)
         }
     }
 
@@ -62,27 +63,30 @@ extension JSValue {
     /// var received: [String] = []
     /// context["send"] = JSValue(newFunctionIn: context) { (message: String) in received.append(message) }
     /// ```
+    @inlinable
     public convenience init<each Argument: JSValueConvertible>(
         newFunctionIn context: JSContext, name: String? = nil,
         _ body: @escaping (repeat each Argument) throws -> Void
     ) {
         self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
             call in
-            let arguments = ArgumentReader(call: call)
+            var arguments = ArgumentReader(call: call)
             try body(repeat try arguments.next((each Argument).self))
-            return nil
+            return .undefined
         }
     }
 
-    private static func arity<each Argument>(of types: (repeat (each Argument).Type)) -> Int {
+    @inlinable
+    static func arity<each Argument>(of types: (repeat (each Argument).Type)) -> Int {
         var count = 0
         for _ in repeat each types { count += 1 }
         return count
     }
 
-    private convenience init(
+    @usableFromInline
+    convenience init(
         hostFunctionIn context: JSContext, name: String?, length: Int,
-        _ body: @escaping (HostCall) throws -> Any?
+        _ body: @escaping (HostCall) throws -> HostResult
     ) {
         let function = HostFunction(context: context, body: body)
         let storage = context.reporting(Storage.undefined) { stack throws(JSException) in
@@ -90,53 +94,5 @@ extension JSValue {
             return try stack.storage(at: -1)
         }
         self.init(context: context, storage: storage)
-    }
-}
-
-/// Reads a call's arguments in order, each by its declared type's rule.
-final class ArgumentReader {
-    let call: HostCall
-    var index = 0
-
-    init(call: HostCall) {
-        self.call = call
-    }
-
-    func next<T: JSValueConvertible>(_ type: T.Type) throws -> T {
-        defer { index += 1 }
-        // The fast path: a number for a Double or Int parameter, a boolean for Bool, a string
-        // for String, read straight from the call's frame without making a JSValue, and handed
-        // over by an identity cast (no Optional<T> to instantiate, no dynamic cast). Anything
-        // else (missing arguments, coercions) takes the general rule, with the same results.
-        if index < call.argumentCount {
-            let ctx = call.stack.ctx
-            let slot = Int32(index)
-            if T.self == Double.self, duk_is_number(ctx, slot) != 0 {
-                return _identityCast(duk_get_number(ctx, slot), to: T.self)
-            }
-            if T.self == Int.self, duk_is_number(ctx, slot) != 0, let exact = Int(exactly: duk_get_number(ctx, slot)) {
-                return _identityCast(exact, to: T.self)
-            }
-            if T.self == Bool.self, duk_is_boolean(ctx, slot) != 0 {
-                return _identityCast(duk_get_boolean(ctx, slot) != 0, to: T.self)
-            }
-            if T.self == String.self, let string = call.stack.stringIfString(at: slot) {
-                return _identityCast(string, to: T.self)
-            }
-        }
-        do {
-            return try T.fromJSArgument(call.argument(index))
-        } catch {
-            throw ArgumentMismatch(description: "argument \(index + 1): \(error)")
-        }
-    }
-
-    /// A closure's result for the dispatcher: primitives as plain values (pushed without a
-    /// JSValue), anything else converted by its `jsValue(in:)`.
-    static func result<R: JSValueConvertible>(_ value: R, in context: JSContext) -> Any? {
-        if R.self == Double.self || R.self == Int.self || R.self == Bool.self || R.self == String.self {
-            return value
-        }
-        return value.jsValue(in: context)
     }
 }

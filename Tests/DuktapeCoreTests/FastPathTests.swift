@@ -155,6 +155,96 @@ struct FastPathTests {
         }
     }
 
+    // MARK: - Typed closures (specialized in the caller's module)
+
+    /// Every argument a script can pass, and no argument at all.
+    static let argumentScripts = [
+        "1.5", "-0", "NaN", "Infinity", "-Infinity", "9007199254740993", "1e300", "-2147483649", "3",
+        "'7'", "''", "'a\\u0000b\\ud83d\\ude00'", "true", "false", "null", "undefined", "({})", "[2]",
+        "({valueOf: function () { return 4 }})", "Symbol('s')", "new Number(5)", "new String('boxed')",
+    ]
+
+    /// The typed reads take shortcuts for exact types; whatever the script passes, they must give
+    /// what the type's general `fromJSArgument` rule gives for that value (or its TypeError).
+    @Test func typedArgumentsMatchTheGeneralRule() {
+        probe(Double.self) { $0.bitPattern == $1.bitPattern || ($0.isNaN && $1.isNaN) }
+        probe(Int.self, ==)
+        probe(Bool.self, ==)
+        probe(String.self, ==)
+        probe(Int32.self, ==)
+        probe(String?.self, ==)
+        // Extra arguments are ignored; a missing one is undefined.
+        context["pair"] = JSValue(newFunctionIn: context) { (a: Int, b: String?) in "\(a) \(b ?? "nil")" }
+        #expect(eval(context, "pair(1, 'x', 3) + '|' + pair(2)").toString() == "1 x|2 nil")
+    }
+
+    private func probe<T: JSValueConvertible>(
+        _ type: T.Type, _ same: @escaping (T, T) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        var received: [T] = []
+        context["take"] = JSValue(newFunctionIn: context) { (x: T) in received.append(x) }
+        for script in Self.argumentScripts + [""] {
+            received.removeAll()
+            eval(context, "var threw = false; try { take(\(script)) } catch (e) { threw = e instanceof TypeError }")
+            let value = script.isEmpty ? JSValue(undefinedIn: context)! : eval(context, "(\(script))")
+            if let expected = try? T.fromJSArgument(value) {
+                #expect(received.count == 1 && received.first.map { same($0, expected) } == true,
+                        "\(T.self) from \(script): \(received) vs \(expected)", sourceLocation: sourceLocation)
+            } else {
+                #expect(received.isEmpty && eval(context, "threw").toBool(), "\(T.self) from \(script)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// A typed closure's result reaches JavaScript as the conversion table makes the same value.
+    @Test func typedResultsMatchTheConversionTable() {
+        let typeOf = eval(context, "(function (v) { return typeof v + ':' + String(v) + ':' + (v === v ? '' : 'NaN') })")
+        func check<R: JSValueConvertible>(_ value: R, sourceLocation: SourceLocation = #_sourceLocation) {
+            context["give"] = JSValue(newFunctionIn: context) { () in value }
+            let expected = typeOf.call(withArguments: [value]).toString()
+            #expect(typeOf.call(withArguments: [eval(context, "give()")]).toString() == expected, sourceLocation: sourceLocation)
+        }
+        check(1.5)
+        check(-0.0)
+        check(Double.nan)
+        check(Int.max)
+        check(Int.min)
+        check(true)
+        check("a\u{0}b😀")
+        check("")
+        check(Optional<Int>.none)
+        check(Optional(3))
+        check([1, 2])
+        check(JSValue(newObjectIn: context)!)
+        check(Float(0.25))
+        context["nothing"] = JSValue(newFunctionIn: context) { () in }
+        #expect(eval(context, "nothing()").isUndefined)
+    }
+
+    /// An exported object's wrapper can die after its context: the wrapper cache entry to remove
+    /// is found through the VM, and a later context of the VM has a cache of its own.
+    @Test func wrappersOutlivingTheirContextAreReleased() {
+        let vm = JSVirtualMachine()!
+        weak var released: Tracked?
+        do {
+            let object = Tracked()
+            released = object
+            let first = JSContext(virtualMachine: vm)!
+            first["tracked"] = object
+            #expect(eval(first, "tracked === tracked").toBool())
+            let second = JSContext(virtualMachine: vm)!
+            second["tracked"] = object
+            #expect(eval(second, "tracked === tracked").toBool())
+        }
+        // Both contexts are gone; their wrappers die with the next collection.
+        vm.garbageCollect()
+        vm.garbageCollect()
+        #expect(released == nil)
+        let third = JSContext(virtualMachine: vm)!
+        third["again"] = Tracked()
+        #expect(eval(third, "again === again && String(again)").toString() == "[object Tracked]")
+    }
+
     // MARK: - Callback frames
 
     @Test func nestedCallbacksSeeTheirOwnFrames() {

@@ -243,6 +243,12 @@ void *cduk_box_at(duk_context *ctx, duk_idx_t idx);
 void *cduk_this_box(duk_context *ctx);
 void *cduk_callee_box(duk_context *ctx);
 
+/* Exact reads for typed callbacks: 1 and the value in *out when the value at `idx` is a number
+ * (a boolean), else 0 (also for an invalid index). One check of the value slot instead of a
+ * type test and a getter that each resolve the index. Defined in engine.c. */
+int cduk_number_at(duk_context *ctx, duk_idx_t idx, double *out);
+int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out);
+
 /* [] -> [function]: a new host function (trampoline to the dispatcher) with the
  * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */
 duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t length);

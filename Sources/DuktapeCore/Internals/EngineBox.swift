@@ -15,6 +15,13 @@ class EngineBox {
     /// (an exported object, an exported class's constructor); nil for the others.
     var exportedObject: Any? { nil }
 
+    /// The exported Swift instance (not class) this box retains; nil for the other boxes.
+    var exportedInstance: AnyObject? { nil }
+
+    /// Runs a call from JavaScript to the function this box is attached to (see
+    /// `HostFunction`); other boxes are never called: the trampoline is only on host functions.
+    func invoke(ctx: OpaquePointer, isConstruct: Bool) -> duk_int_t { 0 }
+
     /// [obj] -> [obj]: attaches this box to the object on top of the stack.
     func attach(on stack: EngineStack) throws(JSException) {
         let pointer = Unmanaged.passRetained(self).toOpaque()
@@ -40,10 +47,12 @@ class EngineBox {
                 box.release()
             },
             { ctx, pointer, isConstruct in
-                guard let ctx, let pointer,
-                    let function = Unmanaged<EngineBox>.fromOpaque(pointer).takeUnretainedValue() as? HostFunction
-                else { return 0 }
-                return function.invoke(ctx: ctx, isConstruct: isConstruct != 0)
+                // Not retained for the call: the function object being called owns the box and
+                // cannot be collected while its call runs.
+                guard let ctx, let pointer else { return 0 }
+                return Unmanaged<EngineBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+                    $0.invoke(ctx: ctx, isConstruct: isConstruct != 0)
+                }
             },
             { owner, object in
                 guard let owner, let object else { return }
@@ -62,44 +71,6 @@ final class SwiftErrorBox: EngineBox {
     }
 }
 
-/// What a host function's body receives.
-struct HostCall {
-    let stack: EngineStack
-    /// The call's frame, on the stack of `HostFunction.invoke` for as long as the body runs.
-    let frame: UnsafeMutablePointer<CallbackFrame>
-
-    var context: JSContext { stack.context }
-    var this: JSValue? { frame.pointee.this }
-    var arguments: [JSValue] { frame.pointee.arguments }
-    var isConstruct: Bool { frame.pointee.isConstruct }
-    var argumentCount: Int { Int(frame.pointee.argumentCount) }
-
-    /// The exported Swift object behind `this`, read without pinning `this`.
-    var exportedReceiver: Any? {
-        receiverBox?.exportedObject
-    }
-
-    /// The exported Swift object (not class) behind `this`: for instance members, whose cast to
-    /// the class is then a class cast, much cheaper than a cast from `Any`.
-    var receiverObject: AnyObject? {
-        (receiverBox as? ExportedObjectBox)?.object
-    }
-
-    private var receiverBox: EngineBox? {
-        cduk_this_box(stack.ctx).map { Unmanaged<EngineBox>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    /// Argument `index`, or undefined when the caller passed fewer.
-    func argument(_ index: Int) -> JSValue {
-        frame.pointee.argument(index)
-    }
-}
-
-/// An argument that does not convert to the declared Swift type.
-struct ArgumentMismatch: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// A Swift closure exposed as a JavaScript function.
 class HostFunction: EngineBox {
     /// The VM outlives every box: boxes are released by finalizers, at the latest when the heap
@@ -110,9 +81,9 @@ class HostFunction: EngineBox {
     /// to the context: the function must not keep it alive, and a weak reference would give
     /// every context a side table, making each retain and release of it several times dearer.
     let creatorThread: OpaquePointer
-    let body: (HostCall) throws -> Any?
+    let body: (HostCall) throws -> HostResult
 
-    init(context: JSContext, body: @escaping (HostCall) throws -> Any?) {
+    init(context: JSContext, body: @escaping (HostCall) throws -> HostResult) {
         self.vm = context.vm
         self.creatorThread = context.ctx
         self.body = body
@@ -145,7 +116,7 @@ class HostFunction: EngineBox {
     ///
     /// Returns the trampoline status with the result or the value to throw on top. Uses only
     /// non-throwing engine calls and protected shims.
-    func invoke(ctx: OpaquePointer, isConstruct: Bool) -> duk_int_t {
+    override func invoke(ctx: OpaquePointer, isConstruct: Bool) -> duk_int_t {
         guard let context = context(for: ctx) else { return 0 }
         let stack = EngineStack(ctx: ctx, context: context)
         let argumentCount = duk_get_top(ctx)
@@ -156,13 +127,15 @@ class HostFunction: EngineBox {
         return withUnsafeMutablePointer(to: &frame) { frame in
             cduk_set_current_frame(frame)
             let saved = context.swapExceptionLocked(nil)
-            var result: Any?
+            let result: HostResult
             var thrown: JSValue?
             do {
                 result = try body(HostCall(stack: stack, frame: frame))
             } catch let exception as JSException {
+                result = .undefined
                 thrown = exception.value
             } catch {
+                result = .undefined
                 thrown = (try? context.makeSwiftError(error)) ?? JSValue(context: context, storage: .undefined)
             }
             if let pending = context.swapExceptionLocked(saved) {
@@ -174,12 +147,7 @@ class HostFunction: EngineBox {
                     try stack.push(thrown)
                     return CDUK_HOST_THROW
                 }
-                if let value = consume result {
-                    try stack.push(anyValue: value)  // exact-type fast paths, JSValue included
-                } else {
-                    try stack.reserve(1)
-                    duk_push_undefined(ctx)
-                }
+                try stack.push(consume result)
                 if isConstruct, duk_is_object(ctx, -1) == 0 {
                     duk_pop(ctx)
                     throw stack.makeError("TypeError", "Swift closures called as constructors must return an object")

@@ -3,7 +3,12 @@ import CDuktape
 /// The box of a wrapper: retains the exported Swift object for as long as the wrapper lives.
 final class ExportedObjectBox: EngineBox {
     let object: AnyObject
-    weak var context: JSContext?
+    /// The VM outlives the box (boxes are released at the latest when its heap is destroyed).
+    unowned(unsafe) let vm: JSVirtualMachine
+    /// The Duktape thread of the context whose wrapper cache holds the entry: the context is
+    /// found through it when the wrapper dies (nil then if the context is gone). Not a weak
+    /// reference: that would give the context a side table, making its every retain dearer.
+    let thread: OpaquePointer
     /// The wrapper's heap address, the value of the context's wrapper cache entry.
     var wrapper: UnsafeMutableRawPointer?
     /// Whether the wrapper carries a retain list (JSManagedValue owners).
@@ -11,14 +16,17 @@ final class ExportedObjectBox: EngineBox {
 
     init(object: AnyObject, context: JSContext) {
         self.object = object
-        self.context = context
+        self.vm = context.vm
+        self.thread = context.ctx
     }
 
     override var exportedObject: Any? { object }
+    override var exportedInstance: AnyObject? { object }
 
     override func willRelease() {
-        if let context, let wrapper {
-            context.forgetWrapper(of: object, at: wrapper)
+        guard let wrapper else { return }
+        vm.lock.withLock {
+            vm.context(forThread: thread)?.forgetWrapper(of: object, at: wrapper)
         }
     }
 }
@@ -38,7 +46,7 @@ final class ClassConstructor: HostFunction {
             guard let construct = jsClass.constructor else {
                 throw ArgumentMismatch(description: "\(jsClass.name) has no constructor")
             }
-            return try construct(call)
+            return .converted(try construct(call))
         }
     }
 }
@@ -205,7 +213,7 @@ extension EngineStack {
         try getProperty("toStringTag", ofValueAt: -1)
         duk_remove(ctx, -2)
         duk_remove(ctx, -2)
-        try HostFunction(context: context) { call in tag(call) }.push(on: self, name: nil, length: 0)
+        try HostFunction(context: context) { call in .string(tag(call)) }.push(on: self, name: nil, length: 0)
         try check(cduk_pdef_prop(ctx, UInt32(CDUK_DEFPROP_GETTER)))
     }
 }

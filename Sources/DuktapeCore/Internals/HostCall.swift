@@ -1,0 +1,88 @@
+import CDuktape
+
+/// What a host function's body receives: one call from JavaScript, alive while the body runs.
+///
+/// `@usableFromInline` (with the readers below) so that the typed-closure initializers can be
+/// `@inlinable`: specialized in the caller's module for the closure's own parameter and result
+/// types, a call reads `(Double, Double) -> Double` without generic metadata or existentials.
+@usableFromInline
+struct HostCall {
+    let stack: EngineStack
+    /// The call's frame, on the stack of `HostFunction.invoke` for as long as the body runs.
+    let frame: UnsafeMutablePointer<CallbackFrame>
+
+    init(stack: EngineStack, frame: UnsafeMutablePointer<CallbackFrame>) {
+        self.stack = stack
+        self.frame = frame
+    }
+
+    @usableFromInline var context: JSContext { stack.context }
+    var this: JSValue? { frame.pointee.this }
+    var arguments: [JSValue] { frame.pointee.arguments }
+    var isConstruct: Bool { frame.pointee.isConstruct }
+    var argumentCount: Int { Int(frame.pointee.argumentCount) }
+
+    /// The exported Swift object behind `this`, read without pinning `this`.
+    var exportedReceiver: Any? {
+        receiverBox?.exportedObject
+    }
+
+    /// The exported Swift object (not class) behind `this`: for instance members, whose cast to
+    /// the class is then a class cast, much cheaper than a cast from `Any`.
+    @usableFromInline var receiverObject: AnyObject? {
+        // The box is not retained for the read: `this` holds it for the length of the call.
+        cduk_this_box(stack.ctx).flatMap { Unmanaged<EngineBox>.fromOpaque($0)._withUnsafeGuaranteedRef(\.exportedInstance) }
+    }
+
+    private var receiverBox: EngineBox? {
+        cduk_this_box(stack.ctx).map { Unmanaged<EngineBox>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Argument `index`, or undefined when the caller passed fewer.
+    func argument(_ index: Int) -> JSValue {
+        frame.pointee.argument(index)
+    }
+
+    // MARK: - Exact reads, for the typed closures' fast paths
+
+    /// Argument `index` when it is a number (nil when it is not, or missing).
+    @usableFromInline func number(at index: Int) -> Double? {
+        var number = 0.0
+        guard index < argumentCount, cduk_number_at(stack.ctx, Int32(index), &number) != 0 else { return nil }
+        return number
+    }
+
+    /// Argument `index` when it is a boolean.
+    @usableFromInline func boolean(at index: Int) -> Bool? {
+        var flag: Int32 = 0
+        guard index < argumentCount, cduk_boolean_at(stack.ctx, Int32(index), &flag) != 0 else { return nil }
+        return flag != 0
+    }
+
+    /// Argument `index` when it is a string (not a symbol).
+    @usableFromInline func string(at index: Int) -> String? {
+        guard index < argumentCount else { return nil }
+        return stack.stringIfString(at: Int32(index))
+    }
+
+    /// Argument `index` converted by `T`'s `fromJSArgument` rule, the general path (missing
+    /// arguments, coercions, every other type); a failure names the argument.
+    @usableFromInline func argument<T: JSValueConvertible>(_ index: Int, as type: T.Type) throws -> T {
+        do {
+            return try T.fromJSArgument(argument(index))
+        } catch {
+            throw ArgumentMismatch(description: "argument \(index + 1): \(error)")
+        }
+    }
+}
+
+/// An argument that does not convert to the declared Swift type.
+@usableFromInline
+struct ArgumentMismatch: Error, CustomStringConvertible {
+    @usableFromInline let description: String
+
+    @usableFromInline
+    init(description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,52 @@
+import CDuktape
+
+/// What a host function's body gives JavaScript: primitives are pushed as they are, with no
+/// existential or `JSValue` between; anything else goes through the conversion table.
+@usableFromInline
+enum HostResult {
+    case undefined
+    case number(Double)
+    case boolean(Bool)
+    case string(String)
+    /// A value converted by the table (a `JSValue`, a container, an exported object...).
+    case converted(Any)
+
+    /// A closure's untyped result: nil is undefined.
+    init(_ value: Any?) {
+        if let value { self = .converted(value) } else { self = .undefined }
+    }
+
+    /// A typed closure's result: `Double`, `Int`, `Bool` and `String` directly, anything else by
+    /// its `jsValue(in:)` in the call's context. Specialized in the caller's module, the type
+    /// tests fold away.
+    @inlinable
+    static func result<R: JSValueConvertible>(_ value: R, of call: HostCall) -> HostResult {
+        if R.self == Double.self { return .number(_identityCast(value, to: Double.self)) }
+        if R.self == Int.self { return .number(Double(_identityCast(value, to: Int.self))) }
+        if R.self == Bool.self { return .boolean(_identityCast(value, to: Bool.self)) }
+        if R.self == String.self { return .string(_identityCast(value, to: String.self)) }
+        return .converted(value.jsValue(in: call.context))
+    }
+}
+
+extension EngineStack {
+    /// [..] -> [.. result]
+    func push(_ result: consuming HostResult) throws(JSException) {
+        switch consume result {
+        case .undefined:
+            try reserve(1)
+            duk_push_undefined(ctx)
+        case .number(let number):
+            try reserve(1)
+            duk_push_number(ctx, number)
+        case .boolean(let flag):
+            try reserve(1)
+            duk_push_boolean(ctx, flag ? 1 : 0)
+        case .string(let string):
+            try reserve(1)
+            try pushString(string)
+        case .converted(let value):
+            try push(anyValue: value)
+        }
+    }
+}
