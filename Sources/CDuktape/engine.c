@@ -278,6 +278,100 @@ int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out) {
     return 1;
 }
 
+/* ---- Fast for-in enumeration ----------------------------------------------
+ *
+ * Duktape's enumerator builds an object holding every key, then re-checks and reads each key
+ * through the general property path: about 2,400 instructions a property, more than the
+ * conversion of the value. For the common case, an ordinary object whose prototypes have no
+ * enumerable string keys, the keys are the enumerable string keys of its entry part, in entry
+ * order: the same list Duktape's enumerator makes when no key is an array index (those it sorts
+ * first). That list is snapshotted onto the value stack (the enumerator's snapshot), and each
+ * key is then re-checked and read as duk_next does: an own data property is read from its slot;
+ * anything else (an accessor, a key deleted meanwhile) goes through duk_has_prop/duk_get_prop,
+ * the general path. Objects that do not qualify return 0 with nothing visited. */
+
+static int cduk__plain_for_in(duk_hthread *thr, duk_hobject *h, int is_target) {
+    if (DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(h) || DUK_HOBJECT_HAS_ARRAY_PART(h)) {
+        return 0;
+    }
+    for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(h); i++) {
+        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
+        if (k == NULL || DUK_HSTRING_HAS_SYMBOL(k) || !DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, h, i)) {
+            continue;
+        }
+        /* A prototype's enumerable key would be enumerated too (and shadowing checked); a
+         * target's array index key would be sorted first. */
+        if (!is_target || DUK_HSTRING_HAS_ARRIDX(k)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata) {
+    /* [.. obj] -> [.. obj] */
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *obj = duk_get_hobject(thr, -1);
+    if (obj == NULL || !cduk__plain_for_in(thr, obj, 1)) {
+        return 0;
+    }
+    if (!own_only) {
+        duk_uint_t sanity = 10000;
+        for (duk_hobject *p = DUK_HOBJECT_GET_PROTOTYPE(thr->heap, obj); p != NULL;
+             p = DUK_HOBJECT_GET_PROTOTYPE(thr->heap, p)) {
+            if (--sanity == 0 || !cduk__plain_for_in(thr, p, 0)) {
+                return 0;
+            }
+        }
+    }
+    duk_uint_fast32_t count = 0;
+    for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(obj); i++) {
+        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, obj, i);
+        if (k != NULL && !DUK_HSTRING_HAS_SYMBOL(k) && DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, obj, i)) {
+            count++;
+        }
+    }
+    if (count > 1000000 || !duk_check_stack(ctx, (duk_idx_t) count + 4)) {
+        return 0; /* the general enumerator reports what the stack cannot hold */
+    }
+    duk_idx_t obj_idx = duk_get_top_index(ctx);
+    for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(obj); i++) {
+        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, obj, i);
+        if (k != NULL && !DUK_HSTRING_HAS_SYMBOL(k) && DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, obj, i)) {
+            duk_push_hstring(thr, k);
+        }
+    }
+    duk_idx_t first_key = obj_idx + 1;
+    for (duk_idx_t i = 0; i < (duk_idx_t) count; i++) {
+        /* Each visit may run code (a getter of a nested object) that changes this object:
+         * nothing read before it is trusted after it. */
+        duk_hstring *k = duk_known_hstring(thr, first_key + i);
+        duk_int_t e_idx;
+        duk_int_t h_idx;
+        duk_push_hstring(thr, k);
+        if (duk_hobject_find_entry(thr->heap, obj, k, &e_idx, &h_idx) &&
+            !DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, obj, e_idx)) {
+            duk_push_tval(thr, DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, obj, e_idx));
+        } else {
+            /* duk_next's rule: a key that no longer exists (own or inherited) is skipped. */
+            duk_dup(thr, -1);
+            if (!duk_has_prop(thr, obj_idx)) {
+                duk_pop(thr);
+                continue;
+            }
+            duk_dup(thr, -1);
+            duk_get_prop(thr, obj_idx);
+        }
+        int stop = visit(udata, ctx);
+        duk_pop_2(thr);
+        if (stop) {
+            break;
+        }
+    }
+    duk_set_top(thr, obj_idx + 1);
+    return 1;
+}
+
 void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);

@@ -806,6 +806,10 @@ typedef struct {
 
 static duk_ret_t cduk__visit(duk_context *ctx, void *udata) {
     cduk__visit_args *a = (cduk__visit_args *) udata;
+    if (cduk_visit_fast(ctx, a->own_only, a->visit, a->udata)) {
+        duk_pop(ctx);
+        return 0;
+    }
     duk_enum(ctx, -1, a->own_only ? DUK_ENUM_OWN_PROPERTIES_ONLY : 0);
     while (duk_next(ctx, -1, 1)) {
         int stop = a->visit(a->udata, ctx);

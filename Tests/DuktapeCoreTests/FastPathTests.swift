@@ -245,6 +245,64 @@ struct FastPathTests {
         #expect(eval(third, "again === again && String(again)").toString() == "[object Tracked]")
     }
 
+    // MARK: - Object enumeration (JS -> Swift dictionaries)
+
+    /// The fast enumeration must give for-in's keys, with their current values, for the objects
+    /// it takes and for those it leaves to Duktape's enumerator.
+    @Test(arguments: [
+        "({a: 1, b: 'two', c: null, d: [1], e: {f: true}})",
+        "(function () { var o = {x: 1, y: 2, z: 3}; delete o.y; o.w = 4; return o })()",
+        "({b: 1, 1: 'one', a: 2, 0: 'zero'})",
+        "(function () { var o = {a: 1}; o[Symbol('s')] = 2; Object.defineProperty(o, 'hidden', {value: 3}); return o })()",
+        "({get g() { return 'got' }, plain: 1, set s(v) {}})",
+        "Object.create({inherited: 1}, {own: {value: 2, enumerable: true}})",
+        "Object.create(Object.create(null, {quiet: {value: 0}}), {own: {value: 2, enumerable: true}})",
+        "(function () { var o = Object.create(null); o.n = 1; return o })()",
+        "(function () { var o = {}; for (var i = 0; i < 3000; i++) o['k' + i] = i; return o })()",
+        "new Proxy({p: 1, q: 2}, {})",
+        "(function () { function F() { this.a = 1 } F.prototype.m = function () {}; return new F() })()",
+        "({})",
+    ])
+    func enumerationMatchesForIn(script: String) throws {
+        let object = eval(context, "var subject = \(script); subject")
+        // Undefined values are left out of dictionaries (JavaScriptCore's rule), on either path.
+        let keys = eval(context, """
+            (function () { var k = []; for (var key in subject) if (subject[key] !== undefined) k.push(key); return k.sort() })()
+            """)
+        let dictionary = try #require(object.toObject() as? [String: Any])
+        #expect(dictionary.keys.sorted() == (keys.toArray() as? [String]))
+        for (key, value) in dictionary {
+            let expected = object.forProperty(key)!
+            #expect(expected.isObject || expected.isEqual(to: value), "\(key)")
+        }
+    }
+
+    /// A getter of a nested object that rebuilds the object being enumerated (deleting the keys
+    /// not visited yet, adding hundreds so that the property table is reallocated) must not break
+    /// the enumeration: keys deleted before their turn are skipped; nothing is read from freed
+    /// memory (AddressSanitizer runs this in `make test-sanitize`).
+    @Test func enumerationSurvivesAGetterThatRebuildsTheObject() throws {
+        let object = eval(context, """
+            (function () {
+                var o = {};
+                o.first = {get trigger() {
+                    for (var i = 0; i < 50; i++) delete o['k' + i];
+                    for (var j = 0; j < 500; j++) o['added' + j] = j;
+                    o.later = 'changed';
+                    return 'fired';
+                }};
+                for (var i = 0; i < 50; i++) o['k' + i] = i;
+                o.later = 'original';
+                return o;
+            })()
+            """)
+        let dictionary = try #require(object.toObject() as? [String: Any])
+        #expect((dictionary["first"] as? [String: Any])?["trigger"] as? String == "fired")
+        #expect(dictionary["later"] as? String == "changed")
+        #expect(dictionary.keys.allSatisfy { !$0.hasPrefix("k") })
+        #expect(dictionary.keys.allSatisfy { $0 == "first" || $0 == "later" || $0.hasPrefix("added") })
+    }
+
     // MARK: - Callback frames
 
     @Test func nestedCallbacksSeeTheirOwnFrames() {

@@ -293,6 +293,10 @@ typedef int (*cduk_visit_fn)(void *udata, duk_context *ctx);
  * every property, all in one protected call. */
 duk_int_t cduk_pvisit(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata);
 
+/* The unprotected fast path of cduk_pvisit (engine.c): 1 when it enumerated the object on top,
+ * 0 (nothing visited) when the object needs Duktape's general enumerator. */
+int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata);
+
 /* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
 
 /* The innermost callback frame of the calling thread (an opaque Swift object), or NULL. */
