@@ -139,6 +139,35 @@ struct FastPathTests {
         #expect(keysSeen?.toInt32() == Int32(keys.count))
     }
 
+    /// Cached keys match by UTF-8 bytes (JavaScript's property names), not by Swift's `==`,
+    /// which calls canonically equivalent strings equal; equal texts in different
+    /// representations (small, native storage, bridged, sliced) land in the same set and match.
+    @Test func cachedKeysMatchByCodeUnits() {
+        #expect("é" == "e\u{301}")  // Swift's view
+        #expect(!InternedKeyCache.sameCodeUnits("é", "e\u{301}"))
+        #expect(!InternedKeyCache.sameCodeUnits("Å", "A\u{30A}"))
+        let long = String(repeating: "long key ", count: 4)
+        let representations = [
+            long, String(long.utf8.map { Character(UnicodeScalar($0)) }), String(("x" + long).dropFirst()),
+            NSString(string: long) as String, String(decoding: Array(long.utf8), as: UTF8.self),
+        ]
+        for other in representations {
+            #expect(InternedKeyCache.sameCodeUnits(long, other))
+            #expect(InternedKeyCache.firstIndex(of: long) == InternedKeyCache.firstIndex(of: other))
+        }
+        for small in ["key", "k42", "é", ""] {
+            let copies = [small, String(("x" + small).dropFirst()), NSString(string: small) as String]
+            #expect(copies.allSatisfy { InternedKeyCache.firstIndex(of: $0) == InternedKeyCache.firstIndex(of: small) })
+            #expect(copies.allSatisfy { InternedKeyCache.sameCodeUnits($0, small) })
+        }
+        // Through the API: two names Swift calls equal are two properties.
+        let object = JSValue(newObjectIn: context)!
+        object.setValue(1, forProperty: "é")
+        object.setValue(2, forProperty: "e\u{301}")
+        #expect(object.forProperty("é").toInt32() == 1)
+        #expect(object.forProperty("e\u{301}").toInt32() == 2)
+    }
+
     // MARK: - Conversions by exact type
 
     @Test func exactTypesAndTheirNeighbours() {

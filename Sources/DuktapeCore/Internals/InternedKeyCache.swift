@@ -1,11 +1,13 @@
 /// Interned property-key strings pinned by the VM, by text: `object["key"]` from Swift then pushes
 /// the engine's string by address instead of transcoding and interning the key again.
 ///
-/// Two-way set-associative with 128 sets. The hash is FNV-1a over at most the first 16 UTF-8
-/// bytes: a lookup costs tens of instructions, where a `[String: …]` lookup
-/// (SipHash, plus exclusivity checks) cost about 460, more than the property access itself.
-/// Collisions only cost speed: a set that is full evicts its older entry, whose slot the caller
-/// unpins.
+/// Two-way set-associative with 128 sets. A small string (at most 15 UTF-8 bytes, the usual key)
+/// holds its bytes in its own two words, so it is hashed by mixing those words; a longer one by
+/// FNV-1a over its first 16 UTF-8 bytes. A lookup costs tens of instructions, where a
+/// `[String: …]` lookup (SipHash, plus exclusivity checks) cost about 460, more than the property
+/// access itself. Keys match by their UTF-8 bytes, JavaScript's equality, not by Swift's `==`
+/// (canonical equivalence: "é" == "e\u{301}", two different property names). Collisions only
+/// cost speed: a set that is full evicts its older entry, whose slot the caller unpins.
 struct InternedKeyCache {
     struct Entry {
         var key: String
@@ -26,8 +28,8 @@ struct InternedKeyCache {
     @inline(__always)
     func pointer(for key: String) -> UnsafeMutableRawPointer? {
         let first = Self.firstIndex(of: key)
-        if let entry = entries[first], entry.key == key { return entry.pointer }
-        if let entry = entries[first + 1], entry.key == key { return entry.pointer }
+        if let entry = entries[first], Self.sameCodeUnits(entry.key, key) { return entry.pointer }
+        if let entry = entries[first + 1], Self.sameCodeUnits(entry.key, key) { return entry.pointer }
         return nil
     }
 
@@ -48,8 +50,19 @@ struct InternedKeyCache {
         return evicted?.slot
     }
 
+    /// The discriminator bit of a small string in its second word (64-bit platforms).
+    private static let smallStringFlag: UInt64 = 1 << 61
+
     @inline(__always)
-    private static func firstIndex(of key: String) -> Int {
+    static func firstIndex(of key: String) -> Int {
+        #if _pointerBitWidth(_64)
+        let words = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        if words.1 & smallStringFlag != 0 {
+            var hash = (words.0 ^ (words.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+            return Int(hash % UInt64(setCount)) &* 2
+        }
+        #endif
         var hash: UInt32 = 2_166_136_261
         var remaining = 16
         for byte in key.utf8 {
@@ -58,5 +71,16 @@ struct InternedKeyCache {
             if remaining == 0 { break }
         }
         return Int(hash % UInt32(setCount)) &* 2
+    }
+
+    /// Equal UTF-8 bytes. The same representation (both words equal: the same small string, or
+    /// the same storage) answers at once; anything else compares the bytes.
+    @inline(__always)
+    static func sameCodeUnits(_ a: String, _ b: String) -> Bool {
+        #if _pointerBitWidth(_64)
+        let x = unsafeBitCast(a, to: (UInt64, UInt64).self), y = unsafeBitCast(b, to: (UInt64, UInt64).self)
+        if x.0 == y.0 && x.1 == y.1 { return true }
+        #endif
+        return a.utf8.elementsEqual(b.utf8)
     }
 }
