@@ -278,7 +278,7 @@ extension JSValue {
         let dictionary: [String: Any]? = convertContainer("NSDictionary") { stack throws(JSException) in
             try stack.dictionary(at: -1)
         }
-        return dictionary.map { Dictionary(uniqueKeysWithValues: $0.lazy.map { (AnyHashable($0.key), $0.value) }) }
+        return dictionary.map { $0 as [AnyHashable: Any] }
     }
 
     private func convertContainer<T>(_ typeName: String, _ convert: (EngineStack) throws(JSException) -> T) -> T? {

@@ -306,6 +306,21 @@ struct FastPathTests {
         }
     }
 
+    /// `toDictionary()` re-keys `toObject()`'s dictionary by `AnyHashable` (one upcast, no key
+    /// comparisons): the same entries; keys Swift calls equal ("é", "e\u{301}") are one entry in
+    /// both, as they would be in any `[String: Any]`.
+    @Test func toDictionaryHasTheEntriesOfToObject() throws {
+        let object = eval(context, "(function () { var o = {'é': 1, 'e\\u0301': 1}; for (var i = 0; i < 3000; i++) o['k' + i] = i; return o })()")
+        let strings = try #require(object.toObject() as? [String: Any])
+        let hashables = try #require(object.toDictionary())
+        #expect(strings.count == 3001)
+        #expect(hashables.count == strings.count)
+        for (key, value) in strings {
+            #expect((hashables[AnyHashable(key)] as? Int) == (value as? Int), "\(key)")
+        }
+        #expect(hashables["k2999"] as? Int == 2999)
+    }
+
     /// A getter of a nested object that rebuilds the object being enumerated (deleting the keys
     /// not visited yet, adding hundreds so that the property table is reallocated) must not break
     /// the enumeration: keys deleted before their turn are skipped; nothing is read from freed
