@@ -775,6 +775,25 @@ duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags) {
     return cduk__protect(ctx, cduk__def_prop, &flags, values + 2, 1);
 }
 
+typedef struct {
+    const char *bytes;
+    size_t length;
+    duk_uint_t flags;
+} cduk__named_value;
+
+static duk_ret_t cduk__def_named_value(duk_context *ctx, void *udata) {
+    cduk__named_value *v = (cduk__named_value *) udata;
+    duk_push_lstring(ctx, v->bytes, v->length);
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, -3, v->flags | DUK_DEFPROP_HAVE_VALUE); /* [obj key value] -> [obj] */
+    return 1;
+}
+
+duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *bytes, size_t length, duk_uint_t flags) {
+    cduk__named_value v = { bytes, length, flags };
+    return cduk__protect(ctx, cduk__def_named_value, &v, 2, 1);
+}
+
 /* ---- Conditional retain (JSManagedValue owners) ----------------------------------- */
 
 #define CDUK__RETAINED_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreRetained")

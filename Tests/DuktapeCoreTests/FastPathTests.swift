@@ -274,6 +274,54 @@ struct FastPathTests {
         #expect(eval(third, "again === again && String(again)").toString() == "[object Tracked]")
     }
 
+    // MARK: - Typed containers (Swift -> JS without a copy to [Any] / [String: Any])
+
+    /// Arrays and String-keyed dictionaries of any element type are iterated as they are; the
+    /// result must be what the `[Any]` / `[String: Any]` copies gave.
+    @Test func typedContainersConvertLikeTheirAnyCopies() {
+        // JSON text with object keys sorted: two dictionaries iterate in different orders.
+        let json = eval(context, """
+            (function canon(v, top) {
+                if (Array.isArray(v)) v = v.map(function (e) { return canon(e, false) });
+                else if (v && typeof v === 'object') {
+                    var o = {};
+                    Object.keys(v).sort().forEach(function (k) { o[k] = canon(v[k], false) });
+                    v = o;
+                }
+                return top === false ? v : JSON.stringify(v);
+            })
+            """)
+        func same(_ typed: Any, _ erased: Any, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(json.call(withArguments: [typed]).toString() == json.call(withArguments: [erased]).toString(),
+                    sourceLocation: sourceLocation)
+        }
+        same([1, 2, 3], [1, 2, 3] as [Any])
+        same([Int?.none, 2], [Int?.none as Any, 2])
+        same([[1.5], []], [[1.5] as [Any], [] as [Any]] as [Any])
+        same(["a": 1, "b": 2], ["a": 1, "b": 2] as [String: Any])
+        same(["n": Int?.none, "v": 3], ["n": Int?.none as Any, "v": 3] as [String: Any])
+        same(["nested": ["x": [true]]], ["nested": ["x": [true] as [Any]] as [String: Any]] as [String: Any])
+        let keys = ["", "a\u{0}b", "😀", "é", "__proto__", String(repeating: "k", count: 300)]
+        let dictionary = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        let object = JSValue(object: dictionary, in: context)!
+        for (index, key) in keys.enumerated() {
+            #expect(object.forProperty(key).toInt32() == Int32(index), "\(key.debugDescription)")
+        }
+        // "__proto__" is an own data property; the prototype is untouched.
+        #expect(object.invokeMethod("hasOwnProperty", withArguments: ["__proto__"]).toBool())
+        #expect(eval(context, "Object.prototype").isEqual(to: context.objectForKeyedSubscript("Object").invokeMethod("getPrototypeOf", withArguments: [object])))
+        // A value that cannot convert fails the whole conversion with a TypeError and leaves the
+        // stack as it was.
+        struct Opaque {}
+        var failure: String?
+        context.exceptionHandler = { _, exception in failure = exception?.toString() }
+        #expect(JSValue(object: ["fine": 1, "bad": Opaque()] as [String: Any], in: context).isUndefined)
+        #expect(JSValue(object: [[1], [Opaque()]] as [[Any]], in: context).isUndefined)
+        #expect(failure?.hasPrefix("TypeError: cannot convert a Swift value of type Opaque") == true)
+        context.exceptionHandler = nil
+        #expect(eval(context, "1 + 1").toInt32() == 2)
+    }
+
     // MARK: - Object enumeration (JS -> Swift dictionaries)
 
     /// The fast enumeration must give for-in's keys, with their current values, for the objects

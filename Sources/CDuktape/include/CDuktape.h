@@ -260,6 +260,9 @@ duk_int_t cduk_pset_prototype(duk_context *ctx);
  * (DUK_DEFPROP_*); which of value/getter/setter are present follows the HAVE flags.
  * The flag constants are macros of several bits, so Swift passes the combined value. */
 duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags);
+/* [obj value] -> [obj]: cduk_pdef_prop with the key given as engine bytes (CESU-8), interned
+ * in the same protected call: one protected call an entry when converting a dictionary. */
+duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *bytes, size_t length, duk_uint_t flags);
 
 /* Flag combinations Swift uses. Why an enum: the DUK_DEFPROP_* macros are
  * expressions of other macros, which Swift does not import. */

@@ -6,6 +6,30 @@ private protocol OptionalProtocol {
     var flattened: Any? { get }
 }
 
+/// An array of any element type, iterated as it is: a cast to `[Any]` would first copy it,
+/// boxing every element (about 1,300 instructions an element for `[Int]`).
+private protocol AnyElements {
+    func forEachElement(_ body: (Int, Any) throws(JSException) -> Void) throws(JSException)
+}
+
+extension Array: AnyElements {
+    fileprivate func forEachElement(_ body: (Int, Any) throws(JSException) -> Void) throws(JSException) {
+        for index in indices { try body(index, self[index]) }
+    }
+}
+
+/// A dictionary with `String` keys and values of any type, iterated as it is (a cast to
+/// `[String: Any]` would first copy it, as for arrays).
+private protocol StringKeyedEntries {
+    func forEachEntry(_ body: (String, Any) throws(JSException) -> Void) throws(JSException)
+}
+
+extension Dictionary: StringKeyedEntries where Key == String {
+    fileprivate func forEachEntry(_ body: (String, Any) throws(JSException) -> Void) throws(JSException) {
+        for (key, value) in self { try body(key, value) }
+    }
+}
+
 /// The value of one of the commonest exact types, read from an opened existential: comparing
 /// metatypes and reinterpreting costs a few instructions where `value as? Double` costs hundreds.
 enum ExactValue {
@@ -97,8 +121,8 @@ extension EngineStack {
         case let data as Data: try pushBytes(data)
         // Exactly [UInt8]: an empty [Any], or one of NSNumbers, also casts to [UInt8].
         case let bytes as [UInt8] where type(of: value) == [UInt8].self: try pushBytes(bytes)
-        case let array as [Any]: try pushArray(array, depth: depth)
-        case let dictionary as [String: Any]: try pushObject(dictionary, depth: depth)
+        case let array as any AnyElements: try pushArray(array, depth: depth)
+        case let dictionary as any StringKeyedEntries: try pushObject(dictionary, depth: depth)
         case let dictionary as [AnyHashable: Any]: try pushStringKeyed(dictionary, depth: depth)
         case let exportedClass as any JSExport.Type:
             try pushConstructor(of: exportedClass.jsClass)
@@ -178,10 +202,10 @@ extension EngineStack {
         try check(status)
     }
 
-    private func pushArray(_ array: [Any], depth: Int) throws(JSException) {
+    private func pushArray(_ array: any AnyElements, depth: Int) throws(JSException) {
         try check(cduk_ppush_new(ctx, 1))
         let target = duk_get_top_index(ctx)
-        for (index, element) in array.enumerated() {
+        try array.forEachElement { index, element throws(JSException) in
             try reserve(3)
             duk_dup(ctx, target)
             duk_push_number(ctx, Double(index))
@@ -190,20 +214,24 @@ extension EngineStack {
         }
     }
 
-    private func pushObject(_ dictionary: [String: Any], depth: Int) throws(JSException) {
+    private func pushObject(_ dictionary: any StringKeyedEntries, depth: Int) throws(JSException) {
         try check(cduk_ppush_new(ctx, 0))
         let target = duk_get_top_index(ctx)
-        for (key, element) in dictionary {
+        try dictionary.forEachEntry { key, element throws(JSException) in
             try reserve(3)
             duk_dup(ctx, target)
-            do {
-                try pushString(key)
+            do throws(JSException) {
+                try push(anyValue: element, depth: depth + 1)
             } catch {
                 duk_pop(ctx)
                 throw error
             }
-            try pushElement(element, depth: depth)
-            try defineElement()
+            // The key goes in with the definition: one protected call an entry, not two.
+            let status = StringCoding.withEngineBytes(key) { bytes, count in
+                cduk_pdef_named_value(ctx, bytes, count, UInt32(CDUK_DEFPROP_DATA))
+            }
+            try check(status)
+            duk_pop(ctx)
         }
     }
 
