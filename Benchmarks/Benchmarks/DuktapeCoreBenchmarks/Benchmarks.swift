@@ -51,6 +51,38 @@ func makeOurs() -> JSContext {
 let bigString = String(repeating: "x", count: Batch.stringBytes)
 let tenThousand: [String: Int] = Dictionary(uniqueKeysWithValues: (0..<Batch.entries).map { ("k\($0)", $0) })
 
+/// The per-sample ratio of the paired benchmarks, ×100 (metrics hold integers; the export
+/// writes values of 1,000 and more in thousands, so ×100 keeps two decimals below a ratio of 10).
+let pairedRatio = BenchmarkMetric.custom("ratio", polarity: .prefersSmaller, useScalingFactor: false)
+
+/// ours ÷ raw measured in pairs: each sample times one batch of each back to back, in the order
+/// ours, raw, raw, ours, and records (ours₁ + ours₂) ÷ (raw₁ + raw₂). A slow stretch of this
+/// machine (seconds long, up to 1.7×) then lands on both sides of a ratio instead of on whichever
+/// engine happened to be measured during it, as it can between the separate [ours] and [raw]
+/// benchmarks.
+func paired(
+    _ workload: String, ours: @escaping @Sendable (JSContext) -> Void, raw: @escaping @Sendable (OpaquePointer) -> Void
+) {
+    let configuration = Benchmark.Configuration(
+        metrics: [pairedRatio], warmupIterations: 1, maxDuration: .seconds(3), maxIterations: 100)
+    Benchmark("\(workload) [paired]", configuration: configuration) { benchmark in
+        let context = makeOurs()
+        guard let state = raw_create() else { return }
+        defer { raw_destroy(state) }
+        func time(_ body: () -> Void) -> UInt64 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            return DispatchTime.now().uptimeNanoseconds - start
+        }
+        for _ in benchmark.scaledIterations {
+            let oursTime = time { ours(context) }
+            let rawTime = time { raw(state) } + time { raw(state) }
+            let total = oursTime + time { ours(context) }
+            benchmark.measurement(pairedRatio, Int((Double(total) / Double(max(rawTime, 1)) * 100).rounded()))
+        }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock],
@@ -74,6 +106,7 @@ let benchmarks: @Sendable () -> Void = {
                 for _ in benchmark.scaledIterations { ours(context) }
                 benchmark.stopMeasurement()
             }
+            paired(workload, ours: ours, raw: raw)
         }
         Benchmark("\(workload) [raw]") { benchmark in
             guard let state = raw_create() else { return }
@@ -101,6 +134,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("W1 create+destroy VM and context [jsc]") { benchmark in
         for _ in benchmark.scaledIterations { jsc_create_destroy_vm(1) }
     }
+    paired("W1 create+destroy VM and context", ours: { _ in blackHole(JSContext()) }, raw: { _ in raw_create_destroy_vm(1) })
     Benchmark("W1 new context in a shared VM [ours]") { benchmark in
         guard let vm = makeOurs().virtualMachine else { return }
         benchmark.startMeasurement()
@@ -112,6 +146,12 @@ let benchmarks: @Sendable () -> Void = {
     }
     trio("W1 new context in a shared VM", ours: nil, raw: { raw_new_context($0, Int32(Batch.newContexts)) },
          jsc: { jsc_new_context($0, Int32(Batch.newContexts)) })
+    paired("W1 new context in a shared VM",
+           ours: { context in
+               for _ in 0..<Batch.newContexts { blackHole(JSContext(virtualMachine: context.virtualMachine)) }
+               context.virtualMachine.garbageCollect()
+           },
+           raw: { raw_new_context($0, Int32(Batch.newContexts)) })
 
     // W2–W9.
     trio("W2 evaluate 1+1",
