@@ -31,41 +31,34 @@ BATCH = {
 }
 
 
-def load_benchmarks():
-    """Median, min and max wall-clock time per iteration (µs), by "<workload> [<engine>]"."""
+def load_percentiles(metric, suffix, units):
+    """Median, min and max of one metric's exported percentiles, by benchmark name (without
+    `suffix`). `units` maps a unit in the file's header to the factor that converts it."""
     data = {}
-    pattern = re.compile(r"\.DuktapeCoreBenchmarks\.(.*)\.wallClock\.histogram\.percentiles\.tsv$")
-    for path in glob.glob(os.path.join(results, "*.wallClock.histogram.percentiles.tsv")):
+    pattern = re.compile(r"\.DuktapeCoreBenchmarks\.(.*)" + re.escape(suffix) + r"\." + metric
+                         + r"\.histogram\.percentiles\.tsv$")
+    for path in glob.glob(os.path.join(results, f"*.{metric}.histogram.percentiles.tsv")):
         match = pattern.search(os.path.basename(path))
         if not match:
             continue
         rows = [line.rstrip("\n").split("\t") for line in open(path)]
         header, rows = rows[0], rows[1:]
-        scale = 1.0
-        for unit, factor in (("(ns)", 0.001), ("(μs)", 1.0), ("(us)", 1.0), ("(ms)", 1000.0), ("(s)", 1e6)):
-            if unit in header[1]:
-                scale = factor
+        scale = next((factor for unit, factor in units if unit in header[1]), 1.0)
         by_percentile = {int(float(row[0])): float(row[1]) * scale for row in rows if len(row) > 1 and row[1]}
         # The tool writes spaces in benchmark names as underscores (no workload name has one).
         data[match.group(1).replace("_", " ")] = (by_percentile[50], by_percentile[0], by_percentile[100])
     return data
 
 
+def load_benchmarks():
+    """Median, min and max wall-clock time per iteration (µs), by "<workload> [<engine>]"."""
+    return load_percentiles("wallClock", "", (("(ns)", 0.001), ("(μs)", 1.0), ("(us)", 1.0), ("(ms)", 1000.0), ("(s)", 1e6)))
+
+
 def load_paired():
-    """Median, min and max of the paired ours/raw ratios (Benchmarks.swift, `paired`), by workload."""
-    data = {}
-    pattern = re.compile(r"\.DuktapeCoreBenchmarks\.(.*)_\[paired\]\.ratio\.histogram\.percentiles\.tsv$")
-    for path in glob.glob(os.path.join(results, "*.ratio.histogram.percentiles.tsv")):
-        match = pattern.search(os.path.basename(path))
-        if not match:
-            continue
-        rows = [line.rstrip("\n").split("\t") for line in open(path)]
-        header, rows = rows[0], rows[1:]
-        # Values are ratios x100; the export writes large ones in thousands ("ratio (K) *").
-        scale = {"(K)": 1000.0, "(M)": 1e6}.get(next((u for u in ("(K)", "(M)") if u in header[1]), ""), 1.0) / 100
-        by_percentile = {int(float(row[0])): float(row[1]) * scale for row in rows if len(row) > 1 and row[1]}
-        data[match.group(1).replace("_", " ")] = (by_percentile[50], by_percentile[0], by_percentile[100])
-    return data
+    """Median, min and max of the paired ours/raw ratios (Benchmarks.swift, `paired`), by workload.
+    The values are ratios x100; the export writes large ones in thousands ("ratio (K) *")."""
+    return load_percentiles("ratio", "_[paired]", (("(K)", 10.0), ("(M)", 10_000.0), ("", 0.01)))
 
 
 def per_op(workload, values):
