@@ -290,18 +290,22 @@ int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out) {
  * anything else (an accessor, a key deleted meanwhile) goes through duk_has_prop/duk_get_prop,
  * the general path. Objects that do not qualify return 0 with nothing visited. */
 
+/* The key of entry `i` when for-in lists it (an enumerable string key), else NULL. */
+static duk_hstring *cduk__for_in_key(duk_hthread *thr, duk_hobject *h, duk_uint_fast32_t i) {
+    duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
+    return k != NULL && !DUK_HSTRING_HAS_SYMBOL(k) && DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, h, i) ? k : NULL;
+}
+
+/* Whether for-in over `h` lists only its entry part's keys, in entry order: a target with no
+ * array index key (those are sorted first), a prototype with no for-in key at all (those would
+ * be listed too, after a shadowing check). */
 static int cduk__plain_for_in(duk_hthread *thr, duk_hobject *h, int is_target) {
     if (DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(h) || DUK_HOBJECT_HAS_ARRAY_PART(h)) {
         return 0;
     }
     for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(h); i++) {
-        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
-        if (k == NULL || DUK_HSTRING_HAS_SYMBOL(k) || !DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, h, i)) {
-            continue;
-        }
-        /* A prototype's enumerable key would be enumerated too (and shadowing checked); a
-         * target's array index key would be sorted first. */
-        if (!is_target || DUK_HSTRING_HAS_ARRIDX(k)) {
+        duk_hstring *k = cduk__for_in_key(thr, h, i);
+        if (k != NULL && (!is_target || DUK_HSTRING_HAS_ARRIDX(k))) {
             return 0;
         }
     }
@@ -324,25 +328,21 @@ int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *u
             }
         }
     }
-    duk_uint_fast32_t count = 0;
-    for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(obj); i++) {
-        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, obj, i);
-        if (k != NULL && !DUK_HSTRING_HAS_SYMBOL(k) && DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, obj, i)) {
-            count++;
-        }
-    }
-    if (count > 1000000 || !duk_check_stack(ctx, (duk_idx_t) count + 4)) {
+    /* Room for every entry (an upper bound on the keys) and a visit's key and value. */
+    duk_uint_fast32_t entries = (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(obj);
+    if (entries > 1000000 || !duk_check_stack(ctx, (duk_idx_t) entries + 4)) {
         return 0; /* the general enumerator reports what the stack cannot hold */
     }
     duk_idx_t obj_idx = duk_get_top_index(ctx);
-    for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(obj); i++) {
-        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, obj, i);
-        if (k != NULL && !DUK_HSTRING_HAS_SYMBOL(k) && DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, obj, i)) {
+    for (duk_uint_fast32_t i = 0; i < entries; i++) {
+        duk_hstring *k = cduk__for_in_key(thr, obj, i);
+        if (k != NULL) {
             duk_push_hstring(thr, k);
         }
     }
     duk_idx_t first_key = obj_idx + 1;
-    for (duk_idx_t i = 0; i < (duk_idx_t) count; i++) {
+    duk_idx_t count = duk_get_top(ctx) - first_key;
+    for (duk_idx_t i = 0; i < count; i++) {
         /* Each visit may run code (a getter of a nested object) that changes this object:
          * nothing read before it is trusted after it. */
         duk_hstring *k = duk_known_hstring(thr, first_key + i);
