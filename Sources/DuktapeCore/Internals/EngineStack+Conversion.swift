@@ -32,6 +32,8 @@ extension Dictionary: StringKeyedEntries where Key == String {
 
 /// The value of one of the commonest exact types, read from an opened existential: comparing
 /// metatypes and reinterpreting costs a few instructions where `value as? Double` costs hundreds.
+/// `@usableFromInline` for typed closures' results (`HostResult.result`).
+@usableFromInline
 enum ExactValue {
     case number(Double)
     case boolean(Bool)
@@ -41,6 +43,7 @@ enum ExactValue {
 }
 
 /// Reads `value` if it is of one of `ExactValue`'s types (for `_openExistential`).
+@inlinable
 func exactValue<T>(_ value: T) -> ExactValue {
     if T.self == Double.self { return .number(_identityCast(value, to: Double.self)) }
     if T.self == Int.self { return .number(Double(_identityCast(value, to: Int.self))) }
@@ -78,11 +81,17 @@ extension EngineStack {
 
     /// `push(any:)` for a value that is not nil (it may still hold a nil optional).
     func push(anyValue value: Any, depth: Int = 0) throws(JSException) {
-        try reserve(4)
         // The commonest types first, told apart by their dynamic type alone: a dynamic cast from
         // `Any` (`value as? Double`) costs more than pushing the number (measured: ~250
-        // instructions a value). Scalars need no depth check: they do not nest.
-        switch _openExistential(value, do: exactValue) {
+        // instructions a value).
+        try push(_openExistential(value, do: exactValue), of: value, depth: depth)
+    }
+
+    /// `push(anyValue:)` once `value` has been read as `exact`. Scalars need no depth check:
+    /// they do not nest.
+    func push(_ exact: ExactValue, of value: Any, depth: Int = 0) throws(JSException) {
+        try reserve(4)
+        switch exact {
         case .number(let number): duk_push_number(ctx, number)
         case .boolean(let flag): duk_push_boolean(ctx, flag ? 1 : 0)
         case .string(let string): try pushString(string)

@@ -185,10 +185,12 @@ struct EngineStack {
     /// like a value (numbers stay numbers, the engine's array fast path; JavaScript then applies
     /// ToPropertyKey).
     func pushKey(_ key: Any?) throws(JSException) {
-        if let key, case .string(let name) = _openExistential(key, do: exactValue) {
+        guard let key else { return try push(any: nil) }
+        let exact = _openExistential(key, do: exactValue)
+        if case .string(let name) = exact {
             try pushKey(name)
         } else {
-            try push(any: key)
+            try push(exact, of: key)
         }
     }
 

@@ -22,20 +22,21 @@ struct HostCall {
     var isConstruct: Bool { frame.pointee.isConstruct }
     var argumentCount: Int { Int(frame.pointee.argumentCount) }
 
-    /// The exported Swift object behind `this`, read without pinning `this`.
+    /// The exported Swift object or class behind `this`, read without pinning `this`.
     var exportedReceiver: Any? {
-        receiverBox?.exportedObject
+        readReceiverBox(\.exportedObject)
     }
 
     /// The exported Swift object (not class) behind `this`: for instance members, whose cast to
     /// the class is then a class cast, much cheaper than a cast from `Any`.
     @usableFromInline var receiverObject: AnyObject? {
-        // The box is not retained for the read: `this` holds it for the length of the call.
-        cduk_this_box(stack.ctx).flatMap { Unmanaged<EngineBox>.fromOpaque($0)._withUnsafeGuaranteedRef(\.exportedInstance) }
+        readReceiverBox(\.exportedInstance)
     }
 
-    private var receiverBox: EngineBox? {
-        cduk_this_box(stack.ctx).map { Unmanaged<EngineBox>.fromOpaque($0).takeUnretainedValue() }
+    /// Reads the box of `this`, not retained for the read: `this` holds it for the length of
+    /// the call.
+    private func readReceiverBox<R>(_ read: (EngineBox) -> R?) -> R? {
+        cduk_this_box(stack.ctx).flatMap { Unmanaged<EngineBox>.fromOpaque($0)._withUnsafeGuaranteedRef(read) }
     }
 
     /// Argument `index`, or undefined when the caller passed fewer.

@@ -16,16 +16,18 @@ enum HostResult {
         if let value { self = .converted(value) } else { self = .undefined }
     }
 
-    /// A typed closure's result: `Double`, `Int`, `Bool` and `String` directly, anything else by
-    /// its `jsValue(in:)` in the call's context. Specialized in the caller's module, the type
-    /// tests fold away.
+    /// A typed closure's result: the exact types of `exactValue` directly, anything else by its
+    /// `jsValue(in:)` in the call's context. Specialized in the caller's module, the type tests
+    /// fold away.
     @inlinable
     static func result<R: JSValueConvertible>(_ value: R, of call: HostCall) -> HostResult {
-        if R.self == Double.self { return .number(_identityCast(value, to: Double.self)) }
-        if R.self == Int.self { return .number(Double(_identityCast(value, to: Int.self))) }
-        if R.self == Bool.self { return .boolean(_identityCast(value, to: Bool.self)) }
-        if R.self == String.self { return .string(_identityCast(value, to: String.self)) }
-        return .converted(value.jsValue(in: call.context))
+        switch exactValue(value) {
+        case .number(let number): return .number(number)
+        case .boolean(let flag): return .boolean(flag)
+        case .string(let string): return .string(string)
+        case .jsValue(let jsValue): return .converted(jsValue)
+        case .other: return .converted(value.jsValue(in: call.context))
+        }
     }
 }
 
