@@ -200,7 +200,7 @@ public struct JSClassBuilder<T: AnyObject> {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
             let object = try JSClassBuilder.receiver(call)
             var reader = ArgumentReader(call: call)
-            return HostResult.result(try body(object, repeat try reader.next((each Argument).self)), of: call)
+            return HostResult.result(try body(object, repeat try reader.next((each Argument).self)), in: call.context)
         }
     }
 
@@ -238,7 +238,7 @@ public struct JSClassBuilder<T: AnyObject> {
         // is cheaper declared with `get:`.
         target.addProperty(
             name,
-            get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], of: call) },
+            get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], in: call.context) },
             set: { call in
                 let object = try JSClassBuilder.receiver(call)
                 var reader = ArgumentReader(call: call)
@@ -252,7 +252,7 @@ public struct JSClassBuilder<T: AnyObject> {
     @inlinable
     public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: KeyPath<T, Value>) {
         target.addProperty(
-            name, get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], of: call) }, set: nil)
+            name, get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], in: call.context) }, set: nil)
     }
 
     /// A property with a getter and an optional setter written as closures (they may throw).
@@ -268,7 +268,7 @@ public struct JSClassBuilder<T: AnyObject> {
                 return .undefined
             }
         }
-        target.addProperty(name, get: { call in HostResult.result(try get(JSClassBuilder.receiver(call)), of: call) }, set: setter)
+        target.addProperty(name, get: { call in HostResult.result(try get(JSClassBuilder.receiver(call)), in: call.context) }, set: setter)
     }
 
     /// A static method on the constructor (`Name.method()`).
@@ -279,7 +279,7 @@ public struct JSClassBuilder<T: AnyObject> {
         target.addStaticMethod(JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)) {
             call in
             var reader = ArgumentReader(call: call)
-            return HostResult.result(try body(repeat try reader.next((each Argument).self)), of: call)
+            return HostResult.result(try body(repeat try reader.next((each Argument).self)), in: call.context)
         }
     }
 

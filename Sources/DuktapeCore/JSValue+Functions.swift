@@ -53,7 +53,7 @@ extension JSValue {
         self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
             call in
             var arguments = ArgumentReader(call: call)
-            return HostResult.result(try body(repeat try arguments.next((each Argument).self)), of: call)
+            return HostResult.result(try body(repeat try arguments.next((each Argument).self)), in: call.context)
         }
     }
 

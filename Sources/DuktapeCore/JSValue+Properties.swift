@@ -37,11 +37,24 @@ extension JSValue {
     /// `self[key]`, the key pushed by `pushKey`.
     @inline(__always)
     private func valueForKey(pushedBy pushKey: (EngineStack) throws(JSException) -> Void) -> JSValue {
-        owner.reporting(JSValue(context: owner, storage: .undefined)) { stack throws(JSException) in
+        reportingProperty(JSValue(context: owner, storage: .undefined), pushingKey: pushKey) { stack throws(JSException) in
+            try stack.value(at: -1)
+        }
+    }
+
+    /// Pushes `self[key]` (the key pushed by `pushKey`) and `read`s it; on an exception, reports
+    /// it and gives `fallback`.
+    @inline(__always)
+    private func reportingProperty<T>(
+        _ fallback: @autoclosure () -> T,
+        pushingKey pushKey: (EngineStack) throws(JSException) -> Void,
+        _ read: (EngineStack) throws(JSException) -> T
+    ) -> T {
+        owner.reporting(fallback()) { stack throws(JSException) in
             try stack.push(self)
             try pushKey(stack)
             try stack.check(cduk_pget_prop(stack.ctx))
-            return try stack.value(at: -1)
+            return try read(stack)
         }
     }
 
@@ -63,10 +76,19 @@ extension JSValue {
     /// `self[key] = value`, the key pushed by `pushKey`.
     @inline(__always)
     private func setValue(_ value: Any?, pushingKey pushKey: (EngineStack) throws(JSException) -> Void) {
+        setValue(pushingKey: pushKey) { stack throws(JSException) in try stack.push(any: value) }
+    }
+
+    /// `self[key] = value`, the key pushed by `pushKey` and the value by `pushValue`.
+    @inline(__always)
+    private func setValue(
+        pushingKey pushKey: (EngineStack) throws(JSException) -> Void,
+        value pushValue: (EngineStack) throws(JSException) -> Void
+    ) {
         owner.reporting(()) { stack throws(JSException) in
             try stack.push(self)
             try pushKey(stack)
-            try stack.push(any: value)
+            try pushValue(stack)
             try stack.check(cduk_pput_prop(stack.ctx))
         }
     }
@@ -186,15 +208,38 @@ extension JSValue {
     }
 
     /// `self[key]` read as a Swift value (nil if absent or not convertible); assigning converts
-    /// the Swift value.
+    /// the Swift value (nil assigns undefined).
     ///
     /// ```swift
     /// person["age"] = 36
     /// let age: Int? = person["age"]
     /// ```
+    ///
+    /// The fast way to read and write properties: for the standard types no `Any` and no
+    /// `JSValue` are made. Reading follows `Value.fromJSValue`'s strict rule (`"36"` is not an
+    /// `Int`); a getter or setter that throws reports to `exceptionHandler` (a read gives nil).
+    @inlinable
     public subscript<Value: JSValueConvertible>(key: String) -> Value? {
-        get { Value.fromJSValue(forProperty(key)) }
-        set { setValue(newValue.map { $0.jsValue(in: owner) }, forProperty: key) }
+        get {
+            property(key) { stack throws(JSException) in try stack.typedValue(at: -1, as: Value.self) }
+        }
+        set {
+            setProperty(key) { stack throws(JSException) in
+                if let newValue { try stack.push(typed: newValue) } else { try stack.push(HostResult.undefined) }
+            }
+        }
+    }
+
+    /// `self[key]` read by `read` (nil on an exception, which is reported).
+    @usableFromInline
+    func property<T>(_ key: String, _ read: (EngineStack) throws(JSException) -> T?) -> T? {
+        reportingProperty(nil, pushingKey: { stack throws(JSException) in try stack.pushKey(key) }, read)
+    }
+
+    /// `self[key] = ` what `pushValue` pushes (an exception is reported).
+    @usableFromInline
+    func setProperty(_ key: String, _ pushValue: (EngineStack) throws(JSException) -> Void) {
+        setValue(pushingKey: { stack throws(JSException) in try stack.pushKey(key) }, value: pushValue)
     }
 
     /// An exported class as a property: assigning puts its constructor there; reading gives the

@@ -18,9 +18,13 @@ enum ConversionLimits {
 /// that cannot throw (type checks, non-coercing getters, pops, pushes of primitives into stack
 /// space reserved with `duk_check_stack`) or the protected `cduk_p*` shims, whose results are
 /// checked with `check(_:)`.
+///
+/// `@usableFromInline`, with the few readers and pushers the typed conveniences use, so that
+/// those can be `@inlinable` and specialized for the caller's types.
+@usableFromInline
 struct EngineStack {
     let ctx: OpaquePointer
-    unowned(unsafe) let context: JSContext
+    @usableFromInline unowned(unsafe) let context: JSContext
 
     var vm: JSVirtualMachine { context.vm }
 
@@ -147,7 +151,22 @@ struct EngineStack {
         return read(self)
     }
 
+    /// The value at `index` when it is a number.
+    @usableFromInline
+    func number(at index: Int32) -> Double? {
+        var number = 0.0
+        return cduk_number_at(ctx, index, &number) != 0 ? number : nil
+    }
+
+    /// The value at `index` when it is a boolean.
+    @usableFromInline
+    func boolean(at index: Int32) -> Bool? {
+        var flag: Int32 = 0
+        return cduk_boolean_at(ctx, index, &flag) != 0 ? flag != 0 : nil
+    }
+
     /// The string at `index` if it is a string (not a symbol).
+    @usableFromInline
     func stringIfString(at index: Int32) -> String? {
         duk_is_string(ctx, index) != 0 && duk_is_symbol(ctx, index) == 0 ? string(at: index) : nil
     }
@@ -215,6 +234,7 @@ struct EngineStack {
     }
 
     /// Wraps the value at `index` as a JSValue: primitives inline, everything else pinned.
+    @usableFromInline
     func value(at index: Int32) throws(JSException) -> JSValue {
         JSValue(context: context, storage: try storage(at: index))
     }

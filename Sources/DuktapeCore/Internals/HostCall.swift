@@ -48,16 +48,12 @@ struct HostCall {
 
     /// Argument `index` when it is a number (nil when it is not, or missing).
     @usableFromInline func number(at index: Int) -> Double? {
-        var number = 0.0
-        guard index < argumentCount, cduk_number_at(stack.ctx, Int32(index), &number) != 0 else { return nil }
-        return number
+        index < argumentCount ? stack.number(at: Int32(index)) : nil
     }
 
     /// Argument `index` when it is a boolean.
     @usableFromInline func boolean(at index: Int) -> Bool? {
-        var flag: Int32 = 0
-        guard index < argumentCount, cduk_boolean_at(stack.ctx, Int32(index), &flag) != 0 else { return nil }
-        return flag != 0
+        index < argumentCount ? stack.boolean(at: Int32(index)) : nil
     }
 
     /// Argument `index` when it is a string (not a symbol).

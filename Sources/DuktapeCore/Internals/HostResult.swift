@@ -16,23 +16,24 @@ enum HostResult {
         if let value { self = .converted(value) } else { self = .undefined }
     }
 
-    /// A typed closure's result: the exact types of `exactValue` directly, anything else by its
-    /// `jsValue(in:)` in the call's context. Specialized in the caller's module, the type tests
-    /// fold away.
+    /// A typed Swift value (a typed closure's result, a typed call's argument): the exact types
+    /// of `exactValue` directly, anything else by its `jsValue(in:)` in `context`. Specialized in
+    /// the caller's module, the type tests fold away.
     @inlinable
-    static func result<R: JSValueConvertible>(_ value: R, of call: HostCall) -> HostResult {
+    static func result<R: JSValueConvertible>(_ value: R, in context: JSContext) -> HostResult {
         switch exactValue(value) {
         case .number(let number): return .number(number)
         case .boolean(let flag): return .boolean(flag)
         case .string(let string): return .string(string)
         case .jsValue(let jsValue): return .converted(jsValue)
-        case .other: return .converted(value.jsValue(in: call.context))
+        case .other: return .converted(value.jsValue(in: context))
         }
     }
 }
 
 extension EngineStack {
     /// [..] -> [.. result]
+    @usableFromInline
     func push(_ result: consuming HostResult) throws(JSException) {
         switch consume result {
         case .undefined:
@@ -50,5 +51,18 @@ extension EngineStack {
         case .converted(let value):
             try push(anyValue: value)
         }
+    }
+
+    /// [..] -> [.. number]
+    @usableFromInline
+    func pushNumber(_ number: Double) throws(JSException) {
+        try reserve(1)
+        duk_push_number(ctx, number)
+    }
+
+    /// [..] -> [.. value.jsValue(in: context)]
+    @usableFromInline
+    func push(convertible value: some JSValueConvertible) throws(JSException) {
+        try push(value.jsValue(in: context))
     }
 }
