@@ -21,6 +21,8 @@ BATCH = {
     "W4 host function called from JS": (100_000, "ns/call", 1000.0),
     "W5 JS function called from the host": (100_000, "ns/call", 1000.0),
     "W6 property set+get from the host": (100_000, "ns/pair", 1000.0),
+    "W5 typed JS function call from the host": (100_000, "ns/call", 1000.0),
+    "W6 typed property set+get from the host": (100_000, "ns/pair", 1000.0),
     "W7 10k-entry object host to JS": (10_000, "ns/entry", 1000.0),
     "W7 10k-entry object JS to host": (10_000, "ns/entry", 1000.0),
     "W7 10k-entry object host to JS via JSON": (10_000, "ns/entry", 1000.0),

@@ -199,11 +199,11 @@ public final class JSContext: @unchecked Sendable {
     func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
         try vm.enter { () throws(JSException) -> T in
             let top = duk_get_top(ctx)
-            let outer = vm.runningContext
-            vm.runningContext = self
+            let outer = vm.runningContextReference
+            vm.runningContextReference = Unmanaged.passUnretained(self)
             defer {
                 duk_set_top(ctx, top)
-                vm.runningContext = outer
+                vm.runningContextReference = outer
             }
             let stack = EngineStack(ctx: ctx, context: self)
             try stack.reserve(8)

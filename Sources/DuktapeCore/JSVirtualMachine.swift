@@ -38,9 +38,10 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// context unregisters itself in deinit.
     @exclusivity(unchecked) private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
     /// The context of the innermost `withStack` on the thread holding the lock: scripts run
-    /// only inside one, so a callback on its thread belongs to it. Unowned: `withStack` runs on
-    /// the context, which is alive until it returns.
-    @exclusivity(unchecked) unowned(unsafe) var runningContext: JSContext?
+    /// only inside one, so a callback on its thread belongs to it. Unretained: `withStack` runs
+    /// on the context, which is alive until it returns (and saving and restoring a reference
+    /// would retain and release it on every entry).
+    @exclusivity(unchecked) var runningContextReference: Unmanaged<JSContext>?
     /// Whether the heap's own global environment has been given to a context. The first context
     /// of a VM uses it (no second realm to build); later ones get fresh global environments, and
     /// the default one is never handed out twice.

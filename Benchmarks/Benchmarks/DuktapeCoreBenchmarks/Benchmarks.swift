@@ -187,6 +187,28 @@ let benchmarks: @Sendable () -> Void = {
          },
          raw: { blackHole(raw_properties($0, Int32(Batch.properties))) },
          jsc: { blackHole(jsc_properties($0, Int32(Batch.properties))) })
+    // W5 and W6 through the typed conveniences: no [Any] and no JSValue per operation.
+    trio("W5 typed JS function call from the host",
+         ours: { context in
+             let add = context.objectForKeyedSubscript("jsAdd")!
+             var sum = 0.0
+             for _ in 0..<Batch.calls { sum = (try? add.call(sum, 1.0, returning: Double.self)) ?? .nan }
+             blackHole(sum)
+         },
+         raw: { blackHole(raw_js_calls($0, Int32(Batch.calls))) },
+         jsc: { blackHole(jsc_js_calls($0, Int32(Batch.calls))) })
+    trio("W6 typed property set+get from the host",
+         ours: { context in
+             let object = JSValue(newObjectIn: context)!
+             var sum = 0.0
+             for index in 0..<Batch.properties {
+                 object["key"] = index
+                 sum += object["key"] ?? .nan
+             }
+             blackHole(sum)
+         },
+         raw: { blackHole(raw_properties($0, Int32(Batch.properties))) },
+         jsc: { blackHole(jsc_properties($0, Int32(Batch.properties))) })
     trio("W7 10k-entry object host to JS",
          ours: { $0.setObject(tenThousand, forKeyedSubscript: "received") },
          raw: { blackHole(raw_object_to_js($0, Int32(Batch.entries))) },

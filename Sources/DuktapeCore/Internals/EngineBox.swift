@@ -105,7 +105,7 @@ class HostFunction: EngineBox {
     /// on its thread (the usual case, found without a lookup), else the context of that thread,
     /// else the context registered for the creator's thread (the creator, while it lives).
     private func context(for ctx: OpaquePointer) -> JSContext? {
-        if let running = vm.runningContext, running.ctx == ctx { return running }
+        if let running = vm.runningContextReference?.takeUnretainedValue(), running.ctx == ctx { return running }
         return vm.context(forThread: ctx) ?? vm.context(forThread: creatorThread)
     }
 

@@ -28,6 +28,10 @@ struct EngineStack {
 
     var vm: JSVirtualMachine { context.vm }
 
+    /// `context.vm`, unretained (the context holds it). The hot paths call it through
+    /// `_withUnsafeGuaranteedRef`: through a reference, every call would retain and release it.
+    var unmanagedVM: Unmanaged<JSVirtualMachine> { Unmanaged.passUnretained(context.vm) }
+
     // MARK: - Errors
 
     /// Turns a shim's status into a thrown `JSException` (taking the error value off the stack).
@@ -182,13 +186,14 @@ struct EngineStack {
 
     /// Pushes a JSValue, refusing values of another VM.
     func push(_ value: JSValue) throws(JSException) {
-        guard value.owner.vm === vm else {
+        guard Unmanaged.passUnretained(value.owner.vm).toOpaque() == unmanagedVM.toOpaque() else {
             throw makeError("TypeError", "a JSValue from a different JSVirtualMachine cannot be used here")
         }
         try push(storage: value.storage)
     }
 
     /// Pushes a value of this VM held by Swift.
+    @inline(__always)
     func push(storage: JSValue.Storage) throws(JSException) {
         try reserve(1)
         switch storage {
@@ -216,7 +221,7 @@ struct EngineStack {
     /// Pushes a string property key, through the VM's cache of interned keys.
     func pushKey(_ name: String) throws(JSException) {
         try reserve(1)
-        if let interned = vm.internedKey(name) {
+        if let interned = unmanagedVM._withUnsafeGuaranteedRef({ $0.internedKey(name) }) {
             duk_push_heapptr(ctx, interned)
             return
         }
@@ -260,7 +265,7 @@ struct EngineStack {
         case Int32(DUK_TYPE_NUMBER): return .number(duk_get_number(ctx, index))
         case Int32(DUK_TYPE_STRING), Int32(DUK_TYPE_OBJECT), Int32(DUK_TYPE_BUFFER):
             guard let pointer = duk_get_heapptr(ctx, index) else { return .undefined }
-            guard let slot = vm.pin(valueAt: index, of: ctx) else { return nil }
+            guard let slot = unmanagedVM._withUnsafeGuaranteedRef({ $0.pin(valueAt: index, of: ctx) }) else { return nil }
             return .reference(slot: slot, pointer: pointer)
         default:
             return .undefined
