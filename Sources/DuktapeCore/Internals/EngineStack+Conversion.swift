@@ -43,7 +43,7 @@ enum ExactValue {
 }
 
 /// Reads `value` if it is of one of `ExactValue`'s types (for `_openExistential`).
-@inlinable
+@inlinable @inline(__always)
 func exactValue<T>(_ value: T) -> ExactValue {
     if T.self == Double.self { return .number(_identityCast(value, to: Double.self)) }
     if T.self == Int.self { return .number(Double(_identityCast(value, to: Int.self))) }

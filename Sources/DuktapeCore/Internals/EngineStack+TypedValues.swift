@@ -2,22 +2,11 @@
 /// subscripts). `@inlinable`: specialized in the caller's module for the caller's own types, a
 /// `Double` is pushed and read as a double, with no `Any`, no `JSValue` and no dynamic cast.
 extension EngineStack {
-    /// [..] -> [.. value]: a `Double`, `Int`, `Bool` or `String` directly, anything else by its
-    /// `jsValue(in:)`. Always inlined: a parameter pack's elements are not specialized one by
-    /// one, so the type tests must sit in the caller, where they are metadata comparisons.
+    /// [..] -> [.. value]: the exact types of `exactValue` directly, anything else by its
+    /// `jsValue(in:)` (`HostResult.result`, as for a typed closure's result).
     @inlinable @inline(__always)
     func push<T: JSValueConvertible>(typed value: T) throws(JSException) {
-        if T.self == Double.self {
-            try pushNumber(_identityCast(value, to: Double.self))
-        } else if T.self == Int.self {
-            try pushNumber(Double(_identityCast(value, to: Int.self)))
-        } else if T.self == Bool.self {
-            try push(HostResult.boolean(_identityCast(value, to: Bool.self)))
-        } else if T.self == String.self {
-            try push(HostResult.string(_identityCast(value, to: String.self)))
-        } else {
-            try push(convertible: value)
-        }
+        try push(HostResult.result(value, in: context))
     }
 
     /// The value at `index` by `T.fromJSValue`'s strict rule (nil when it does not convert).

@@ -18,8 +18,10 @@ enum HostResult {
 
     /// A typed Swift value (a typed closure's result, a typed call's argument): the exact types
     /// of `exactValue` directly, anything else by its `jsValue(in:)` in `context`. Specialized in
-    /// the caller's module, the type tests fold away.
-    @inlinable
+    /// the caller's module, the type tests fold away. Always inlined: a parameter pack's
+    /// elements are not specialized one by one, so the tests must sit in the caller, where they
+    /// are metadata comparisons.
+    @inlinable @inline(__always)
     static func result<R: JSValueConvertible>(_ value: R, in context: JSContext) -> HostResult {
         switch exactValue(value) {
         case .number(let number): return .number(number)
@@ -51,18 +53,5 @@ extension EngineStack {
         case .converted(let value):
             try push(anyValue: value)
         }
-    }
-
-    /// [..] -> [.. number]
-    @usableFromInline
-    func pushNumber(_ number: Double) throws(JSException) {
-        try reserve(1)
-        duk_push_number(ctx, number)
-    }
-
-    /// [..] -> [.. value.jsValue(in: context)]
-    @usableFromInline
-    func push(convertible value: some JSValueConvertible) throws(JSException) {
-        try push(value.jsValue(in: context))
     }
 }
