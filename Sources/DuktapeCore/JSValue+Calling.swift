@@ -16,7 +16,7 @@ extension JSValue {
     /// `exceptionHandler` and the result is undefined. The throwing spelling is `call(_:)`.
     public func call(withArguments arguments: [Any]!) -> JSValue! {
         reportingCall { stack throws(JSException) in
-            try stack.call(functionAt: -1, thisAt: nil, arguments: arguments, construct: false)
+            try stack.call(thisAt: nil, arguments: arguments, construct: false)
         }
     }
 
@@ -27,7 +27,7 @@ extension JSValue {
     /// ```
     public func construct(withArguments arguments: [Any]!) -> JSValue! {
         reportingCall { stack throws(JSException) in
-            try stack.call(functionAt: -1, thisAt: nil, arguments: arguments, construct: true)
+            try stack.call(thisAt: nil, arguments: arguments, construct: true)
         }
     }
 
@@ -39,7 +39,7 @@ extension JSValue {
     public func invokeMethod(_ method: String!, withArguments arguments: [Any]!) -> JSValue! {
         reportingCall { stack throws(JSException) in
             try stack.getProperty(method ?? "undefined", ofValueAt: -1)
-            try stack.call(functionAt: -1, thisAt: -2, arguments: arguments, construct: false)
+            try stack.call(thisAt: -2, arguments: arguments, construct: false)
         }
     }
 
@@ -56,7 +56,9 @@ extension JSValue {
         try owner.rethrowingSwiftErrors { () throws(JSException) -> JSValue in
             try owner.withStack { stack throws(JSException) in
                 try stack.push(self)
-                try stack.call(functionAt: -1, thisAt: nil, arguments: arguments.map { $0 as Any }, construct: false)
+                try stack.call(thisAt: nil, construct: false) { () throws(JSException) in
+                    for argument in arguments { try stack.push(any: argument) }
+                }
                 return try stack.value(at: -1)
             }
         }
@@ -90,8 +92,8 @@ extension JSValue {
         }
     }
 
-    /// The typed call's untyped part, compiled once: pushes `self`, `this` (the global object)
-    /// and what `pushArguments` pushes, calls, and `read`s the result on top of the stack.
+    /// The typed call's untyped part, compiled once: calls `self` with the arguments
+    /// `pushArguments` pushes, and `read`s the result on top of the stack.
     @usableFromInline
     func callPushing<Result>(
         _ pushArguments: (EngineStack) throws(JSException) -> Void,
@@ -100,11 +102,7 @@ extension JSValue {
         try owner.rethrowingSwiftErrors { () throws(JSException) -> Result in
             try owner.withStack { stack throws(JSException) -> Result in
                 try stack.push(self)
-                try stack.reserve(1)
-                duk_push_global_object(stack.ctx)
-                let base = duk_get_top(stack.ctx)
-                try pushArguments(stack)
-                try stack.check(cduk_pcall(stack.ctx, duk_get_top(stack.ctx) - base, 0))
+                try stack.call(thisAt: nil, construct: false) { () throws(JSException) in try pushArguments(stack) }
                 return try read(stack)
             }
         }

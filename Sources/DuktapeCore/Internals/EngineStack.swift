@@ -288,24 +288,30 @@ struct EngineStack {
         try check(cduk_pget_prop(ctx))
     }
 
-    /// [..] -> [.. result]: calls the function at `function` with `this` at `this` (or the global
-    /// object when nil) and the given Swift arguments, or constructs with it.
+    /// [.. function] -> [.. result]: calls the function on top with `this` at `this` (or the
+    /// global object when nil) and the arguments `pushArguments` pushes, or constructs with it.
     func call(
-        functionAt function: Int32, thisAt this: Int32?, arguments: [Any]?, construct: Bool
+        thisAt this: Int32?, construct: Bool, pushingArguments pushArguments: () throws(JSException) -> Void
     ) throws(JSException) {
-        let function = duk_normalize_index(ctx, function)
         let this = this.map { duk_normalize_index(ctx, $0) }
-        let arguments = arguments ?? []
-        try reserve(Int32(2 + min(arguments.count, 1_000_000)))
-        duk_dup(ctx, function)
+        try reserve(1)
         if let this { duk_dup(ctx, this) } else { duk_push_global_object(ctx) }
         let base = duk_get_top(ctx)
         do {
-            for argument in arguments { try push(anyValue: argument) }
+            try pushArguments()
         } catch {
-            duk_set_top(ctx, base - 2)
+            duk_set_top(ctx, base - 1)
             throw error
         }
-        try check(cduk_pcall(ctx, Int32(arguments.count), construct ? 1 : 0))
+        try check(cduk_pcall(ctx, duk_get_top(ctx) - base, construct ? 1 : 0))
+    }
+
+    /// `call(thisAt:construct:pushingArguments:)` with Swift arguments converted by the table.
+    func call(thisAt this: Int32?, arguments: [Any]?, construct: Bool) throws(JSException) {
+        let arguments = arguments ?? []
+        try reserve(Int32(1 + min(arguments.count, 1_000_000)))
+        try call(thisAt: this, construct: construct) { () throws(JSException) in
+            for argument in arguments { try push(anyValue: argument) }
+        }
     }
 }
