@@ -23,6 +23,10 @@
  * The public header Swift sees (/usr/include/duktape.h + duk_config.h) is the
  * same file pair; the overlay only changes engine internals, not the API/ABI.
  */
+#ifndef _GNU_SOURCE
+#error "CDuktape needs _GNU_SOURCE (Package.swift defines it): shims.c reads the thread's stack bounds with pthread_getattr_np and the allocator sizes blocks with malloc_usable_size"
+#endif
+
 #define DUK_SINGLE_FILE
 #define DUK_COMPILING_DUKTAPE
 #include "/usr/share/duktape/duk_config.h"
@@ -34,14 +38,20 @@
 #undef DUK_USE_CALLSTACK_LIMIT
 #define DUK_USE_CALLSTACK_LIMIT cduk_callstack_limit(thr->heap->heap_udata)
 
-/* Called by the engine (declared again in CDuktape.h). */
+/* Called by the engine (declared again in cduk_internal.h). */
 duk_bool_t cduk_exec_timeout_check(void *udata);
 int cduk_native_stack_low(void);
 duk_uint32_t cduk_callstack_limit(void *udata);
 
 #include "/usr/share/duktape/duktape.c"
 
-#include "CDuktape.h"
+/* The shims below read Duktape's internals (object layout, finalizer lists, built-in tables),
+ * which change between releases: they were written against 2.7.0 and only that is accepted. */
+#if !defined(DUK_VERSION) || DUK_VERSION != 20700L
+#error "CDuktape's engine.c reads the internals of Duktape 2.7.0; /usr/share/duktape/duktape.c is another version"
+#endif
+
+#include "cduk_internal.h"
 
 /* ---- Execution deadline --------------------------------------------------- */
 
@@ -50,7 +60,7 @@ duk_bool_t cduk_exec_timeout_check(void *udata) {
     if (state == NULL || state->deadline_ns == 0) {
         return 0;
     }
-    if (cduk_monotonic_ns() >= state->deadline_ns) {
+    if (cduk_clock_now(state) >= state->deadline_ns) {
         state->timeouts++;
         return 1;
     }
@@ -130,9 +140,6 @@ static duk_ret_t cduk__del_prop_nonstrict(duk_context *ctx, void *udata) {
     *(int *) udata = duk_hobject_delprop(thr, duk_require_tval(thr, -2), duk_require_tval(thr, -1), 0) ? 1 : 0;
     return 0;
 }
-
-/* Shared with shims.c through this declaration (defined there). */
-duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata, duk_idx_t nargs, duk_idx_t nrets);
 
 /* Fast paths of cduk_pget_prop and cduk_pput_prop, without a protected call: an ordinary
  * object (no exotic behavior: not an Array, arguments object, String object, buffer object
@@ -412,4 +419,79 @@ void *cduk_engine_heap(duk_context *ctx) {
 int cduk_is_proxy(duk_context *ctx, duk_idx_t idx) {
     duk_hobject *h = duk_get_hobject((duk_hthread *) ctx, idx);
     return h != NULL && DUK_HOBJECT_IS_PROXY(h);
+}
+
+/* ---- The realm's own built-ins -----------------------------------------------------
+ *
+ * Why internals: every realm (a Duktape thread with its own global environment) keeps a table
+ * of its built-in objects, made with the realm before any script runs; Duktape itself creates
+ * errors and dates from it. The library does the same, so that a script that replaces
+ * `TypeError`, `String`, `Object.defineProperty` or `Symbol` changes what scripts see, never
+ * what the library makes. Symbol and Object.defineProperty have no table entry: their native
+ * functions are called as fresh function objects instead (the same C code as the built-ins). */
+
+void cduk_push_builtin(duk_context *ctx, cduk_builtin builtin) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    switch (builtin) {
+    case CDUK_BUILTIN_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_EVAL_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_EVAL_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_RANGE_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_RANGE_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_REFERENCE_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_REFERENCE_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_SYNTAX_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_SYNTAX_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_TYPE_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_TYPE_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_URI_ERROR: duk_push_hobject_bidx(thr, DUK_BIDX_URI_ERROR_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_REGEXP: duk_push_hobject_bidx(thr, DUK_BIDX_REGEXP_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_STRING: duk_push_hobject_bidx(thr, DUK_BIDX_STRING_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_OBJECT: duk_push_hobject_bidx(thr, DUK_BIDX_OBJECT_CONSTRUCTOR); break;
+    case CDUK_BUILTIN_SYMBOL:
+        /* Symbol(description): magic 0 (Symbol.for is magic 1). */
+        duk_push_c_function(thr, duk_bi_symbol_constructor_shared, 1);
+        break;
+    default: duk_push_undefined(thr); break; /* calling it throws a TypeError */
+    }
+}
+
+void cduk_push_duktape_object(duk_context *ctx) {
+    duk_push_hobject_bidx((duk_hthread *) ctx, DUK_BIDX_DUKTAPE);
+}
+
+void cduk_push_error_prototype(duk_context *ctx) {
+    duk_push_hobject_bidx((duk_hthread *) ctx, DUK_BIDX_ERROR_PROTOTYPE);
+}
+
+static duk_ret_t cduk__date(duk_context *ctx, void *udata) {
+    duk_push_hobject_bidx((duk_hthread *) ctx, DUK_BIDX_DATE_CONSTRUCTOR);
+    duk_push_number(ctx, *(double *) udata);
+    duk_new(ctx, 1);
+    return 1;
+}
+
+duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds) {
+    return cduk__protect(ctx, cduk__date, &milliseconds, 0, 1);
+}
+
+static duk_ret_t cduk__define_property(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [obj key desc] -> Object.defineProperty(obj, key, desc), magic 0 (Reflect's is 1) */
+    duk_push_c_function(ctx, duk_bi_object_constructor_define_property, 3);
+    duk_insert(ctx, -4);
+    duk_call(ctx, 3);
+    return 0;
+}
+
+duk_int_t cduk_pdefine_property(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__define_property, NULL, 3, 0);
+}
+
+static duk_ret_t cduk__def_to_string_tag(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [obj getter] -> [obj] */
+    duk_push_hstring_stridx((duk_hthread *) ctx, DUK_STRIDX_WELLKNOWN_SYMBOL_TO_STRING_TAG);
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, -3, CDUK_DEFPROP_GETTER);
+    return 1;
+}
+
+duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__def_to_string_tag, NULL, 2, 1);
 }

@@ -13,10 +13,19 @@
  * value stack cannot even grow to run the operation, CDUK_EXEC_NOSTACK (2) is
  * returned, the inputs are popped and nothing is pushed.
  */
-#include "CDuktape.h"
+#ifndef _GNU_SOURCE
+#error "CDuktape needs _GNU_SOURCE (Package.swift defines it): pthread_getattr_np and malloc_usable_size"
+#endif
+
+#include "cduk_internal.h"
+
+#if !defined(DUK_VERSION) || DUK_VERSION != 20700L
+#error "CDuktape was written against Duktape 2.7.0 (see engine.c); /usr/include/duktape.h is another version"
+#endif
 
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,13 +118,45 @@ void cduk_native_stack_relax(int delta) {
     cduk__stack_relax += delta;
 }
 
-/* ---- Clock, allocator, fatal handler --------------------------------------- */
+/* ---- Clocks ----------------------------------------------------------------------- */
 
 uint64_t cduk_monotonic_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
+
+/* Why in C: the engine reads the clock from its interrupt check and its allocator, on the thread
+ * running the script, while a test advances it from another thread: an atomic both can reach. */
+struct cduk_clock {
+    _Atomic uint64_t now_ns;
+};
+
+cduk_clock *cduk_clock_create(uint64_t start_ns) {
+    cduk_clock *clock = malloc(sizeof(cduk_clock));
+    if (clock != NULL) {
+        atomic_init(&clock->now_ns, start_ns);
+    }
+    return clock;
+}
+
+void cduk_clock_destroy(cduk_clock *clock) {
+    free(clock);
+}
+
+void cduk_clock_advance(cduk_clock *clock, uint64_t nanoseconds) {
+    atomic_fetch_add(&clock->now_ns, nanoseconds);
+}
+
+uint64_t cduk_clock_read(const cduk_clock *clock) {
+    return atomic_load(&((cduk_clock *) clock)->now_ns);
+}
+
+uint64_t cduk_clock_now(const cduk_heap_state *state) {
+    return state->clock != NULL ? cduk_clock_read(state->clock) : cduk_monotonic_ns();
+}
+
+/* ---- Allocator, fatal handler ------------------------------------------------------ */
 
 /* Allocation accounting uses malloc_usable_size so that no header is added to
  * Duktape's many small allocations. A refused allocation (NULL) makes Duktape run
@@ -128,7 +169,9 @@ uint64_t cduk_monotonic_ns(void) {
  * script's own finalizer, which cduk__box_finalizer runs with the limits back on (every
  * finalizer is ours: Duktape.fin is guarded). Our own finalizer work is small and bounded. */
 static int cduk__exempt(cduk_heap_state *state) {
-    return state->script_finalizers == 0 && cduk_heap_finalizing(state->engine_heap);
+    /* At heap destruction Duktape calls the remaining finalizers from its list of all objects,
+     * not from finalize_list, so cduk_heap_finalizing() does not see them: `destroying` does. */
+    return state->script_finalizers == 0 && (state->destroying || cduk_heap_finalizing(state->engine_heap));
 }
 
 /* Why: Duktape checks the deadline only between bytecode instructions, so a native built-in
@@ -143,7 +186,7 @@ static int cduk__refused_past_deadline(cduk_heap_state *state) {
         return 0;
     }
     if (!state->past_deadline) {
-        if ((++state->alloc_ticks & 31) != 0 || cduk_monotonic_ns() < state->deadline_ns) {
+        if ((++state->alloc_ticks & 31) != 0 || cduk_clock_now(state) < state->deadline_ns) {
             return 0;
         }
         state->past_deadline = 1;
@@ -269,21 +312,22 @@ duk_int_t cduk_ppush_lstring(duk_context *ctx, const char *bytes, size_t length)
 }
 
 static duk_ret_t cduk__push_new(duk_context *ctx, void *udata) {
-    switch (*(int *) udata) {
-    case 0: duk_push_object(ctx); break;
-    case 1: duk_push_array(ctx); break;
-    case 3: /* an array for DuktapeCore's own bookkeeping: with no prototype, no setter or
-             * getter a script puts on Array.prototype can see or change its elements */
+    switch (*(cduk_new_kind *) udata) {
+    case CDUK_NEW_OBJECT: duk_push_object(ctx); break;
+    case CDUK_NEW_ARRAY: duk_push_array(ctx); break;
+    case CDUK_NEW_BOOKKEEPING: /* with no prototype, no setter or getter a script puts on
+                                * Array.prototype can see or change its elements */
         duk_push_array(ctx);
         duk_push_undefined(ctx); /* duk_set_prototype's spelling of "none" */
         duk_set_prototype(ctx, -2);
         break;
-    default: duk_push_thread_new_globalenv(ctx); break; /* a macro: why this shim exists */
+    case CDUK_NEW_REALM: duk_push_thread_new_globalenv(ctx); break; /* a macro: why this shim exists */
+    default: duk_push_undefined(ctx); break;
     }
     return 1;
 }
 
-duk_int_t cduk_ppush_new(duk_context *ctx, int kind) {
+duk_int_t cduk_ppush_new(duk_context *ctx, cduk_new_kind kind) {
     return cduk__protect(ctx, cduk__push_new, &kind, 0, 1);
 }
 
@@ -302,27 +346,16 @@ duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *bytes, size_t leng
     return cduk__protect(ctx, cduk__push_uint8array, &b, 0, 1);
 }
 
-static duk_ret_t cduk__push_date(duk_context *ctx, void *udata) {
-    duk_get_global_string(ctx, "Date");
-    duk_push_number(ctx, *(double *) udata);
-    duk_new(ctx, 1);
-    return 1;
-}
-
-duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds) {
-    return cduk__protect(ctx, cduk__push_date, &milliseconds, 0, 1);
-}
-
 typedef struct {
-    const char *name;
+    cduk_builtin builtin;
     duk_idx_t nargs;
     int construct;
-} cduk__builtin;
+} cduk__builtin_args;
 
-/* [args...] -> [new Global(args...)] or [Global(args...)] */
+/* [args...] -> [new B(args...)] or [B(args...)] for the realm's built-in B */
 static duk_ret_t cduk__builtin_call(duk_context *ctx, void *udata) {
-    cduk__builtin *b = (cduk__builtin *) udata;
-    duk_get_global_string(ctx, b->name);
+    cduk__builtin_args *b = (cduk__builtin_args *) udata;
+    cduk_push_builtin(ctx, b->builtin);
     duk_insert(ctx, -(b->nargs + 1));
     if (b->construct) {
         duk_new(ctx, b->nargs);
@@ -332,8 +365,8 @@ static duk_ret_t cduk__builtin_call(duk_context *ctx, void *udata) {
     return 1;
 }
 
-duk_int_t cduk_pbuiltin(duk_context *ctx, const char *name, duk_idx_t nargs, int construct) {
-    cduk__builtin b = { name, nargs, construct };
+duk_int_t cduk_pbuiltin(duk_context *ctx, cduk_builtin builtin, duk_idx_t nargs, int construct) {
+    cduk__builtin_args b = { builtin, nargs, construct };
     return cduk__protect(ctx, cduk__builtin_call, &b, nargs, 1);
 }
 
@@ -344,8 +377,6 @@ static duk_ret_t cduk__get_prop(duk_context *ctx, void *udata) {
     duk_get_prop(ctx, -2); /* [obj key] -> [obj value] */
     return 1;
 }
-
-int cduk_get_prop_fast(duk_context *ctx); /* engine.c */
 
 duk_int_t cduk_pget_prop(duk_context *ctx) {
     if (cduk_get_prop_fast(ctx)) {
@@ -362,21 +393,6 @@ static duk_ret_t cduk__has_prop(duk_context *ctx, void *udata) {
 duk_int_t cduk_phas_prop(duk_context *ctx, int *result) {
     *result = 0;
     return cduk__protect(ctx, cduk__has_prop, result, 2, 0);
-}
-
-static duk_ret_t cduk__define_property(duk_context *ctx, void *udata) {
-    (void) udata;
-    /* [obj key desc] -> Object.defineProperty(obj, key, desc) */
-    duk_get_global_string(ctx, "Object");
-    duk_get_prop_string(ctx, -1, "defineProperty");
-    duk_remove(ctx, -2);
-    duk_insert(ctx, -4);
-    duk_call(ctx, 3);
-    return 0;
-}
-
-duk_int_t cduk_pdefine_property(duk_context *ctx) {
-    return cduk__protect(ctx, cduk__define_property, NULL, 3, 0);
 }
 
 static duk_ret_t cduk__length(duk_context *ctx, void *udata) {
@@ -535,8 +551,11 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
         duk_del_prop_string(ctx, -1, "Duktape");
         duk_pop(ctx);
     }
-    /* Duktape.fin -> cduk__guarded_fin (keeping the original for other objects). */
-    if (duk_get_global_string(ctx, "Duktape") && duk_is_object(ctx, -1)) {
+    /* Duktape.fin -> cduk__guarded_fin (keeping the original for other objects). The realm's
+     * own Duktape object: in a sandbox no script can name it, but the engine still reads its
+     * hooks. */
+    cduk_push_duktape_object(ctx);
+    if (duk_is_object(ctx, -1)) {
         duk_push_string(ctx, "fin");
         duk_push_c_function(ctx, cduk__guarded_fin, DUK_VARARGS);
         duk_get_prop_string(ctx, -3, "fin");
@@ -548,8 +567,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
                                   DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
     }
     duk_pop(ctx);
-    duk_get_global_string(ctx, "Error");
-    duk_get_prop_string(ctx, -1, "prototype");
+    cduk_push_error_prototype(ctx);
     for (int i = 0; i < 2; i++) {
         duk_push_string(ctx, names[i]);
         duk_push_c_function(ctx, cduk__alias_getter, 0);
@@ -717,7 +735,7 @@ duk_int_t cduk_pattach_box(duk_context *ctx, void *box) {
 /* The JS -> Swift trampoline of every host function. Why C: reading the box and
  * throwing happen here, in a pure C frame; the Swift dispatcher only returns a
  * status. Status: >= 0 number of results (0 or 1) on top; CDUK_HOST_THROW: throw the
- * value on top; CDUK_HOST_RELEASED: the box is gone (finalizer already ran). */
+ * value on top. A box already released by its finalizer reads as NULL here. */
 static duk_ret_t cduk__host_trampoline(duk_context *ctx) {
     void *box = cduk_callee_box(ctx);
     if (box == NULL || cduk__dispatch == NULL) {
@@ -730,8 +748,13 @@ static duk_ret_t cduk__host_trampoline(duk_context *ctx) {
     return status > 0 ? 1 : 0;
 }
 
+typedef struct {
+    const char *name;
+    duk_idx_t length;
+} cduk__host_function_args;
+
 static duk_ret_t cduk__push_host_function(duk_context *ctx, void *udata) {
-    cduk__builtin *named = (cduk__builtin *) udata; /* name, arity (nargs field) */
+    cduk__host_function_args *named = (cduk__host_function_args *) udata;
     duk_push_c_function(ctx, cduk__host_trampoline, DUK_VARARGS);
     if (named->name != NULL) {
         duk_push_string(ctx, "name");
@@ -739,13 +762,13 @@ static duk_ret_t cduk__push_host_function(duk_context *ctx, void *udata) {
         duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
     }
     duk_push_string(ctx, "length");
-    duk_push_int(ctx, named->nargs);
+    duk_push_int(ctx, named->length);
     duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
     return 1;
 }
 
 duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t length) {
-    cduk__builtin named = { name, length, 0 };
+    cduk__host_function_args named = { name, length };
     return cduk__protect(ctx, cduk__push_host_function, &named, 0, 1);
 }
 

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 extension JSContext {
@@ -73,8 +72,7 @@ extension JSContext {
     /// ```
     public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {
         reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
-            try stack.reserve(1)
-            duk_push_global_object(ctx)
+            try stack.pushGlobalObject()
             try stack.getProperty(key, ofValueAt: -1)
             return try stack.value(at: -1)
         }
@@ -97,11 +95,10 @@ extension JSContext {
 
     private func setGlobal(_ object: Any?, key: String?) {
         reporting(()) { stack throws(JSException) in
-            try stack.reserve(1)
-            duk_push_global_object(ctx)
+            try stack.pushGlobalObject()
             try stack.pushKey(key)
             try stack.push(any: object)
-            try stack.check(cduk_pput_prop(ctx))
+            try stack.putProperty()
         }
     }
 
@@ -138,20 +135,5 @@ extension JSContext {
     public subscript<Exported: JSExport>(key: String) -> Exported.Type? {
         get { objectForKeyedSubscript(key).toObject() as? Exported.Type }
         set { setGlobal(newValue, key: key) }
-    }
-}
-
-extension EngineStack {
-    /// [..] -> [.. completion value]: compiles and runs `source` in this context's global scope.
-    func evaluate(_ source: String, sourceURL: String?) throws(JSException) {
-        let status = StringCoding.withEngineBytes(source) { sourceBytes, sourceCount in
-            guard let sourceURL else {
-                return cduk_peval(ctx, sourceBytes, sourceCount, nil, 0)
-            }
-            return StringCoding.withEngineBytes(sourceURL) { urlBytes, urlCount in
-                cduk_peval(ctx, sourceBytes, sourceCount, urlBytes, urlCount)
-            }
-        }
-        try check(status)
     }
 }

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// A JavaScript execution environment: a global object and its built-ins, in a virtual machine.
@@ -71,43 +70,25 @@ public final class JSContext: @unchecked Sendable {
     }
 
     private init?(in vm: JSVirtualMachine, usingDefaultRealm: Bool) {
-        let sandboxed: Int32 = vm.removesEngineGlobals ? 1 : 0
-        let created: (OpaquePointer, UInt32?)? = vm.enter {
-            let heap = vm.heapContext
-            if usingDefaultRealm, vm.claimDefaultRealm() {
-                guard cduk_pinstall_realm(heap, sandboxed) == DUK_EXEC_SUCCESS else {
-                    duk_pop(heap)
-                    return nil
-                }
-                return (heap, nil)
-            }
-            guard duk_check_stack(heap, 4) != 0, cduk_ppush_new(heap, 2) == DUK_EXEC_SUCCESS else { return nil }
-            defer { duk_pop(heap) }
-            guard let thread = duk_get_context(heap, -1), let slot = vm.pin(valueAt: -1, of: heap) else { return nil }
-            guard cduk_pinstall_realm(thread, sandboxed) == DUK_EXEC_SUCCESS else {
-                duk_pop(thread)
-                vm.unpin(slot)
-                return nil
-            }
-            return (thread, Optional(slot))
-        }
-        guard let (thread, slot) = created else { return nil }
+        guard let realm = vm.engine.makeRealm(preferDefault: usingDefaultRealm, sandboxed: vm.removesEngineGlobals)
+        else { return nil }
         self.vm = vm
-        self.ctx = thread
-        self.threadSlot = slot
+        self.ctx = realm.thread
+        self.threadSlot = realm.slot
         self.exceptionHandlerStorage = { context, exception in context?.exception = exception }
-        vm.register(self)
+        vm.engine.register(self)
     }
 
     deinit {
-        vm.unregister(self)
-        if case .reference(let slot, _) = exceptionStorage { vm.unpin(slot) }
+        let engine = vm.engine
+        engine.unregister(self)
+        if case .reference(let slot, _) = exceptionStorage { engine.release(slot) }
         for objects in exportedClasses.values {
             for storage in [objects.prototype, objects.constructor] {
-                if case .reference(let slot, _) = storage { vm.unpin(slot) }
+                if case .reference(let slot, _) = storage { engine.release(slot) }
             }
         }
-        if let threadSlot { vm.unpin(threadSlot) }
+        if let threadSlot { engine.release(threadSlot) }
     }
 
     // MARK: - Properties
@@ -122,8 +103,7 @@ public final class JSContext: @unchecked Sendable {
     /// ```
     public var globalObject: JSValue! {
         reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
-            try stack.reserve(1)
-            duk_push_global_object(ctx)
+            try stack.pushGlobalObject()
             return try stack.value(at: -1)
         }
     }
@@ -150,7 +130,7 @@ public final class JSContext: @unchecked Sendable {
                 exceptionStorage = newValue.flatMap { value in
                     value.isUndefined || value.isNull ? nil : boxedCopy(value)
                 }
-                if case .reference(let slot, _) = old { vm.unpin(slot) }
+                if case .reference(let slot, _) = old { vm.engine.release(slot) }
             }
         }
     }
@@ -191,45 +171,13 @@ public final class JSContext: @unchecked Sendable {
         set { vm.lock.withLock { inspectableStorage = newValue } }
     }
 
-    // MARK: - Engine access
-
-    /// Runs `body` with this context's value stack, under the VM lock, as an engine entry.
-    /// The stack top is restored afterwards, whatever happens.
-    @inline(__always)
-    func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
-        try vm.enter { () throws(JSException) -> T in
-            let top = duk_get_top(ctx)
-            let outer = vm.runningContextReference
-            vm.runningContextReference = Unmanaged.passUnretained(self)
-            defer {
-                duk_set_top(ctx, top)
-                vm.runningContextReference = outer
-            }
-            let stack = EngineStack(ctx: ctx, context: self)
-            try stack.reserve(8)
-            return try body(stack)
-        }
-    }
-
-    /// JavaScriptCore's error convention: on an exception, call `exceptionHandler` and return
-    /// `fallback`.
-    @inline(__always)
-    func reporting<T>(_ fallback: @autoclosure () -> T, _ body: (EngineStack) throws(JSException) -> T) -> T {
-        do {
-            return try withStack(body)
-        } catch {
-            notifyException(error.value)
-            return fallback()
-        }
-    }
-
     /// Hands an uncaught exception to `exceptionHandler` (nil handler: swallowed), or stores it
     /// when handlers are already nested `maximumHandlerDepth` deep, or when the call it is nested
     /// in has run out of time (everything nested then fails; the outermost call reports the
     /// timeout once, instead of a handler that converts the exception failing again and again).
     func notifyException(_ exception: JSValue) {
         vm.lock.withLock {
-            guard handlerDepth < Self.maximumHandlerDepth, !vm.isPastDeadlineInNestedEntry else {
+            guard handlerDepth < Self.maximumHandlerDepth, !vm.engine.isPastDeadlineInNestedEntry else {
                 self.exception = exception
                 return
             }
@@ -245,27 +193,9 @@ public final class JSContext: @unchecked Sendable {
     /// Used around callbacks (JavaScriptCore's save/clear/restore rule).
     /// Caller holds the VM lock (callbacks do).
     func swapExceptionLocked(_ replacement: JSValue.Storage?) -> JSValue.Storage? {
+        vm.lock.assertHeld("swapExceptionLocked")
         let old = exceptionStorage
         exceptionStorage = replacement
         return old
-    }
-
-    /// A JSValue with a slot of its own for `storage`.
-    private func copy(_ storage: JSValue.Storage) -> JSValue? {
-        try? withStack { stack throws(JSException) in
-            try stack.push(storage: storage)
-            return try stack.value(at: -1)
-        }
-    }
-
-    /// Storage (with its own slot) for `Object(value)`, as JavaScriptCore's setter stores.
-    private func boxedCopy(_ value: JSValue) -> JSValue.Storage? {
-        try? withStack { stack throws(JSException) in
-            try stack.push(value)
-            if duk_is_object(ctx, -1) == 0 {
-                try stack.check(cduk_pbuiltin(ctx, "Object", 1, 0))
-            }
-            return try stack.storage(at: -1)
-        }
     }
 }

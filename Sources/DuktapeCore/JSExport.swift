@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// A Swift class whose instances JavaScript can use: JavaScriptCore's `JSExport`, declared.

@@ -1,4 +1,3 @@
-import CDuktape
 
 /// A JavaScript value held without keeping it alive: JavaScriptCore's "conditional retain".
 ///
@@ -61,11 +60,7 @@ public final class JSManagedValue: @unchecked Sendable {
                 try stack.push(value)
                 // Duktape never finalizes a Proxy, so its death could not be reported: a
                 // Proxy is kept alive like a string.
-                if duk_is_object(stack.ctx, -1) != 0, cduk_is_proxy(stack.ctx, -1) == 0,
-                   let pointer = duk_get_heapptr(stack.ctx, -1) {
-                    try stack.check(cduk_pwatch(stack.ctx))
-                    return .object(pointer)
-                }
+                if let pointer = try stack.watchObject(at: -1) { return .object(pointer) }
                 return .pinned(try stack.storage(at: -1))
             }
             target = watched ?? .collected
@@ -87,7 +82,7 @@ public final class JSManagedValue: @unchecked Sendable {
     }
 
     deinit {
-        if case .pinned(.reference(let slot, _)) = target { vm?.unpin(slot) }
+        if case .pinned(.reference(let slot, _)) = target { vm?.engine.release(slot) }
         vm?.removeAllManagedReferences(to: self)
     }
 
@@ -104,8 +99,7 @@ public final class JSManagedValue: @unchecked Sendable {
             case .collected: return nil
             case .object(let pointer), .pinned(.reference(_, let pointer)):
                 return try? context.withStack { stack throws(JSException) in
-                    try stack.reserve(1)
-                    duk_push_heapptr(stack.ctx, pointer)
+                    try stack.pushHeapObject(pointer)
                     return try stack.value(at: -1)
                 }
             case .pinned: return nil

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 // MARK: - Calling
@@ -130,7 +129,7 @@ extension JSValue {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
             try stack.push(any: value)
-            return duk_strict_equals(stack.ctx, -2, -1) != 0
+            return stack.strictlyEqual(-2, -1)
         }
     }
 
@@ -144,9 +143,7 @@ extension JSValue {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
             try stack.push(any: value)
-            var equal: Int32 = 0
-            try stack.check(cduk_pequals(stack.ctx, &equal))
-            return equal != 0
+            return try stack.looselyEqual()
         }
     }
 
@@ -160,9 +157,7 @@ extension JSValue {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
             try stack.push(any: value)
-            var result: Int32 = 0
-            try stack.check(cduk_pinstanceof(stack.ctx, &result))
-            return result != 0
+            return try stack.instanceOf()
         }
     }
 }
@@ -257,7 +252,7 @@ extension JSValue {
 
     private static func reportNoBigInt(in context: JSContext) {
         context.reporting(()) { stack throws(JSException) in
-            throw stack.makeError("TypeError", "BigInt is not supported by this engine (Duktape 2.7)")
+            throw stack.makeError(.typeError, "BigInt is not supported by this engine (Duktape 2.7)")
         }
     }
 }

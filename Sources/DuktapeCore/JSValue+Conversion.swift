@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 // MARK: - Type checks
@@ -38,38 +37,38 @@ extension JSValue {
     /// context.evaluateScript("'a' + 1")!.isString   // true
     /// ```
     public var isString: Bool {
-        inspect { ctx in duk_is_string(ctx, -1) != 0 && duk_is_symbol(ctx, -1) == 0 }
+        inspect { stack in stack.isString(at: -1) }
     }
 
     /// True for symbols.
     public var isSymbol: Bool {
-        inspect { ctx in duk_is_symbol(ctx, -1) != 0 }
+        inspect { stack in stack.isSymbol(at: -1) }
     }
 
     /// True for objects, functions included.
     public var isObject: Bool {
-        inspect { ctx in duk_is_object(ctx, -1) != 0 }
+        inspect { stack in stack.isObject(at: -1) }
     }
 
     /// True for arrays (`Array.isArray`).
     public var isArray: Bool {
-        inspect { ctx in duk_is_array(ctx, -1) != 0 }
+        inspect { stack in stack.isArray(at: -1) }
     }
 
     /// True for `Date` objects (from any context of the VM).
     public var isDate: Bool {
-        inspect { ctx in cduk_class_of(ctx, -1) == CDUK_CLASS_DATE }
+        inspect { stack in stack.isDate(at: -1) }
     }
 
     /// Always false: Duktape 2.7 has no BigInt. Kept for JavaScriptCore parity.
     public var isBigInt: Bool { false }
 
     /// Runs a non-throwing check on the pushed value (heap values only; primitives answer false).
-    private func inspect(_ check: (OpaquePointer) -> Bool) -> Bool {
+    private func inspect(_ check: (EngineStack) -> Bool) -> Bool {
         guard case .reference = storage else { return false }
         return (try? owner.withStack { stack throws(JSException) in
             try stack.push(self)
-            return check(stack.ctx)
+            return check(stack)
         }) ?? false
     }
 }
@@ -140,7 +139,7 @@ extension JSValue {
         case .reference:
             return (try? owner.withStack { stack throws(JSException) in
                 try stack.push(self)
-                return duk_to_boolean(stack.ctx, -1) != 0  // never throws: no side effects
+                return stack.truthiness(at: -1)
             }) ?? true
         }
     }
@@ -238,9 +237,7 @@ extension JSValue {
         case .number, .reference:
             return owner.reporting(nil) { stack throws(JSException) in
                 try stack.push(self)
-                if let string = stack.stringIfString(at: -1) { return string }
-                try stack.check(cduk_pto_string(stack.ctx))
-                return stack.string(at: -1)
+                return try stack.toString(at: -1)
             }
         }
     }
@@ -286,14 +283,14 @@ extension JSValue {
         case .undefined, .null: return nil
         case .boolean, .number:
             owner.reporting(()) { stack throws(JSException) in
-                throw stack.makeError("TypeError", "Cannot convert primitive to \(typeName)")
+                throw stack.makeError(.typeError, "Cannot convert primitive to \(typeName)")
             }
             return nil
         case .reference:
             return owner.reporting(nil) { stack throws(JSException) in
                 try stack.push(self)
-                guard duk_is_object(stack.ctx, -1) != 0 else {
-                    throw stack.makeError("TypeError", "Cannot convert primitive to \(typeName)")
+                guard stack.isObject(at: -1) else {
+                    throw stack.makeError(.typeError, "Cannot convert primitive to \(typeName)")
                 }
                 return try convert(stack)
             }

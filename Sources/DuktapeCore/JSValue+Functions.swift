@@ -1,4 +1,3 @@
-import CDuktape
 
 /// Swift closures as JavaScript functions.
 ///

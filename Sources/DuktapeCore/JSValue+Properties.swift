@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// Property descriptor key `"writable"`, for `defineProperty(_:descriptor:)`.
@@ -53,7 +52,7 @@ extension JSValue {
         owner.reporting(fallback()) { stack throws(JSException) in
             try stack.push(self)
             try pushKey(stack)
-            try stack.check(cduk_pget_prop(stack.ctx))
+            try stack.getProperty()
             return try read(stack)
         }
     }
@@ -89,7 +88,7 @@ extension JSValue {
             try stack.push(self)
             try pushKey(stack)
             try pushValue(stack)
-            try stack.check(cduk_pput_prop(stack.ctx))
+            try stack.putProperty()
         }
     }
 
@@ -104,9 +103,7 @@ extension JSValue {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
             try stack.pushKey(property)
-            var deleted: Int32 = 0
-            try stack.check(cduk_pdel_prop(stack.ctx, &deleted))
-            return deleted != 0
+            return try stack.deleteProperty()
         }
     }
 
@@ -119,11 +116,9 @@ extension JSValue {
         guard case .reference = storage else { return false }
         return owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
-            guard duk_is_object(stack.ctx, -1) != 0 else { return false }
+            guard stack.isObject(at: -1) else { return false }
             try stack.pushKey(property)
-            var found: Int32 = 0
-            try stack.check(cduk_phas_prop(stack.ctx, &found))
-            return found != 0
+            return try stack.hasProperty()
         }
     }
 
@@ -142,7 +137,7 @@ extension JSValue {
             try stack.push(self)
             try stack.pushKey(property)
             try stack.push(any: descriptor)
-            try stack.check(cduk_pdefine_property(stack.ctx))
+            try stack.defineProperty()
         }
     }
 

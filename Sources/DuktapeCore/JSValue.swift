@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// A reference to a JavaScript value, with JavaScriptCore's API.
@@ -40,7 +39,7 @@ public final class JSValue: @unchecked Sendable {
 
     deinit {
         if case .reference(let slot, _) = storage {
-            owner.vm.unpin(slot)
+            owner.vm.engine.release(slot)
         }
     }
 
@@ -110,7 +109,7 @@ public final class JSValue: @unchecked Sendable {
     /// ```
     public convenience init!(newObjectIn context: JSContext!) {
         guard let context else { return nil }
-        self.init(creatingIn: context) { stack throws(JSException) in try stack.check(cduk_ppush_new(stack.ctx, 0)) }
+        self.init(creatingIn: context) { stack throws(JSException) in try stack.pushNewObject() }
     }
 
     /// A new empty array, `[]`.
@@ -121,7 +120,7 @@ public final class JSValue: @unchecked Sendable {
     /// ```
     public convenience init!(newArrayIn context: JSContext!) {
         guard let context else { return nil }
-        self.init(creatingIn: context) { stack throws(JSException) in try stack.check(cduk_ppush_new(stack.ctx, 1)) }
+        self.init(creatingIn: context) { stack throws(JSException) in try stack.pushNewArray() }
     }
 
     /// A new regular expression, `new RegExp(pattern, flags)`.
@@ -136,7 +135,7 @@ public final class JSValue: @unchecked Sendable {
         self.init(creatingIn: context) { stack throws(JSException) in
             try stack.pushString(pattern ?? "")
             try stack.pushString(flags ?? "")
-            try stack.check(cduk_pbuiltin(stack.ctx, "RegExp", 2, 1))
+            try stack.callBuiltin(.regExp, argumentCount: 2, construct: true)
         }
     }
 
@@ -149,7 +148,7 @@ public final class JSValue: @unchecked Sendable {
         guard let context else { return nil }
         self.init(creatingIn: context) { stack throws(JSException) in
             try stack.pushString(message ?? "")
-            try stack.check(cduk_pbuiltin(stack.ctx, "Error", 1, 1))
+            try stack.callBuiltin(.error, argumentCount: 1, construct: true)
         }
     }
 
@@ -161,12 +160,8 @@ public final class JSValue: @unchecked Sendable {
     public convenience init!(newSymbolFromDescription description: String!, in context: JSContext!) {
         guard let context else { return nil }
         self.init(creatingIn: context) { stack throws(JSException) in
-            if let description {
-                try stack.pushString(description)
-            } else {
-                duk_push_undefined(stack.ctx)
-            }
-            try stack.check(cduk_pbuiltin(stack.ctx, "Symbol", 1, 0))
+            try stack.push(any: description)
+            try stack.callBuiltin(.symbol, argumentCount: 1, construct: false)
         }
     }
 

@@ -1,4 +1,3 @@
-import CDuktape
 
 /// One owner's outgoing edges: owned object → how many times the edge was added. Owners and
 /// owned objects are held weakly, as in JavaScriptCore.
@@ -100,7 +99,7 @@ extension JSVirtualMachine {
 
     /// Rebuilds the retain lists of every context's wrappers (caller holds the lock).
     private func updateAllRetainLists() {
-        for context in liveContexts() {
+        for context in engine.liveContexts() {
             context.updateRetainLists()
         }
     }

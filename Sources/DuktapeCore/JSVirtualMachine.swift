@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// One JavaScript heap: an object space with its own garbage collector, memory account and lock.
@@ -15,40 +14,13 @@ import Foundation
 /// let context = JSContext(virtualMachine: vm)!
 /// ```
 public final class JSVirtualMachine: @unchecked Sendable {
-    // @unchecked: all mutable state below is read and written only while `lock` is held
-    // (the allocator and the interrupt check run inside engine calls made under it).
+    // @unchecked: the engine is Sendable by its lock; `sandboxStorage` is written once, in
+    // `configure`, before the VM is shared; the managed-reference tables are read and written
+    // only under the engine's lock.
 
-    let lock = RecursiveLock()
-    private let state: UnsafeMutablePointer<cduk_heap_state>
-    /// The heap's initial thread. It never runs scripts: it holds the registry at stack index 0
-    /// and is used for VM-wide work (slot release, GC, new context threads).
-    let heapContext: OpaquePointer
-    /// Heap pointer of the registry array where pinned values live (see `pin`).
-    let registry: UnsafeMutableRawPointer
-    @exclusivity(unchecked) private var freeSlots: [UInt32] = []
-    @exclusivity(unchecked) private var nextSlot: UInt32 = 0
-    @exclusivity(unchecked) private var entryDepth = 0
-    /// `limit_hits` when the outermost entry began.
-    @exclusivity(unchecked) private var limitHitsAtEntry: UInt32 = 0
-    /// `deadline_refusals` when the outermost entry began.
-    @exclusivity(unchecked) private var deadlineRefusalsAtEntry: UInt32 = 0
-    @exclusivity(unchecked) private var timeLimitStorage: TimeInterval?
+    /// The heap, its lock, limits and registry: every path into the engine goes through it.
+    let engine: Engine
     private var sandboxStorage: JSSandbox?
-    /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
-    /// context unregisters itself in deinit.
-    @exclusivity(unchecked) private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
-    /// The context of the innermost `withStack` on the thread holding the lock: scripts run
-    /// only inside one, so a callback on its thread belongs to it. Unretained: `withStack` runs
-    /// on the context, which is alive until it returns (and saving and restoring a reference
-    /// would retain and release it on every entry).
-    @exclusivity(unchecked) var runningContextReference: Unmanaged<JSContext>?
-    /// Whether the heap's own global environment has been given to a context. The first context
-    /// of a VM uses it (no second realm to build); later ones get fresh global environments, and
-    /// the default one is never handed out twice.
-    private var defaultRealmTaken = false
-    /// Interned property-key strings, pinned, by text: `obj["key"]` from Swift then skips
-    /// transcoding and interning the key again. Bounded.
-    @exclusivity(unchecked) private var internedKeys = InternedKeyCache()
     /// JSManagedValue ownership edges, by owner.
     var managedEdges: [ObjectIdentifier: OwnerEdges] = [:]
     /// Managed values watching each object, by the object's heap address.
@@ -57,63 +29,37 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// Creates a virtual machine with a new heap.
     ///
     /// Returns nil only if the engine cannot allocate its heap.
-    public init!() {
-        EngineBox.installCallbacks
-        let state = UnsafeMutablePointer<cduk_heap_state>.allocate(capacity: 1)
-        state.initialize(to: cduk_heap_state())
-        guard let heap = cduk_create_heap(state) else {
-            state.deallocate()
-            return nil
-        }
-        // The registry array stays on the heap thread's value stack (index 0) for the heap's
-        // whole life, which keeps it reachable without any property lookups.
-        guard cduk_ppush_new(heap, 3) == DUK_EXEC_SUCCESS, let registry = duk_get_heapptr(heap, -1) else {
-            duk_destroy_heap(heap)
-            state.deallocate()
-            return nil
-        }
-        self.state = state
-        self.heapContext = heap
-        self.registry = registry
-        state.pointee.swift_owner = Unmanaged.passUnretained(self).toOpaque()
+    public convenience init!() {
+        self.init(engineClock: nil)
+    }
+
+    /// Creates a virtual machine whose `executionTimeLimit` is measured on `clock`, which moves
+    /// only when advanced: for tests that drive time limits without waiting.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let vm = JSVirtualMachine(clock: clock)!
+    /// vm.executionTimeLimit = 1
+    /// clock.advance(by: .seconds(2))   // a script running in vm now times out
+    /// ```
+    public convenience init!(clock: ManualClock) {
+        self.init(engineClock: clock)
+    }
+
+    private init?(engineClock: ManualClock?) {
+        guard let engine = Engine(clock: engineClock) else { return nil }
+        self.engine = engine
+        engine.setOwner(self)
     }
 
     deinit {
-        // Contexts and values hold their VM strongly, so nothing can use the heap any more.
-        // Destroying it runs every pending finalizer (which releases Swift boxes), with the
-        // limits lifted so that a full heap cannot keep a finalizer from being called.
-        state.pointee.memory_limit = 0
-        state.pointee.deadline_ns = 0
-        duk_destroy_heap(heapContext)
-        state.deallocate()
+        // Contexts and values hold their VM strongly, so nothing else can use the heap any more.
+        // Destroyed here, while the VM is whole: finalizers report to it and release boxes.
+        engine.destroy()
     }
 
-    // MARK: - Contexts
-
-    /// Hands out the heap's default realm once (caller holds the lock).
-    func claimDefaultRealm() -> Bool {
-        if defaultRealmTaken { return false }
-        defaultRealmTaken = true
-        return true
-    }
-
-    func register(_ context: JSContext) {
-        lock.withLock { contextsByThread[context.ctx] = Unmanaged.passUnretained(context) }
-    }
-
-    func unregister(_ context: JSContext) {
-        lock.withLock { _ = contextsByThread.removeValue(forKey: context.ctx) }
-    }
-
-    /// Every live context (caller holds the lock).
-    func liveContexts() -> [JSContext] {
-        contextsByThread.values.map { $0.takeUnretainedValue() }
-    }
-
-    /// The context whose thread is `ctx`. Caller holds the lock.
-    func context(forThread ctx: OpaquePointer) -> JSContext? {
-        contextsByThread[ctx]?.takeUnretainedValue()
-    }
+    /// The lock of this VM's engine.
+    var lock: RecursiveLock { engine.lock }
 
     // MARK: - Limits and memory
 
@@ -127,8 +73,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// vm.memoryLimit = 8 << 20
     /// ```
     public var memoryLimit: Int? {
-        get { lock.withLock { state.pointee.memory_limit == 0 ? nil : Int(state.pointee.memory_limit) } }
-        set { lock.withLock { state.pointee.memory_limit = newValue.map { size_t(max(1, $0)) } ?? 0 } }
+        get { engine.memoryLimit }
+        set { engine.memoryLimit = newValue }
     }
 
     /// How long one top-level call into JavaScript may run, in seconds, or nil for no limit.
@@ -147,8 +93,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// context.evaluateScript("while (true) {}")   // exception: RangeError: execution timeout
     /// ```
     public var executionTimeLimit: TimeInterval? {
-        get { lock.withLock { timeLimitStorage } }
-        set { lock.withLock { timeLimitStorage = newValue.map { max(0, $0) } } }
+        get { engine.timeLimit }
+        set { engine.timeLimit = newValue }
     }
 
     /// The most JavaScript calls that may be nested in one context, or nil for the engine's own
@@ -164,8 +110,8 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// context.evaluateScript("(function f(n) { return n && f(n - 1) })(500)")  // RangeError
     /// ```
     public var maximumCallDepth: Int? {
-        get { lock.withLock { state.pointee.callstack_limit == 0 ? nil : Int(state.pointee.callstack_limit) } }
-        set { lock.withLock { state.pointee.callstack_limit = newValue.map { UInt32(clamping: max(1, $0)) } ?? 0 } }
+        get { engine.maximumCallDepth }
+        set { engine.maximumCallDepth = newValue }
     }
 
     /// The sandbox this VM was created with, or nil for an ordinary VM.
@@ -196,16 +142,17 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// print(vm.memoryUsage)   // e.g. 118_432
     /// ```
     public var memoryUsage: Int {
-        lock.withLock { Int(state.pointee.memory_used) }
+        engine.memoryUsage
     }
 
     /// The highest value `memoryUsage` has reached.
     public var peakMemoryUsage: Int {
-        lock.withLock { Int(state.pointee.memory_peak) }
+        engine.peakMemoryUsage
     }
 
     /// Runs a full garbage collection (reference counts and mark-and-sweep), twice so that objects
-    /// freed by finalizers are collected too.
+    /// freed by finalizers are collected too. The finalizers it runs are script code like any
+    /// other: they are bounded by `executionTimeLimit` and `memoryLimit`.
     ///
     /// ```swift
     /// vm.garbageCollect()
@@ -213,104 +160,9 @@ public final class JSVirtualMachine: @unchecked Sendable {
     ///
     /// The corresponding Duktape function is `duk_gc`.
     public func garbageCollect() {
-        lock.withLock {
-            duk_gc(heapContext, 0)
-            duk_gc(heapContext, 0)
-        }
+        engine.collectGarbage()
     }
 
-    // MARK: - Entering the engine
-
-    /// Runs `body` under the lock as an entry into the engine: the outermost entry arms the
-    /// execution deadline and disarms it on the way out.
-    @inline(__always)
-    func enter<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        try lock.withLock { () throws(E) -> T in
-            if entryDepth == 0 {
-                limitHitsAtEntry = state.pointee.limit_hits
-                deadlineRefusalsAtEntry = state.pointee.deadline_refusals
-                state.pointee.past_deadline = 0
-                if let limit = timeLimitStorage {
-                    let nanoseconds = UInt64(min(limit, 1e9) * 1e9)
-                    state.pointee.deadline_ns = cduk_monotonic_ns() &+ max(1, nanoseconds)
-                }
-            }
-            entryDepth += 1
-            defer {
-                entryDepth -= 1
-                if entryDepth == 0 { state.pointee.deadline_ns = 0 }
-            }
-            return try body()
-        }
-    }
-
-    /// True when the heap refused an allocation because of `memoryLimit` during the current
-    /// outermost entry. Caller holds the lock.
-    var memoryLimitReachedInEntry: Bool {
-        state.pointee.limit_hits != limitHitsAtEntry
-    }
-
-    /// True inside a call nested in an entry whose execution deadline has passed (caller holds
-    /// the lock).
-    var isPastDeadlineInNestedEntry: Bool {
-        entryDepth > 0 && state.pointee.deadline_ns != 0 && cduk_monotonic_ns() >= state.pointee.deadline_ns
-    }
-
-    /// True when the allocator refused memory because the execution deadline had passed during
-    /// the current outermost entry (a native built-in ran past it). Caller holds the lock.
-    var deadlineReachedInEntry: Bool {
-        state.pointee.deadline_refusals != deadlineRefusalsAtEntry
-    }
-
-    // MARK: - Interned keys
-
-    /// The heap address of the interned JS string for `key`, if cached (caller holds the lock).
-    func internedKey(_ key: String) -> UnsafeMutableRawPointer? {
-        internedKeys.pointer(for: key)
-    }
-
-    /// Caches the interned string at `index` of `ctx` for `key` (caller holds the lock).
-    func cacheInternedKey(_ key: String, at index: Int32, of ctx: OpaquePointer) {
-        guard key.utf8.count <= InternedKeyCache.maximumKeyLength, let pointer = duk_get_heapptr(ctx, index),
-            let slot = pin(valueAt: index, of: ctx)
-        else { return }
-        if let evicted = internedKeys.insert(key, slot: slot, pointer: pointer) {
-            unpin(evicted)
-        }
-    }
-
-    // MARK: - Registry of values pinned by Swift
-
-    /// Pins the value at `index` of `ctx`'s stack in a registry slot so that it stays alive and
-    /// can be pushed back by heap pointer. The stack is left as it was. Caller holds the lock.
-    func pin(valueAt index: Int32, of ctx: OpaquePointer) -> UInt32? {
-        guard duk_check_stack(ctx, 2) != 0 else { return nil }
-        let slot = freeSlots.popLast() ?? nextSlot
-        duk_dup(ctx, index)
-        let status = cduk_pregistry_set(ctx, registry, slot)
-        duk_pop(ctx)  // the value, or the error that replaced it
-        guard status == DUK_EXEC_SUCCESS else {
-            if slot != nextSlot { freeSlots.append(slot) }
-            return nil
-        }
-        if slot == nextSlot { nextSlot += 1 }
-        return slot
-    }
-
-    /// Releases a registry slot. Takes the lock; safe from any thread (JSValue.deinit).
-    func unpin(_ slot: UInt32) {
-        lock.withLock {
-            if cduk_pregistry_clear(heapContext, registry, slot) != DUK_EXEC_SUCCESS {
-                // Clearing an existing slot does not allocate, so this is not expected; the
-                // protocol leaves exactly the error value pushed.
-                duk_pop(heapContext)
-            }
-            freeSlots.append(slot)
-        }
-    }
-
-    /// Number of values currently pinned for Swift, the bounded key cache aside (for leak tests).
-    var pinnedValueCount: Int {
-        lock.withLock { Int(nextSlot) - freeSlots.count - internedKeys.count }
-    }
+    /// Number of values currently pinned for Swift (for leak tests).
+    var pinnedValueCount: Int { engine.pinnedValueCount }
 }

@@ -173,8 +173,8 @@ struct JSVirtualMachineTests {
         // The process must say why it stops instead of aborting silently (Duktape's default).
         await #expect(processExitsWith: .signal(SIGABRT), observing: [\.standardErrorContent]) {
             let vm = JSVirtualMachine()!
-            duk_push_int(vm.heapContext, 42)
-            duk_throw_raw(vm.heapContext)
+            duk_push_int(vm.engine.heapContext, 42)
+            duk_throw_raw(vm.engine.heapContext)
         }.map { result in
             let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(stderr.contains("DuktapeCore: fatal Duktape error"))

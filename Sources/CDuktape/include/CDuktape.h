@@ -2,6 +2,9 @@
  * CDuktape: the Duktape 2.7 engine (compiled from the amalgamation that Debian's
  * duktape-dev ships, see engine.c) plus the few C shims Swift cannot do without.
  *
+ * This header lists only what Swift calls; what engine.c and shims.c share with each other
+ * is in cduk_internal.h, outside include/.
+ *
  * Why shims exist at all: Duktape reports errors with setjmp/longjmp. A longjmp
  * must never unwind through a Swift frame, so every engine operation that can
  * throw (allocation included) runs inside duk_safe_call() with a body written in
@@ -11,7 +14,7 @@
  *
  * Everything else Swift calls directly from <duktape.h>: only the calls that
  * cannot throw (type checks, non-coercing getters, pops, pushes of primitives
- * into reserved stack space, duk_pcall/duk_pnew, duk_safe_call).
+ * into reserved stack space). Only DuktapeCore's Internals/ folder calls any of it.
  */
 #ifndef CDUKTAPE_H
 #define CDUKTAPE_H
@@ -24,15 +27,17 @@
 extern "C" {
 #endif
 
+#pragma clang assume_nonnull begin
+
 /* ---- Heap state, allocator accounting, limits --------------------------- */
 
-/* Per-heap state handed to Duktape as heap udata. Owned by JSVirtualMachine,
- * read and written only under the VM lock (the allocator runs under it too). */
+/* Per-heap state handed to Duktape as heap udata. Owned by the Swift engine, read and
+ * written only under the VM lock (the allocator runs under it too). */
 typedef struct cduk_heap_state {
     size_t memory_used;      /* bytes currently held by the heap (malloc_usable_size) */
     size_t memory_peak;      /* high-water mark of memory_used */
     size_t memory_limit;     /* 0 = unlimited; an allocation past it fails (RangeError) */
-    uint64_t deadline_ns;    /* CLOCK_MONOTONIC deadline, 0 = none */
+    uint64_t deadline_ns;    /* deadline on the heap's clock (cduk_clock_now), 0 = none */
     uint32_t limit_hits;     /* allocations refused because of memory_limit */
     uint32_t timeouts;       /* interrupt checks that reported the deadline */
     uint32_t callstack_limit; /* most nested calls per context thread; 0 = Duktape's 10,000 */
@@ -40,30 +45,37 @@ typedef struct cduk_heap_state {
     uint32_t past_deadline;  /* 1 once an allocation found the deadline passed (re-armed with it) */
     uint32_t deadline_refusals; /* allocations refused because the deadline had passed */
     uint32_t script_finalizers; /* > 0 while a script's finalizer runs (limits apply again) */
-    void *engine_heap;       /* the duk_heap, once created: to see whether a finalizer is being called */
-    void *swift_owner;       /* the JSVirtualMachine (unretained), for finalizer reports */
-    void *box_key;           /* the interned hidden key of box slots (kept alive in the heap stash) */
+    uint32_t destroying;     /* 1 while the heap is destroyed: our own finalizers are exempt */
+    void *_Nullable engine_heap; /* the duk_heap, once created: to see whether a finalizer is being called */
+    void *_Nullable swift_owner; /* the Swift engine (unretained), for finalizer reports */
+    void *_Nullable box_key; /* the interned hidden key of box slots (kept alive in the heap stash) */
+    const struct cduk_clock *_Nullable clock; /* the heap's clock; NULL = CLOCK_MONOTONIC */
 } cduk_heap_state;
 
 /* Creates a heap whose allocations are accounted in `state` and whose fatal
  * handler prints the message to stderr before aborting: Duktape's default aborts
  * silently. Returns NULL if the heap cannot be created. */
-duk_context *cduk_create_heap(cduk_heap_state *state);
+duk_context *_Nullable cduk_create_heap(cduk_heap_state *state);
 
 /* Number of fatal errors this process has met (the handler aborts, so a test that
  * reads 0 after hostile scripts shows none was reached). */
 uint32_t cduk_fatal_count(void);
 
-/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
-uint64_t cduk_monotonic_ns(void);
+/* ---- Clocks --------------------------------------------------------------------- */
 
-/* The call-depth limit of the heap whose udata is `udata` (DUK_USE_CALLSTACK_LIMIT;
- * defined in engine.c): the state's callstack_limit, or Duktape's default 10,000. */
-uint32_t cduk_callstack_limit(void *udata);
+/* A manual clock: its time moves only when advanced (any thread may advance or read it;
+ * atomic). Heaps whose state names it read their deadlines on it. */
+typedef struct cduk_clock cduk_clock;
+cduk_clock *_Nullable cduk_clock_create(uint64_t start_ns);
+void cduk_clock_destroy(cduk_clock *clock);
+void cduk_clock_advance(cduk_clock *clock, uint64_t nanoseconds);
+uint64_t cduk_clock_read(const cduk_clock *clock);
 
-/* Called by Duktape's interrupt counter (DUK_USE_EXEC_TIMEOUT_CHECK); non-zero
- * when the heap's deadline has passed. Defined in engine.c. */
-duk_bool_t cduk_exec_timeout_check(void *udata);
+/* The time of `state`'s clock in nanoseconds: the manual clock's when it has one, else
+ * CLOCK_MONOTONIC. */
+uint64_t cduk_clock_now(const cduk_heap_state *state);
+
+/* ---- Native stack guard ------------------------------------------------------ */
 
 /* Non-zero when the calling thread is close to the end of its native stack (less
  * than a quarter of it, 64 KiB to 256 KiB, left). Duktape calls it at every native
@@ -95,34 +107,9 @@ typedef enum cduk_class {
 /* The class of the value at idx (CDUK_CLASS_NONE for primitives). Never throws. */
 cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx);
 
-/* True while Duktape is calling a finalizer on `engine_heap` (a duk_heap; NULL gives 0). */
-int cduk_heap_finalizing(void *engine_heap);
-
-/* The duk_heap of a context, for cduk_heap_state.engine_heap. */
-void *cduk_engine_heap(duk_context *ctx);
-
 /* True for a Proxy object. Duktape never runs a Proxy's finalizer, so a Proxy cannot be
  * watched for its death (JSManagedValue keeps it alive instead). Never throws. */
 int cduk_is_proxy(duk_context *ctx, duk_idx_t idx);
-
-/* ---- Hidden slots (engine.c; for shims.c, inside protected bodies) --------
- * Own properties only, written with DUK_DEFPROP_FORCE: an object's prototype chain
- * and its frozen/sealed/non-extensible state cannot change what DuktapeCore reads or
- * whether its writes land. They may throw (allocation), so call them protected. */
-
-/* [] -> [value]: obj's own property `key`, or undefined (never an inherited one).
- * `key` must be a string literal: it is interned once through Duktape's literal cache. */
-#define cduk_get_own_hidden(ctx, obj_idx, key) cduk_get_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
-void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
-
-/* [value] -> []: defines obj's own property `key` (a string literal) as value, whatever
- * obj's state. */
-#define cduk_put_own_hidden(ctx, obj_idx, key) cduk_put_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
-void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
-
-/* [fn] -> []: makes fn obj's finalizer, whatever obj's state (duk_set_finalizer
- * throws on a frozen or non-extensible object). */
-void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx);
 
 /* ---- Protected operations ------------------------------------------------
  * Inputs are the top values of the stack (listed as [inputs] -> [results]) and
@@ -132,24 +119,48 @@ void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx);
 #define CDUK_EXEC_NOSTACK 2
 
 /* [] -> [string]: interns bytes (Duktape's internal CESU-8 form). */
-duk_int_t cduk_ppush_lstring(duk_context *ctx, const char *bytes, size_t length);
+duk_int_t cduk_ppush_lstring(duk_context *ctx, const char *_Nullable bytes, size_t length);
 
-/* [] -> [new object] (kind 0), [new array] (kind 1), [new thread with a fresh
- * global environment] (kind 2: a JSContext's realm; the API is a macro), or [new array
- * with a null prototype] (kind 3: DuktapeCore's registry and retain lists, which no
- * accessor a script defines on Array.prototype may intercept). */
-duk_int_t cduk_ppush_new(duk_context *ctx, int kind);
+/* What cduk_ppush_new makes. */
+typedef enum cduk_new_kind {
+    CDUK_NEW_OBJECT = 0,       /* {} */
+    CDUK_NEW_ARRAY = 1,        /* [] */
+    CDUK_NEW_REALM = 2,        /* a new thread with a fresh global environment: a JSContext's realm */
+    CDUK_NEW_BOOKKEEPING = 3   /* an array with a null prototype: DuktapeCore's registry and retain
+                                * lists, which no accessor a script defines on Array.prototype may
+                                * intercept */
+} cduk_new_kind;
+
+/* [] -> [new value of `kind`]. */
+duk_int_t cduk_ppush_new(duk_context *ctx, cduk_new_kind kind);
 
 /* [] -> [Uint8Array holding a copy of the bytes]. */
-duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *bytes, size_t length);
+duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *_Nullable bytes, size_t length);
 
 /* [] -> [new Date(milliseconds)] in the realm of ctx. */
 duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds);
 
-/* [arg1..argN] -> [new G(args)] (construct == 1) or [G(args)] (construct == 0),
- * where G is the global named `name` in ctx's realm (RegExp, Error, TypeError,
- * Symbol, Object, String...). Lets Swift create built-in values without source. */
-duk_int_t cduk_pbuiltin(duk_context *ctx, const char *name, duk_idx_t nargs, int construct);
+/* The realm built-ins DuktapeCore calls. Read from the engine's own table of the realm's
+ * built-ins (made with the realm, before any script runs), never from the global object: a
+ * script that replaces `TypeError` or `String` changes what scripts see, not what the library
+ * makes. */
+typedef enum cduk_builtin {
+    CDUK_BUILTIN_ERROR = 0,
+    CDUK_BUILTIN_EVAL_ERROR = 1,
+    CDUK_BUILTIN_RANGE_ERROR = 2,
+    CDUK_BUILTIN_REFERENCE_ERROR = 3,
+    CDUK_BUILTIN_SYNTAX_ERROR = 4,
+    CDUK_BUILTIN_TYPE_ERROR = 5,
+    CDUK_BUILTIN_URI_ERROR = 6,
+    CDUK_BUILTIN_REGEXP = 7,
+    CDUK_BUILTIN_STRING = 8,   /* String(value): works for symbols too */
+    CDUK_BUILTIN_OBJECT = 9,   /* Object(value) */
+    CDUK_BUILTIN_SYMBOL = 10   /* Symbol(description) */
+} cduk_builtin;
+
+/* [arg1..argN] -> [new B(args)] (construct == 1) or [B(args)] (construct == 0) for the
+ * built-in B of ctx's realm. Lets Swift create built-in values without source. */
+duk_int_t cduk_pbuiltin(duk_context *ctx, cduk_builtin builtin, duk_idx_t nargs, int construct);
 
 /* [obj key] -> [obj[key]]. */
 duk_int_t cduk_pget_prop(duk_context *ctx);
@@ -166,7 +177,8 @@ duk_int_t cduk_pdel_prop(duk_context *ctx, int *result);
 /* [obj key] -> []: *result = key in obj (TypeError if obj is not an object). */
 duk_int_t cduk_phas_prop(duk_context *ctx, int *result);
 
-/* [obj key descriptor] -> []: Object.defineProperty(obj, key, descriptor). */
+/* [obj key descriptor] -> []: the realm's Object.defineProperty(obj, key, descriptor) (the
+ * engine's own function, whatever a script did to `Object`). Defined in engine.c. */
 duk_int_t cduk_pdefine_property(duk_context *ctx);
 
 /* [obj] -> []: *out = ToUint32(obj.length). */
@@ -193,8 +205,8 @@ duk_int_t cduk_pinstanceof(duk_context *ctx, int *out);
 
 /* [] -> [completion value]: compiles and runs source as global code of ctx's realm.
  * filename may be NULL ("eval"). */
-duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length,
-                     const char *filename, size_t filename_length);
+duk_int_t cduk_peval(duk_context *ctx, const char *_Nullable source, size_t source_length,
+                     const char *_Nullable filename, size_t filename_length);
 
 /* [func this arg1..argN] -> [result]: calls func with this (construct == 0), or
  * `new func(args)` ignoring this (construct == 1). */
@@ -202,9 +214,9 @@ duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
 
 /* [] -> []: prepares ctx's realm: JavaScriptCore's spellings on Error.prototype
  * (`line` reads lineNumber, `sourceURL` reads fileName; configurable, non-enumerable
- * accessors), and either Duktape.fin wrapped so that scripts cannot detach our
- * finalizers (sandboxed == 0) or the whole `Duktape` global removed (sandboxed != 0:
- * no fin/act/gc/info/enc/dec/compact/Thread/Pointer for the script). */
+ * accessors), Duktape.fin wrapped so that scripts cannot detach our finalizers, and with
+ * sandboxed != 0 the `Duktape` global removed (no fin/act/gc/info/enc/dec/compact/Thread/
+ * Pointer for the script). */
 duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed);
 
 /* ---- Swift boxes and host functions --------------------------------------- */
@@ -239,9 +251,8 @@ duk_int_t cduk_pattach_box(duk_context *ctx, void *box);
  * function being called; NULL when there is none (not an object, a Proxy, no slot). A plain
  * lookup of the interned key: never throws, never allocates, pushes nothing. Defined in
  * engine.c. */
-void *cduk_box_at(duk_context *ctx, duk_idx_t idx);
-void *cduk_this_box(duk_context *ctx);
-void *cduk_callee_box(duk_context *ctx);
+void *_Nullable cduk_box_at(duk_context *ctx, duk_idx_t idx);
+void *_Nullable cduk_this_box(duk_context *ctx);
 
 /* Exact reads for typed callbacks: 1 and the value in *out when the value at `idx` is a number
  * (a boolean), else 0 (also for an invalid index). One check of the value slot instead of a
@@ -251,7 +262,7 @@ int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out);
 
 /* [] -> [function]: a new host function (trampoline to the dispatcher) with the
  * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */
-duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *name, duk_idx_t length);
+duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *_Nullable name, duk_idx_t length);
 
 /* [obj proto] -> [obj]: sets obj's [[Prototype]]. */
 duk_int_t cduk_pset_prototype(duk_context *ctx);
@@ -262,7 +273,11 @@ duk_int_t cduk_pset_prototype(duk_context *ctx);
 duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags);
 /* [obj value] -> [obj]: cduk_pdef_prop with the key given as engine bytes (CESU-8), interned
  * in the same protected call: one protected call an entry when converting a dictionary. */
-duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *bytes, size_t length, duk_uint_t flags);
+duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *_Nullable bytes, size_t length, duk_uint_t flags);
+
+/* [obj getter] -> [obj]: defines obj[Symbol.toStringTag] as the getter (not enumerable,
+ * configurable), with the engine's own well-known symbol (whatever a script did to `Symbol`). */
+duk_int_t cduk_pdef_to_string_tag(duk_context *ctx);
 
 /* Flag combinations Swift uses. Why an enum: the DUK_DEFPROP_* macros are
  * expressions of other macros, which Swift does not import. */
@@ -296,15 +311,13 @@ typedef int (*cduk_visit_fn)(void *udata, duk_context *ctx);
  * every property, all in one protected call. */
 duk_int_t cduk_pvisit(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata);
 
-/* The unprotected fast path of cduk_pvisit (engine.c): 1 when it enumerated the object on top,
- * 0 (nothing visited) when the object needs Duktape's general enumerator. */
-int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata);
-
 /* ---- Per-thread callback frame (JSContext.current() and friends) ---------- */
 
 /* The innermost callback frame of the calling thread (an opaque Swift object), or NULL. */
-void *cduk_current_frame(void);
-void cduk_set_current_frame(void *frame);
+void *_Nullable cduk_current_frame(void);
+void cduk_set_current_frame(void *_Nullable frame);
+
+#pragma clang assume_nonnull end
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,16 @@
 import CDuktape
 import Foundation
 
+/// Limits that keep conversions from being a way to crash or hang the host.
+enum ConversionLimits {
+    /// Containers nested deeper than this fail with a RangeError instead of overflowing the
+    /// native stack (a script can build `[[[[...]]]]` a million levels deep).
+    static let maximumDepth = 500
+    /// Arrays whose `length` is above this fail with a RangeError instead of allocating
+    /// (`{length: 4294967295}` is a valid array-like).
+    static let maximumArrayLength: Double = 16_777_216
+}
+
 /// Unwraps nested optionals hidden in an `Any` (`Optional<Optional<Int>>.some(.none)` is nil).
 private protocol OptionalProtocol {
     var flattened: Any? { get }
@@ -138,7 +148,7 @@ extension EngineStack {
         case let convertible as any JSValueConvertible:
             try push(convertible.jsValue(in: context))
         default:
-            throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
+            throw makeError(.typeError, "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
         }
     }
 
@@ -148,10 +158,10 @@ extension EngineStack {
     @inline(__always)
     func checkConversionDepth(_ depth: Int, limit: Int) throws(JSException) {
         if depth > limit {
-            throw makeError("RangeError", "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
+            throw makeError(.rangeError, "value nested too deeply to convert (limit \(ConversionLimits.maximumDepth))")
         }
         if cduk_native_stack_low() != 0 {
-            throw makeError("RangeError", "C stack depth limit")
+            throw makeError(.rangeError, "C stack depth limit")
         }
     }
 
@@ -191,7 +201,7 @@ extension EngineStack {
         case let array as NSArray: try pushArray(array.map { $0 }, depth: depth)
         case let dictionary as NSDictionary: try pushStringKeyed(dictionary as? [AnyHashable: Any] ?? [:], depth: depth)
         default:
-            throw makeError("TypeError", "cannot convert a Swift value of type \(type(of: object)) to JavaScript")
+            throw makeError(.typeError, "cannot convert a Swift value of type \(type(of: object)) to JavaScript")
         }
     }
 
@@ -212,7 +222,7 @@ extension EngineStack {
     }
 
     private func pushArray(_ array: any AnyElements, depth: Int) throws(JSException) {
-        try check(cduk_ppush_new(ctx, 1))
+        try check(cduk_ppush_new(ctx, CDUK_NEW_ARRAY))
         let target = duk_get_top_index(ctx)
         try array.forEachElement { index, element throws(JSException) in
             try reserve(3)
@@ -224,7 +234,7 @@ extension EngineStack {
     }
 
     private func pushObject(_ dictionary: any StringKeyedEntries, depth: Int) throws(JSException) {
-        try check(cduk_ppush_new(ctx, 0))
+        try check(cduk_ppush_new(ctx, CDUK_NEW_OBJECT))
         let target = duk_get_top_index(ctx)
         try dictionary.forEachEntry { key, element throws(JSException) in
             try reserve(3)
@@ -341,7 +351,7 @@ extension EngineStack {
         var length = 0.0
         try check(cduk_plength(ctx, &length))
         guard length <= ConversionLimits.maximumArrayLength else {
-            throw makeError("RangeError", "array too long to convert (length \(Int(length)))")
+            throw makeError(.rangeError, "array too long to convert (length \(Int(length)))")
         }
         var result: [Any] = []
         result.reserveCapacity(Int(length))
@@ -379,8 +389,7 @@ extension EngineStack {
         duk_dup(ctx, index)
         let visitor = DictionaryVisitor(stack: self, depth: depth, path: path)
         let status = cduk_pvisit(ctx, 0, { udata, _ in
-            guard let udata else { return 1 }
-            return Unmanaged<DictionaryVisitor>.fromOpaque(udata).takeUnretainedValue().visit()
+            Unmanaged<DictionaryVisitor>.fromOpaque(udata).takeUnretainedValue().visit()
         }, Unmanaged.passUnretained(visitor).toOpaque())
         if let failure = visitor.failure { throw failure }
         try check(status)

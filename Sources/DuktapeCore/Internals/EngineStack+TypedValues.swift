@@ -41,6 +41,6 @@ extension EngineStack {
     @usableFromInline
     func mismatch(at index: Int32, expected: Any.Type) -> JSException {
         let found = (try? value(at: index))?.typeDescription ?? "a value that cannot be kept"
-        return makeError("TypeError", "expected \(expected), got \(found)")
+        return makeError(.typeError, "expected \(expected), got \(found)")
     }
 }

@@ -1,16 +1,6 @@
 import CDuktape
 import Foundation
 
-/// Limits that keep conversions from being a way to crash or hang the host.
-enum ConversionLimits {
-    /// Containers nested deeper than this fail with a RangeError instead of overflowing the
-    /// native stack (a script can build `[[[[...]]]]` a million levels deep).
-    static let maximumDepth = 500
-    /// Arrays whose `length` is above this fail with a RangeError instead of allocating
-    /// (`{length: 4294967295}` is a valid array-like).
-    static let maximumArrayLength: Double = 16_777_216
-}
-
 /// Access to one context's value stack. Exists only inside `JSContext.withStack`, i.e. with the
 /// VM lock held and the stack top restored afterwards.
 ///
@@ -28,9 +18,10 @@ struct EngineStack {
 
     var vm: JSVirtualMachine { context.vm }
 
-    /// `context.vm`, unretained (the context holds it). The hot paths call it through
-    /// `_withUnsafeGuaranteedRef`: through a reference, every call would retain and release it.
-    var unmanagedVM: Unmanaged<JSVirtualMachine> { Unmanaged.passUnretained(context.vm) }
+    /// The VM's engine, unretained (the context holds the VM, which holds it). The hot paths call
+    /// it through `_withUnsafeGuaranteedRef`: through a reference, every call would retain and
+    /// release it.
+    var unmanagedEngine: Unmanaged<Engine> { Unmanaged.passUnretained(context.vm.engine) }
 
     // MARK: - Errors
 
@@ -39,7 +30,7 @@ struct EngineStack {
     func check(_ status: duk_int_t) throws(JSException) {
         if status == DUK_EXEC_SUCCESS { return }
         if status == CDUK_EXEC_NOSTACK {
-            throw makeError("RangeError", "value stack limit reached")
+            throw makeError(.rangeError, "value stack limit reached")
         }
         throw takeException()
     }
@@ -48,26 +39,70 @@ struct EngineStack {
     @inline(__always)
     func reserve(_ count: Int32) throws(JSException) {
         if duk_check_stack(ctx, count) == 0 {
-            throw makeError("RangeError", "value stack limit reached")
+            throw makeError(.rangeError, "value stack limit reached")
+        }
+    }
+
+    /// The error constructors the library itself uses, from the realm's own built-ins.
+    enum ErrorType {
+        case error, typeError, rangeError
+
+        var builtin: Builtin {
+            switch self {
+            case .error: .error
+            case .typeError: .typeError
+            case .rangeError: .rangeError
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .error: "Error"
+            case .typeError: "TypeError"
+            case .rangeError: "RangeError"
+            }
+        }
+    }
+
+    /// Built-ins of the realm the library calls (`cduk_pbuiltin`): never the globals of those
+    /// names, which scripts can replace.
+    enum Builtin {
+        case error, typeError, rangeError, regExp, string, object, symbol
+
+        var cValue: cduk_builtin {
+            switch self {
+            case .error: CDUK_BUILTIN_ERROR
+            case .typeError: CDUK_BUILTIN_TYPE_ERROR
+            case .rangeError: CDUK_BUILTIN_RANGE_ERROR
+            case .regExp: CDUK_BUILTIN_REGEXP
+            case .string: CDUK_BUILTIN_STRING
+            case .object: CDUK_BUILTIN_OBJECT
+            case .symbol: CDUK_BUILTIN_SYMBOL
+            }
         }
     }
 
     /// Builds a JSException for an error of the given built-in type, created in this realm.
     /// Used for caller mistakes and host-side limits; never fails (falls back to a plain value).
-    func makeError(_ type: String, _ message: String) -> JSException {
+    func makeError(_ type: ErrorType, _ message: String) -> JSException {
         cduk_native_stack_relax(1)
         defer { cduk_native_stack_relax(-1) }
         if duk_check_stack(ctx, 4) != 0,
             (try? pushString(message)) != nil
         {
-            if cduk_pbuiltin(ctx, type, 1, 1) == DUK_EXEC_SUCCESS {
+            if cduk_pbuiltin(ctx, type.builtin.cValue, 1, 1) == DUK_EXEC_SUCCESS {
                 return takeException()
             }
             duk_pop(ctx)
         }
         return JSException(
-            value: JSValue(context: context, storage: .undefined), name: type, message: message,
+            value: JSValue(context: context, storage: .undefined), name: type.name, message: message,
             stack: nil, line: nil, sourceURL: nil)
+    }
+
+    /// [args...] -> [B(args)] or [new B(args)] for the realm's built-in B.
+    func callBuiltin(_ builtin: Builtin, argumentCount: Int32, construct: Bool) throws(JSException) {
+        try check(cduk_pbuiltin(ctx, builtin.cValue, argumentCount, construct ? 1 : 0))
     }
 
     /// Pops the value on top of the stack (a thrown value) and describes it.
@@ -89,10 +124,11 @@ struct EngineStack {
         // engine's value is kept under the clear name and message.
         // The counters are read first: most exceptions are not allocation failures, and reading
         // an error's name and message is not free.
-        let limit = vm.deadlineReachedInEntry ? "execution timeout"
-            : vm.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
+        let engine = vm.engine
+        let limit = engine.deadlineReachedInEntry ? "execution timeout"
+            : engine.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
         if let limit, isAllocationFailure(at: -1) {
-            let made = makeError("RangeError", limit)
+            let made = makeError(.rangeError, limit)
             return JSException(
                 value: made.value.isUndefined ? value : made.value, name: "RangeError", message: limit,
                 stack: nil, line: nil, sourceURL: nil)
@@ -127,7 +163,7 @@ struct EngineStack {
     func describe(at index: Int32) -> String? {
         guard duk_check_stack(ctx, 2) != 0 else { return nil }
         duk_dup(ctx, index)
-        guard cduk_pbuiltin(ctx, "String", 1, 0) == DUK_EXEC_SUCCESS else {
+        guard cduk_pbuiltin(ctx, CDUK_BUILTIN_STRING, 1, 0) == DUK_EXEC_SUCCESS else {
             duk_pop(ctx)
             return nil
         }
@@ -147,6 +183,8 @@ struct EngineStack {
             duk_pop_2(ctx)
             return nil
         }
+        // The shim, not `getProperty()`: its failure must be dropped, not described (which
+        // would read properties of the new error, and so on).
         guard cduk_pget_prop(ctx) == DUK_EXEC_SUCCESS else {
             duk_pop(ctx)
             return nil
@@ -186,8 +224,8 @@ struct EngineStack {
 
     /// Pushes a JSValue, refusing values of another VM.
     func push(_ value: JSValue) throws(JSException) {
-        guard Unmanaged.passUnretained(value.owner.vm).toOpaque() == unmanagedVM.toOpaque() else {
-            throw makeError("TypeError", "a JSValue from a different JSVirtualMachine cannot be used here")
+        guard Unmanaged.passUnretained(value.owner.vm.engine).toOpaque() == unmanagedEngine.toOpaque() else {
+            throw makeError(.typeError, "a JSValue from a different JSVirtualMachine cannot be used here")
         }
         try push(storage: value.storage)
     }
@@ -221,12 +259,12 @@ struct EngineStack {
     /// Pushes a string property key, through the VM's cache of interned keys.
     func pushKey(_ name: String) throws(JSException) {
         try reserve(1)
-        if let interned = unmanagedVM._withUnsafeGuaranteedRef({ $0.internedKey(name) }) {
+        if let interned = unmanagedEngine._withUnsafeGuaranteedRef({ $0.internedKey(name) }) {
             duk_push_heapptr(ctx, interned)
             return
         }
         try pushString(name)
-        vm.cacheInternedKey(name, at: -1, of: ctx)
+        vm.engine.cacheInternedKey(name, at: -1, of: ctx)
     }
 
     // MARK: - Reading
@@ -248,7 +286,7 @@ struct EngineStack {
     /// the JSValue made from it owns.
     func storage(at index: Int32) throws(JSException) -> JSValue.Storage {
         guard let storage = pinnedStorage(at: index) else {
-            throw makeError("RangeError", "out of memory while keeping a value for Swift")
+            throw makeError(.rangeError, "out of memory while keeping a value for Swift")
         }
         return storage
     }
@@ -265,14 +303,139 @@ struct EngineStack {
         case Int32(DUK_TYPE_NUMBER): return .number(duk_get_number(ctx, index))
         case Int32(DUK_TYPE_STRING), Int32(DUK_TYPE_OBJECT), Int32(DUK_TYPE_BUFFER):
             guard let pointer = duk_get_heapptr(ctx, index) else { return .undefined }
-            guard let slot = unmanagedVM._withUnsafeGuaranteedRef({ $0.pin(valueAt: index, of: ctx) }) else { return nil }
+            guard let slot = unmanagedEngine._withUnsafeGuaranteedRef({ $0.pin(valueAt: index, of: ctx) }) else { return nil }
             return .reference(slot: slot, pointer: pointer)
         default:
             return .undefined
         }
     }
 
+    /// [..] -> [.. global object]
+    func pushGlobalObject() throws(JSException) {
+        try reserve(1)
+        duk_push_global_object(ctx)
+    }
+
+    /// [..] -> [.. object] for a heap object kept alive by Swift (a watched or pinned object).
+    func pushHeapObject(_ pointer: UnsafeMutableRawPointer) throws(JSException) {
+        try reserve(1)
+        duk_push_heapptr(ctx, pointer)
+    }
+
+    /// [..] -> [.. {}]
+    func pushNewObject() throws(JSException) {
+        try check(cduk_ppush_new(ctx, CDUK_NEW_OBJECT))
+    }
+
+    /// [..] -> [.. []]
+    func pushNewArray() throws(JSException) {
+        try check(cduk_ppush_new(ctx, CDUK_NEW_ARRAY))
+    }
+
+    // MARK: - Inspecting (never throw, never run code)
+
+    func isObject(at index: Int32) -> Bool { duk_is_object(ctx, index) != 0 }
+    func isArray(at index: Int32) -> Bool { duk_is_array(ctx, index) != 0 }
+    func isSymbol(at index: Int32) -> Bool { duk_is_symbol(ctx, index) != 0 }
+    func isString(at index: Int32) -> Bool { duk_is_string(ctx, index) != 0 && duk_is_symbol(ctx, index) == 0 }
+    func isDate(at index: Int32) -> Bool { cduk_class_of(ctx, index) == CDUK_CLASS_DATE }
+
+    /// ToBoolean of the value at `index` (no side effects, never throws).
+    func truthiness(at index: Int32) -> Bool { duk_to_boolean(ctx, index) != 0 }
+
+    /// `===` of two values on the stack.
+    func strictlyEqual(_ first: Int32, _ second: Int32) -> Bool { duk_strict_equals(ctx, first, second) != 0 }
+
+    // MARK: - Operations that may run script code
+
+    /// [.. a b] -> [..]: `a == b` (may run valueOf/toString).
+    func looselyEqual() throws(JSException) -> Bool {
+        var equal: Int32 = 0
+        try check(cduk_pequals(ctx, &equal))
+        return equal != 0
+    }
+
+    /// [.. a b] -> [..]: `a instanceof b`.
+    func instanceOf() throws(JSException) -> Bool {
+        var result: Int32 = 0
+        try check(cduk_pinstanceof(ctx, &result))
+        return result != 0
+    }
+
+    /// ToString of the value at `index` (may run toString; symbols throw a TypeError).
+    func toString(at index: Int32) throws(JSException) -> String {
+        if let string = stringIfString(at: index) { return string }
+        try reserve(1)
+        duk_dup(ctx, index)
+        try check(cduk_pto_string(ctx))
+        defer { duk_pop(ctx) }
+        return string(at: -1)
+    }
+
+    /// [.. value] -> [.. Object(value)] (primitives boxed, objects as they are).
+    func convertToObject() throws(JSException) {
+        if !isObject(at: -1) {
+            try callBuiltin(.object, argumentCount: 1, construct: false)
+        }
+    }
+
+    /// [.. obj] -> [.. obj]: watches the object on top for its finalization (JSManagedValue);
+    /// returns its heap address, or nil (nothing done) for a primitive or a Proxy, whose death
+    /// Duktape cannot report.
+    func watchObject(at index: Int32) throws(JSException) -> UnsafeMutableRawPointer? {
+        guard index == -1, isObject(at: -1), cduk_is_proxy(ctx, -1) == 0, let pointer = duk_get_heapptr(ctx, -1)
+        else { return nil }
+        try check(cduk_pwatch(ctx))
+        return pointer
+    }
+
+    /// [..] -> [.. completion value]: compiles and runs `source` in this context's global scope.
+    func evaluate(_ source: String, sourceURL: String?) throws(JSException) {
+        let status = StringCoding.withEngineBytes(source) { sourceBytes, sourceCount in
+            guard let sourceURL else {
+                return cduk_peval(ctx, sourceBytes, sourceCount, nil, 0)
+            }
+            return StringCoding.withEngineBytes(sourceURL) { urlBytes, urlCount in
+                cduk_peval(ctx, sourceBytes, sourceCount, urlBytes, urlCount)
+            }
+        }
+        try check(status)
+    }
+
     // MARK: - Properties
+
+    /// [.. obj key] -> [.. obj[key]]: the one property read (the fast path for an own data
+    /// property of an ordinary object is inside the shim).
+    @inline(__always)
+    func getProperty() throws(JSException) {
+        try check(cduk_pget_prop(ctx))
+    }
+
+    /// [.. obj key value] -> [..]: `obj[key] = value`, non-strict (a read-only property ignores
+    /// the write, as JSObjectSetProperty does).
+    @inline(__always)
+    func putProperty() throws(JSException) {
+        try check(cduk_pput_prop(ctx))
+    }
+
+    /// [.. obj key] -> [..]: `delete obj[key]`, non-strict; false for a non-configurable property.
+    func deleteProperty() throws(JSException) -> Bool {
+        var deleted: Int32 = 0
+        try check(cduk_pdel_prop(ctx, &deleted))
+        return deleted != 0
+    }
+
+    /// [.. obj key] -> [..]: `key in obj`.
+    func hasProperty() throws(JSException) -> Bool {
+        var found: Int32 = 0
+        try check(cduk_phas_prop(ctx, &found))
+        return found != 0
+    }
+
+    /// [.. obj key descriptor] -> [..]: the realm's own `Object.defineProperty`.
+    func defineProperty() throws(JSException) {
+        try check(cduk_pdefine_property(ctx))
+    }
 
     /// [..] -> [.. obj[key]] for the value at `index`.
     func getProperty(_ key: Any?, ofValueAt index: Int32) throws(JSException) {
@@ -285,7 +448,7 @@ struct EngineStack {
             duk_pop(ctx)
             throw error
         }
-        try check(cduk_pget_prop(ctx))
+        try getProperty()
     }
 
     /// [.. function] -> [.. result]: calls the function on top with `this` at `this` (or the

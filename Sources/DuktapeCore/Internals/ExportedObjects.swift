@@ -3,8 +3,8 @@ import CDuktape
 /// The box of a wrapper: retains the exported Swift object for as long as the wrapper lives.
 final class ExportedObjectBox: EngineBox {
     let object: AnyObject
-    /// The VM outlives the box (boxes are released at the latest when its heap is destroyed).
-    unowned(unsafe) let vm: JSVirtualMachine
+    /// The engine outlives the box (boxes are released at the latest when its heap is destroyed).
+    unowned(unsafe) let engine: Engine
     /// The Duktape thread of the context whose wrapper cache holds the entry: the context is
     /// found through it when the wrapper dies (nil then if the context is gone). Not a weak
     /// reference: that would give the context a side table, making its every retain dearer.
@@ -16,7 +16,7 @@ final class ExportedObjectBox: EngineBox {
 
     init(object: AnyObject, context: JSContext) {
         self.object = object
-        self.vm = context.vm
+        self.engine = context.vm.engine
         self.thread = context.ctx
     }
 
@@ -25,8 +25,8 @@ final class ExportedObjectBox: EngineBox {
 
     override func willRelease() {
         guard let wrapper else { return }
-        vm.lock.withLock {
-            vm.context(forThread: thread)?.forgetWrapper(of: object, at: wrapper)
+        engine.lock.withLock {
+            engine.context(forThread: thread)?.forgetWrapper(of: object, at: wrapper)
         }
     }
 }
@@ -74,7 +74,7 @@ extension EngineStack {
             return
         }
         let objects = try classObjects(for: jsClass)
-        try check(cduk_ppush_new(ctx, 0))
+        try check(cduk_ppush_new(ctx, CDUK_NEW_OBJECT))
         if let prototype = objects.prototype.heapPointer {
             duk_push_heapptr(ctx, prototype)
             try check(cduk_pset_prototype(ctx))
@@ -103,7 +103,7 @@ extension EngineStack {
         if targets.isEmpty {
             duk_push_undefined(ctx)
         } else {
-            try check(cduk_ppush_new(ctx, 3))
+            try check(cduk_ppush_new(ctx, CDUK_NEW_BOOKKEEPING))
             for (position, target) in targets.enumerated() {
                 try reserve(3)
                 duk_dup(ctx, -1)
@@ -135,7 +135,7 @@ extension EngineStack {
         try reserve(2)
 
         // The prototype, chained to the superclass's (or Object.prototype).
-        try check(cduk_ppush_new(ctx, 0))
+        try check(cduk_ppush_new(ctx, CDUK_NEW_OBJECT))
         let prototype = duk_get_top_index(ctx)
         if let parentPrototype = parent?.prototype.heapPointer {
             duk_push_heapptr(ctx, parentPrototype)
@@ -206,15 +206,10 @@ extension EngineStack {
     private func defineToStringTag(on target: Int32, _ tag: @escaping (HostCall) -> String) throws(JSException) {
         let base = duk_get_top(ctx)
         defer { duk_set_top(ctx, base) }
-        try reserve(5)
+        try reserve(3)
         duk_dup(ctx, target)
-        duk_push_global_object(ctx)
-        try getProperty("Symbol", ofValueAt: -1)
-        try getProperty("toStringTag", ofValueAt: -1)
-        duk_remove(ctx, -2)
-        duk_remove(ctx, -2)
         try HostFunction(context: context) { call in .string(tag(call)) }.push(on: self, name: nil, length: 0)
-        try check(cduk_pdef_prop(ctx, UInt32(CDUK_DEFPROP_GETTER)))
+        try check(cduk_pdef_to_string_tag(ctx))
     }
 }
 

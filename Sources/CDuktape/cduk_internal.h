@@ -1,0 +1,84 @@
+/*
+ * What engine.c and shims.c share with each other, and Swift never calls. Not in include/,
+ * so Swift does not see it.
+ *
+ * engine.c compiles Duktape itself (single-file: its internals are static there), so the shims
+ * that need engine internals live in engine.c; the others live in shims.c.
+ */
+#ifndef CDUK_INTERNAL_H
+#define CDUK_INTERNAL_H
+
+#include "CDuktape.h"
+
+#pragma clang assume_nonnull begin
+
+/* ---- Engine hooks (the configuration overlay in engine.c names them) ---------- */
+
+/* Called by Duktape's interrupt counter (DUK_USE_EXEC_TIMEOUT_CHECK); non-zero when the
+ * heap's deadline has passed. engine.c. */
+duk_bool_t cduk_exec_timeout_check(void *_Nullable udata);
+
+/* The call-depth limit of the heap whose udata is `udata` (DUK_USE_CALLSTACK_LIMIT): the
+ * state's callstack_limit, or Duktape's default 10,000. engine.c. */
+uint32_t cduk_callstack_limit(void *_Nullable udata);
+
+/* CLOCK_MONOTONIC in nanoseconds. shims.c. */
+uint64_t cduk_monotonic_ns(void);
+
+/* True while Duktape is calling a finalizer on `engine_heap` (a duk_heap; NULL gives 0).
+ * engine.c. */
+int cduk_heap_finalizing(void *_Nullable engine_heap);
+
+/* The duk_heap of a context, for cduk_heap_state.engine_heap. engine.c. */
+void *cduk_engine_heap(duk_context *ctx);
+
+/* ---- Protected calls ------------------------------------------------------------- */
+
+/* duk_safe_call with the calling convention of the cduk_p* functions (see CDuktape.h): the
+ * reserve is checked first (CDUK_EXEC_NOSTACK), and the error value is always kept. shims.c. */
+duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *_Nullable udata, duk_idx_t nargs,
+                        duk_idx_t nrets);
+
+/* The unprotected fast paths of cduk_pget_prop and cduk_pput_prop (engine.c): 1 when done, 0
+ * with the stack untouched when the general, protected path is needed. */
+int cduk_get_prop_fast(duk_context *ctx);
+int cduk_put_prop_fast(duk_context *ctx);
+
+/* The unprotected fast path of cduk_pvisit (engine.c): 1 when it enumerated the object on top,
+ * 0 (nothing visited) when the object needs Duktape's general enumerator. */
+int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *_Nullable udata);
+
+/* The box of the function being called (engine.c), for the host-function trampoline. */
+void *_Nullable cduk_callee_box(duk_context *ctx);
+
+/* [] -> [built-in]: the realm's own built-in (not the global of that name). May throw: call it
+ * inside a protected body. engine.c. */
+void cduk_push_builtin(duk_context *ctx, cduk_builtin builtin);
+
+/* [] -> [the realm's Duktape object] and [] -> [the realm's Error.prototype]; may throw.
+ * engine.c. */
+void cduk_push_duktape_object(duk_context *ctx);
+void cduk_push_error_prototype(duk_context *ctx);
+
+/* ---- Hidden slots (engine.c; for shims.c, inside protected bodies) --------
+ * Own properties only, written with DUK_DEFPROP_FORCE: an object's prototype chain
+ * and its frozen/sealed/non-extensible state cannot change what DuktapeCore reads or
+ * whether its writes land. They may throw (allocation), so call them protected. */
+
+/* [] -> [value]: obj's own property `key`, or undefined (never an inherited one).
+ * `key` must be a string literal: it is interned once through Duktape's literal cache. */
+#define cduk_get_own_hidden(ctx, obj_idx, key) cduk_get_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
+void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
+
+/* [value] -> []: defines obj's own property `key` (a string literal) as value, whatever
+ * obj's state. */
+#define cduk_put_own_hidden(ctx, obj_idx, key) cduk_put_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
+void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
+
+/* [fn] -> []: makes fn obj's finalizer, whatever obj's state (duk_set_finalizer
+ * throws on a frozen or non-extensible object). */
+void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx);
+
+#pragma clang assume_nonnull end
+
+#endif /* CDUK_INTERNAL_H */

@@ -1,0 +1,394 @@
+import CDuktape
+import Foundation
+import Synchronization
+
+/// The engine of one `JSVirtualMachine`: its Duktape heap and everything that touches it.
+///
+/// The public types never call the C API; they open an entry here (`enter`) and work on a
+/// context's `EngineStack`. This type owns:
+///
+/// - the heap, its C state (allocator accounting, limits, the clock) and the recursive lock;
+/// - **the one entry into the engine**, `enter`, used by every path that can run engine code:
+///   API calls, callbacks re-entering the API, the release of `JSValue`s, garbage collection
+///   and heap destruction. Finalizers are script code too, and Duktape runs them inline in all
+///   of these, so each path runs under the VM's deadline and memory limit;
+/// - the registry of values pinned for Swift and the interned-key cache;
+/// - the pending work drained when the outermost entry ends: releases from threads that found
+///   the VM busy, and work posted from other threads (the place where a job queue runs);
+/// - the live contexts by Duktape thread, and the running context.
+///
+/// ```
+///  JSValue / JSContext / JSVirtualMachine  (public: open an entry, call the stack)
+///          │ enter { }                        ▲ callbacks (HostFunction) re-enter
+///          ▼                                  │
+///  Engine ── lock, limits, registry, pending work
+///          │ EngineStack (one context's value stack: only protected shims)
+///          ▼
+///  CDuktape ── cduk_p* protected shims ─ Duktape 2.7 (engine.c)
+/// ```
+final class Engine: @unchecked Sendable {
+    // @unchecked: every mutable property below is read and written only while `lock` is held
+    // (the allocator and the interrupt check run inside engine calls made under it), except
+    // `pending`, which has its own mutex.
+
+    let lock: RecursiveLock
+    let state: UnsafeMutablePointer<cduk_heap_state>
+    /// The heap's initial thread. It holds the registry at stack index 0 and is used for VM-wide
+    /// work (slot release, GC, new context threads); it runs the scripts of the heap's default
+    /// realm (the first context of a VM made for one context).
+    let heapContext: OpaquePointer
+    /// Heap pointer of the registry array where pinned values live (see `pin`).
+    let registry: UnsafeMutableRawPointer
+    /// The clock the deadline is read on (kept alive here: the C state points into it).
+    let clock: ManualClock?
+    @exclusivity(unchecked) private var freeSlots: [UInt32] = []
+    @exclusivity(unchecked) private var nextSlot: UInt32 = 0
+    @exclusivity(unchecked) private var entryDepth = 0
+    /// `limit_hits` when the outermost entry began.
+    @exclusivity(unchecked) private var limitHitsAtEntry: UInt32 = 0
+    /// `deadline_refusals` when the outermost entry began.
+    @exclusivity(unchecked) private var deadlineRefusalsAtEntry: UInt32 = 0
+    /// The execution time limit in nanoseconds, nil for none.
+    @exclusivity(unchecked) private var timeLimitNanoseconds: UInt64?
+    /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
+    /// context unregisters itself in deinit.
+    @exclusivity(unchecked) private var contextsByThread: [OpaquePointer: Unmanaged<JSContext>] = [:]
+    /// The context of the innermost `withStack` on the thread holding the lock: scripts run
+    /// only inside one, so a callback on its thread belongs to it. Unretained: `withStack` runs
+    /// on the context, which is alive until it returns.
+    @exclusivity(unchecked) var runningContextReference: Unmanaged<JSContext>?
+    /// Whether the heap's own global environment has been given to a context (it is given once).
+    @exclusivity(unchecked) private var defaultRealmTaken = false
+    /// Interned property-key strings, pinned, by text. Bounded.
+    @exclusivity(unchecked) private var internedKeys = InternedKeyCache()
+    /// Work for the outermost entry's end, from threads that found the VM busy.
+    private let pending = Mutex<[PendingWork]>([])
+    /// Whether `pending` may hold work: read at every outermost exit without taking its mutex.
+    private let hasPendingWork = Atomic<Bool>(false)
+    private var destroyed = false
+
+    /// What a thread that found the VM busy leaves for the lock's holder.
+    enum PendingWork {
+        /// A registry slot to clear (a `JSValue` released on another thread).
+        case release(UInt32)
+        /// Code to run under the lock, as an entry of its own.
+        case run(@Sendable () -> Void)
+    }
+
+    /// A new heap whose deadlines are read on `clock` (nil: the system's monotonic clock).
+    init?(clock: ManualClock?) {
+        EngineBox.installCallbacks
+        guard let lock = RecursiveLock() else { return nil }
+        let state = UnsafeMutablePointer<cduk_heap_state>.allocate(capacity: 1)
+        state.initialize(to: cduk_heap_state())
+        state.pointee.clock = clock?.cell.pointer
+        guard let heap = cduk_create_heap(state) else {
+            state.deallocate()
+            return nil
+        }
+        // The registry array stays on the heap thread's value stack (index 0) for the heap's
+        // whole life, which keeps it reachable without any property lookups.
+        guard cduk_ppush_new(heap, CDUK_NEW_BOOKKEEPING) == DUK_EXEC_SUCCESS, let registry = duk_get_heapptr(heap, -1)
+        else {
+            duk_destroy_heap(heap)
+            state.deallocate()
+            return nil
+        }
+        self.lock = lock
+        self.state = state
+        self.heapContext = heap
+        self.registry = registry
+        self.clock = clock
+    }
+
+    deinit {
+        destroy()
+        state.deallocate()
+    }
+
+    /// The VM that finalizer reports go to (unretained; set once by the VM).
+    func setOwner(_ vm: JSVirtualMachine) {
+        state.pointee.swift_owner = Unmanaged.passUnretained(vm).toOpaque()
+    }
+
+    /// Destroys the heap, as an entry: every pending finalizer runs (releasing Swift boxes), a
+    /// script's finalizer under the VM's deadline and memory limit like any script code; the
+    /// library's own finalizers are exempt from both (a Swift object must never leak because a
+    /// script filled the heap or used up the time). Idempotent.
+    func destroy() {
+        lock.withLock {
+            guard !destroyed else { return }
+            destroyed = true
+            if entryDepth == 0 { beginOutermostEntry() }
+            state.pointee.destroying = 1
+            duk_destroy_heap(heapContext)
+            state.pointee.deadline_ns = 0
+            pending.withLock { $0.removeAll() }
+        }
+    }
+
+    // MARK: - The entry
+
+    /// Runs `body` under the lock as an entry into the engine: the outermost entry arms the
+    /// execution deadline (on the VM's clock) and the per-entry limit counters; when it ends,
+    /// pending work runs (still under that deadline) and the deadline is disarmed.
+    @inline(__always)
+    func enter<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        if entryDepth == 0 { beginOutermostEntry() }
+        entryDepth += 1
+        defer {
+            entryDepth -= 1
+            let outermost = entryDepth == 0
+            if outermost { endOutermostEntry() }
+            lock.unlock()
+            if outermost, hasPendingWork.load(ordering: .acquiring) { runPendingWorkIfIdle() }
+        }
+        return try body()
+    }
+
+    private func beginOutermostEntry() {
+        limitHitsAtEntry = state.pointee.limit_hits
+        deadlineRefusalsAtEntry = state.pointee.deadline_refusals
+        state.pointee.past_deadline = 0
+        if let limit = timeLimitNanoseconds {
+            state.pointee.deadline_ns = cduk_clock_now(state) &+ max(1, limit)
+        }
+    }
+
+    /// The end of the outermost entry: runs pending work (each item an entry nested in this one,
+    /// so under its deadline), then disarms the deadline. Caller holds the lock.
+    private func endOutermostEntry() {
+        if hasPendingWork.load(ordering: .acquiring) {
+            entryDepth = 1
+            runPendingWork()
+            entryDepth = 0
+        }
+        state.pointee.deadline_ns = 0
+    }
+
+    /// Runs what other threads left while the VM was busy (caller holds the lock, in an entry).
+    private func runPendingWork() {
+        while true {
+            let work = pending.withLock { list -> [PendingWork] in
+                hasPendingWork.store(false, ordering: .releasing)
+                defer { list.removeAll() }
+                return list
+            }
+            if work.isEmpty { return }
+            for item in work {
+                switch item {
+                case .release(let slot): clearSlot(slot)
+                case .run(let body): body()
+                }
+            }
+        }
+    }
+
+    /// After an unlock: work left by a thread that tried the lock while this one was leaving
+    /// would otherwise wait for the next entry. Whoever gets the lock first runs it.
+    private func runPendingWorkIfIdle() {
+        guard lock.tryLock() else { return }  // the holder runs it when its entry ends
+        enter {}
+        lock.unlock()
+    }
+
+    /// Runs `work` under the lock as an entry: now when no other thread is in the VM, else when
+    /// the thread inside leaves its outermost entry. Never blocks.
+    func perform(_ work: PendingWork) {
+        if lock.tryLock() {
+            switch work {
+            case .release(let slot): enter { clearSlot(slot) }
+            case .run(let body): enter { body() }
+            }
+            lock.unlock()
+            return
+        }
+        pending.withLock { list in
+            list.append(work)
+            hasPendingWork.store(true, ordering: .releasing)
+        }
+        // The holder may have checked for pending work just before this: if it has left, run it.
+        runPendingWorkIfIdle()
+    }
+
+    // MARK: - Limits and memory
+
+    /// The memory limit in bytes, nil for none; any `Int` is accepted (below 1 counts as 1).
+    var memoryLimit: Int? {
+        get { lock.withLock { state.pointee.memory_limit == 0 ? nil : Int(clamping: state.pointee.memory_limit) } }
+        set { lock.withLock { state.pointee.memory_limit = newValue.map { size_t(clamping: max(1, $0)) } ?? 0 } }
+    }
+
+    /// The most nested calls per context, nil for the engine's 10,000; any `Int` is accepted.
+    var maximumCallDepth: Int? {
+        get { lock.withLock { state.pointee.callstack_limit == 0 ? nil : Int(state.pointee.callstack_limit) } }
+        set { lock.withLock { state.pointee.callstack_limit = newValue.map { UInt32(clamping: max(1, $0)) } ?? 0 } }
+    }
+
+    /// Bytes held by the heap now, and at most so far.
+    var memoryUsage: Int { lock.withLock { Int(clamping: state.pointee.memory_used) } }
+    var peakMemoryUsage: Int { lock.withLock { Int(clamping: state.pointee.memory_peak) } }
+
+    /// The execution time limit; takes the lock.
+    var timeLimit: TimeInterval? {
+        get {
+            lock.withLock { timeLimitNanoseconds.map { TimeInterval($0) / 1e9 } }
+        }
+        set {
+            // Any value, negative, NaN or huge, is accepted: clamped to 0...1e9 seconds.
+            lock.withLock {
+                timeLimitNanoseconds = newValue.map { seconds in
+                    seconds.isNaN || seconds <= 0 ? 0 : UInt64(min(seconds, 1e9) * 1e9)
+                }
+            }
+        }
+    }
+
+    /// True when the heap refused an allocation because of the memory limit during the current
+    /// outermost entry. Caller holds the lock.
+    var memoryLimitReachedInEntry: Bool {
+        lock.assertHeld("memoryLimitReachedInEntry")
+        return state.pointee.limit_hits != limitHitsAtEntry
+    }
+
+    /// True inside a call nested in an entry whose execution deadline has passed (caller holds
+    /// the lock).
+    var isPastDeadlineInNestedEntry: Bool {
+        lock.assertHeld("isPastDeadlineInNestedEntry")
+        return entryDepth > 0 && state.pointee.deadline_ns != 0 && cduk_clock_now(state) >= state.pointee.deadline_ns
+    }
+
+    /// True when the allocator refused memory because the execution deadline had passed during
+    /// the current outermost entry (a native built-in ran past it). Caller holds the lock.
+    var deadlineReachedInEntry: Bool {
+        lock.assertHeld("deadlineReachedInEntry")
+        return state.pointee.deadline_refusals != deadlineRefusalsAtEntry
+    }
+
+    /// Runs a full garbage collection twice (so that objects freed by finalizers go too), as an
+    /// entry: the finalizers it runs are bounded by the VM's limits.
+    func collectGarbage() {
+        enter {
+            duk_gc(heapContext, 0)
+            duk_gc(heapContext, 0)
+        }
+    }
+
+    // MARK: - Contexts
+
+    /// Hands out the heap's default realm once (caller holds the lock).
+    func claimDefaultRealm() -> Bool {
+        lock.assertHeld("claimDefaultRealm")
+        if defaultRealmTaken { return false }
+        defaultRealmTaken = true
+        return true
+    }
+
+    /// A new realm for a context: the heap's own (once, when `preferDefault`), or a new Duktape
+    /// thread with a fresh global environment, pinned. Nil when the heap cannot make it.
+    func makeRealm(preferDefault: Bool, sandboxed: Bool) -> (thread: OpaquePointer, slot: UInt32?)? {
+        enter { () -> (OpaquePointer, UInt32?)? in
+            let heap = heapContext
+            if preferDefault, claimDefaultRealm() {
+                guard cduk_pinstall_realm(heap, sandboxed ? 1 : 0) == DUK_EXEC_SUCCESS else {
+                    duk_pop(heap)
+                    return nil
+                }
+                return (heap, nil)
+            }
+            guard duk_check_stack(heap, 4) != 0, cduk_ppush_new(heap, CDUK_NEW_REALM) == DUK_EXEC_SUCCESS else {
+                return nil
+            }
+            defer { duk_pop(heap) }
+            guard let thread = duk_get_context(heap, -1), let slot = pin(valueAt: -1, of: heap) else { return nil }
+            guard cduk_pinstall_realm(thread, sandboxed ? 1 : 0) == DUK_EXEC_SUCCESS else {
+                duk_pop(thread)
+                clearSlot(slot)
+                return nil
+            }
+            return (thread, Optional(slot))
+        }
+    }
+
+    func register(_ context: JSContext) {
+        lock.withLock { contextsByThread[context.ctx] = Unmanaged.passUnretained(context) }
+    }
+
+    func unregister(_ context: JSContext) {
+        lock.withLock { _ = contextsByThread.removeValue(forKey: context.ctx) }
+    }
+
+    /// Every live context (caller holds the lock).
+    func liveContexts() -> [JSContext] {
+        lock.assertHeld("liveContexts")
+        return contextsByThread.values.map { $0.takeUnretainedValue() }
+    }
+
+    /// The context whose thread is `ctx`. Caller holds the lock.
+    func context(forThread ctx: OpaquePointer) -> JSContext? {
+        lock.assertHeld("context(forThread:)")
+        return contextsByThread[ctx]?.takeUnretainedValue()
+    }
+
+    // MARK: - Interned keys
+
+    /// The heap address of the interned JS string for `key`, if cached (caller holds the lock).
+    @inline(__always)
+    func internedKey(_ key: String) -> UnsafeMutableRawPointer? {
+        internedKeys.pointer(for: key)
+    }
+
+    /// Caches the interned string at `index` of `ctx` for `key` (caller holds the lock).
+    func cacheInternedKey(_ key: String, at index: Int32, of ctx: OpaquePointer) {
+        lock.assertHeld("cacheInternedKey")
+        guard key.utf8.count <= InternedKeyCache.maximumKeyLength, let pointer = duk_get_heapptr(ctx, index),
+            let slot = pin(valueAt: index, of: ctx)
+        else { return }
+        if let evicted = internedKeys.insert(key, slot: slot, pointer: pointer) {
+            clearSlot(evicted)
+        }
+    }
+
+    // MARK: - Registry of values pinned by Swift
+
+    /// Pins the value at `index` of `ctx`'s stack in a registry slot so that it stays alive and
+    /// can be pushed back by heap pointer. The stack is left as it was. Caller is in an entry.
+    func pin(valueAt index: Int32, of ctx: OpaquePointer) -> UInt32? {
+        lock.assertHeld("pin")
+        guard duk_check_stack(ctx, 2) != 0 else { return nil }
+        let slot = freeSlots.popLast() ?? nextSlot
+        duk_dup(ctx, index)
+        let status = cduk_pregistry_set(ctx, registry, slot)
+        duk_pop(ctx)  // the value, or the error that replaced it
+        guard status == DUK_EXEC_SUCCESS else {
+            if slot != nextSlot { freeSlots.append(slot) }
+            return nil
+        }
+        if slot == nextSlot { nextSlot += 1 }
+        return slot
+    }
+
+    /// Releases a registry slot from any thread (`JSValue.deinit`): now, as an entry, unless
+    /// another thread is in the VM; then when that thread's outermost entry ends. Never blocks.
+    func release(_ slot: UInt32) {
+        perform(.release(slot))
+    }
+
+    /// Clears a registry slot (caller is in an entry: clearing may run finalizers).
+    func clearSlot(_ slot: UInt32) {
+        lock.assertHeld("clearSlot")
+        guard !destroyed else { return }
+        if cduk_pregistry_clear(heapContext, registry, slot) != DUK_EXEC_SUCCESS {
+            // Clearing an existing slot does not allocate, so this is not expected; the
+            // protocol leaves exactly the error value pushed.
+            duk_pop(heapContext)
+        }
+        freeSlots.append(slot)
+    }
+
+    /// Number of values currently pinned for Swift, the bounded key cache aside (for leak tests).
+    var pinnedValueCount: Int {
+        lock.withLock { Int(nextSlot) - freeSlots.count - internedKeys.count }
+    }
+}

@@ -1,0 +1,54 @@
+import CDuktape
+
+/// How the public API reaches the engine: an entry of the VM's `Engine`, with this context's
+/// value stack.
+extension JSContext {
+    /// Runs `body` with this context's value stack as an engine entry (the VM lock, limits and
+    /// pending work: `Engine.enter`). The stack top is restored afterwards, whatever happens.
+    @inline(__always)
+    func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
+        let engine = vm.engine
+        return try engine.enter { () throws(JSException) -> T in
+            let top = duk_get_top(ctx)
+            let outer = engine.runningContextReference
+            engine.runningContextReference = Unmanaged.passUnretained(self)
+            defer {
+                duk_set_top(ctx, top)
+                engine.runningContextReference = outer
+            }
+            let stack = EngineStack(ctx: ctx, context: self)
+            try stack.reserve(8)
+            return try body(stack)
+        }
+    }
+
+    /// JavaScriptCore's error convention: on an exception, call `exceptionHandler` and return
+    /// `fallback`.
+    @inline(__always)
+    func reporting<T>(_ fallback: @autoclosure () -> T, _ body: (EngineStack) throws(JSException) -> T) -> T {
+        do {
+            return try withStack(body)
+        } catch {
+            notifyException(error.value)
+            return fallback()
+        }
+    }
+
+    /// A JSValue with a slot of its own for `storage`.
+    func copy(_ storage: JSValue.Storage) -> JSValue? {
+        try? withStack { stack throws(JSException) in
+            try stack.push(storage: storage)
+            return try stack.value(at: -1)
+        }
+    }
+
+    /// Storage (with its own slot) for `Object(value)`, as JavaScriptCore's exception setter
+    /// stores.
+    func boxedCopy(_ value: JSValue) -> JSValue.Storage? {
+        try? withStack { stack throws(JSException) in
+            try stack.push(value)
+            try stack.convertToObject()
+            return try stack.storage(at: -1)
+        }
+    }
+}
