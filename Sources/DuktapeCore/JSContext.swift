@@ -19,6 +19,9 @@ public final class JSContext: @unchecked Sendable {
     // everything else is immutable.
 
     let vm: JSVirtualMachine
+    /// `vm.engine`, held here too: a `let` of the context is borrowed for a call, where reaching
+    /// it through `vm` or an unowned reference costs a retain and a release per entry.
+    let engine: Engine
     /// This context's Duktape thread: the heap's initial thread for the first context of a VM,
     /// else a thread created with a fresh global environment (pinned in `threadSlot`).
     let ctx: OpaquePointer
@@ -73,6 +76,7 @@ public final class JSContext: @unchecked Sendable {
         guard let realm = vm.engine.makeRealm(preferDefault: usingDefaultRealm, sandboxed: vm.removesEngineGlobals)
         else { return nil }
         self.vm = vm
+        self.engine = vm.engine
         self.ctx = realm.thread
         self.threadSlot = realm.slot
         self.exceptionHandlerStorage = { context, exception in context?.exception = exception }

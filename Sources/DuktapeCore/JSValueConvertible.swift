@@ -33,9 +33,69 @@ public protocol JSValueConvertible {
     ///
     /// The default uses `fromJSValue` and throws when it gives nil.
     static func fromJSArgument(_ value: JSValue) throws -> Self
+
+    /// Not API (the engine's fast path, implemented by `Double`, `Int`, `Bool` and `String`):
+    /// the value in an engine stack slot when it is exactly of this type's JavaScript kind,
+    /// read with no `JSValue` in between; nil sends the read to `fromJSValue`/`fromJSArgument`.
+    /// The default returns nil.
+    static func _exactValue(at slot: _JSStackSlot) -> Self?
+
+    /// Not API (the engine's fast path): an argument of a Swift closure called from JavaScript.
+    /// Returns `Self`, not `Self?`, because closures' parameter packs call it without
+    /// specializing for `Self`, where an optional of `Self` costs a metadata lookup per call. The
+    /// standard scalars read the argument straight from the call's frame when it is exactly of
+    /// their kind; the default (and every other case) is `fromJSArgument`.
+    static func _fromJSArgument(_ argument: _JSArgument) throws -> Self
+}
+
+/// Not API: a slot of the engine's value stack, for `JSValueConvertible._exactValue(at:)`.
+public struct _JSStackSlot {
+    @usableFromInline let stack: EngineStack
+    @usableFromInline let index: Int32
+
+    @inlinable
+    init(stack: EngineStack, index: Int32) {
+        self.stack = stack
+        self.index = index
+    }
+}
+
+/// Not API: argument `index` of a call from JavaScript, for
+/// `JSValueConvertible._fromJSArgument(_:)`.
+public struct _JSArgument {
+    @usableFromInline let call: HostCall
+    @usableFromInline let index: Int
+
+    @inlinable
+    init(call: HostCall, index: Int) {
+        self.call = call
+        self.index = index
+    }
+
+    /// The argument's stack slot, nil when the caller passed fewer arguments.
+    @inlinable
+    var slot: _JSStackSlot? {
+        index < call.argumentCount ? _JSStackSlot(stack: call.stack, index: Int32(index)) : nil
+    }
+
+    /// The argument by `T.fromJSArgument` (a failure names the argument).
+    @inlinable
+    func converted<T: JSValueConvertible>(to type: T.Type) throws -> T {
+        try call.argument(index, as: T.self)
+    }
 }
 
 extension JSValueConvertible {
+    /// No fast path: reads go through `fromJSValue`.
+    @inlinable
+    public static func _exactValue(at slot: _JSStackSlot) -> Self? { nil }
+
+    /// No fast path: `fromJSArgument`.
+    @inlinable
+    public static func _fromJSArgument(_ argument: _JSArgument) throws -> Self {
+        try argument.converted(to: Self.self)
+    }
+
     /// `fromJSValue(value)`, or a mismatch error naming the expected type.
     public static func fromJSArgument(_ value: JSValue) throws -> Self {
         guard let converted = fromJSValue(value) else {

@@ -19,6 +19,19 @@ extension Bool: JSValueConvertible {
 
     /// JavaScript's ToBoolean of any argument (JavaScriptCore's BOOL rule).
     public static func fromJSArgument(_ value: JSValue) throws -> Bool { value.toBool() }
+
+    /// An argument exactly of this kind read straight from the call's frame, else by
+    /// `fromJSArgument`.
+    @inlinable
+    public static func _fromJSArgument(_ argument: _JSArgument) throws -> Bool {
+        if let slot = argument.slot, let exact = _exactValue(at: slot) { return exact }
+        return try argument.converted(to: Bool.self)
+    }
+
+    /// A boolean, read straight from the engine's stack.
+    @inlinable
+    public static func _exactValue(at slot: _JSStackSlot) -> Bool? { slot.stack.boolean(at: slot.index) }
+
 }
 
 extension JSValueConvertible where Self: BinaryInteger {
@@ -46,7 +59,22 @@ extension JSValueConvertible where Self: FixedWidthInteger {
     }
 }
 
-extension Int: JSValueConvertible {}
+extension Int: JSValueConvertible {
+    /// An argument exactly of this kind read straight from the call's frame, else by
+    /// `fromJSArgument`.
+    @inlinable
+    public static func _fromJSArgument(_ argument: _JSArgument) throws -> Int {
+        if let slot = argument.slot, let exact = _exactValue(at: slot) { return exact }
+        return try argument.converted(to: Int.self)
+    }
+
+    /// An integral number that fits, read straight from the engine's stack.
+    @inlinable
+    public static func _exactValue(at slot: _JSStackSlot) -> Int? {
+        slot.stack.number(at: slot.index).flatMap { Int(exactly: $0) }
+    }
+
+}
 extension Int8: JSValueConvertible {}
 extension Int16: JSValueConvertible {}
 extension Int32: JSValueConvertible {}
@@ -73,7 +101,20 @@ extension JSValueConvertible where Self: BinaryFloatingPoint {
     public static func fromJSArgument(_ value: JSValue) throws -> Self { Self(value.toDouble()) }
 }
 
-extension Double: JSValueConvertible {}
+extension Double: JSValueConvertible {
+    /// An argument exactly of this kind read straight from the call's frame, else by
+    /// `fromJSArgument`.
+    @inlinable
+    public static func _fromJSArgument(_ argument: _JSArgument) throws -> Double {
+        if let slot = argument.slot, let exact = _exactValue(at: slot) { return exact }
+        return try argument.converted(to: Double.self)
+    }
+
+    /// A number, read straight from the engine's stack.
+    @inlinable
+    public static func _exactValue(at slot: _JSStackSlot) -> Double? { slot.stack.number(at: slot.index) }
+
+}
 extension Float: JSValueConvertible {}
 
 extension String: JSValueConvertible {
@@ -99,6 +140,19 @@ extension String: JSValueConvertible {
         }
         return string
     }
+
+    /// An argument exactly of this kind read straight from the call's frame, else by
+    /// `fromJSArgument`.
+    @inlinable
+    public static func _fromJSArgument(_ argument: _JSArgument) throws -> String {
+        if let slot = argument.slot, let exact = _exactValue(at: slot) { return exact }
+        return try argument.converted(to: String.self)
+    }
+
+    /// A string (not a symbol), read straight from the engine's stack.
+    @inlinable
+    public static func _exactValue(at slot: _JSStackSlot) -> String? { slot.stack.stringIfString(at: slot.index) }
+
 }
 
 extension Substring: JSValueConvertible {

@@ -42,7 +42,11 @@ extension Dictionary: StringKeyedEntries where Key == String {
 
 /// The value of one of the commonest exact types, read from an opened existential: comparing
 /// metatypes and reinterpreting costs a few instructions where `value as? Double` costs hundreds.
-/// `@usableFromInline` for typed closures' results (`HostResult.result`).
+///
+/// The one type table of the library, for values whose type is known only at run time: an `Any`
+/// opened into `T` (no protocol to dispatch on), and a parameter pack's elements (iterated at run
+/// time). Reads whose type is known at compile time choose by protocol instead
+/// (`JSValueConvertible._exactValue(at:)`, `_fromJSArgument(_:)`).
 @usableFromInline
 enum ExactValue {
     case number(Double)
@@ -52,7 +56,8 @@ enum ExactValue {
     case other
 }
 
-/// Reads `value` if it is of one of `ExactValue`'s types (for `_openExistential`).
+/// Reads `value` if it is of one of `ExactValue`'s types. Called with an `Any`, the existential
+/// is opened (its dynamic type becomes `T`), so the tests compare metatypes.
 @inlinable @inline(__always)
 func exactValue<T>(_ value: T) -> ExactValue {
     if T.self == Double.self { return .number(_identityCast(value, to: Double.self)) }
@@ -90,15 +95,17 @@ extension EngineStack {
     }
 
     /// `push(any:)` for a value that is not nil (it may still hold a nil optional).
+    @inline(__always)
     func push(anyValue value: Any, depth: Int = 0) throws(JSException) {
         // The commonest types first, told apart by their dynamic type alone: a dynamic cast from
         // `Any` (`value as? Double`) costs more than pushing the number (measured: ~250
         // instructions a value).
-        try push(_openExistential(value, do: exactValue), of: value, depth: depth)
+        try push(exactValue(value), of: value, depth: depth)
     }
 
     /// `push(anyValue:)` once `value` has been read as `exact`. Scalars need no depth check:
     /// they do not nest.
+    @inline(__always)
     func push(_ exact: ExactValue, of value: Any, depth: Int = 0) throws(JSException) {
         try reserve(4)
         switch exact {

@@ -9,24 +9,12 @@ extension EngineStack {
         try push(HostResult.result(value, in: context))
     }
 
-    /// The value at `index` by `T.fromJSValue`'s strict rule (nil when it does not convert).
-    /// The fast path reads a number for `Double` and `Int`, a boolean for `Bool` and a string for
-    /// `String` straight from the stack; every other case, including a value of the wrong kind,
-    /// takes `fromJSValue` on a `JSValue`, so both give the same answers.
+    /// The value at `index` by `T.fromJSValue`'s strict rule (nil when it does not convert): by
+    /// `T._exactValue(at:)` when the value is exactly of `T`'s kind, read from the stack with no
+    /// JSValue, else by `fromJSValue` on a JSValue, with the same answers.
     @inlinable
     func typedValue<T: JSValueConvertible>(at index: Int32, as type: T.Type) throws(JSException) -> T? {
-        if T.self == Double.self, let number = number(at: index) {
-            return _identityCast(number, to: T.self)
-        }
-        if T.self == Int.self, let number = number(at: index) {
-            return Int(exactly: number).map { _identityCast($0, to: T.self) }
-        }
-        if T.self == Bool.self, let flag = boolean(at: index) {
-            return _identityCast(flag, to: T.self)
-        }
-        if T.self == String.self, let string = stringIfString(at: index) {
-            return _identityCast(string, to: T.self)
-        }
+        if let exact = T._exactValue(at: _JSStackSlot(stack: self, index: index)) { return exact }
         return T.fromJSValue(try value(at: index))
     }
 

@@ -21,7 +21,7 @@ struct EngineStack {
     /// The VM's engine, unretained (the context holds the VM, which holds it). The hot paths call
     /// it through `_withUnsafeGuaranteedRef`: through a reference, every call would retain and
     /// release it.
-    var unmanagedEngine: Unmanaged<Engine> { Unmanaged.passUnretained(context.vm.engine) }
+    var unmanagedEngine: Unmanaged<Engine> { Unmanaged.passUnretained(context.engine) }
 
     // MARK: - Errors
 
@@ -248,7 +248,7 @@ struct EngineStack {
     /// ToPropertyKey).
     func pushKey(_ key: Any?) throws(JSException) {
         guard let key else { return try push(any: nil) }
-        let exact = _openExistential(key, do: exactValue)
+        let exact = exactValue(key)
         if case .string(let name) = exact {
             try pushKey(name)
         } else {

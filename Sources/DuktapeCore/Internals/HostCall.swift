@@ -7,7 +7,7 @@ import CDuktape
 /// types, a call reads `(Double, Double) -> Double` without generic metadata or existentials.
 @usableFromInline
 struct HostCall {
-    let stack: EngineStack
+    @usableFromInline let stack: EngineStack
     /// The call's frame, on the stack of `HostFunction.invoke` for as long as the body runs.
     let frame: UnsafeMutablePointer<CallbackFrame>
 
@@ -20,7 +20,7 @@ struct HostCall {
     var this: JSValue? { frame.pointee.this }
     var arguments: [JSValue] { frame.pointee.arguments }
     var isConstruct: Bool { frame.pointee.isConstruct }
-    var argumentCount: Int { Int(frame.pointee.argumentCount) }
+    @usableFromInline var argumentCount: Int { Int(frame.pointee.argumentCount) }
 
     /// The exported Swift object or class behind `this`, read without pinning `this`.
     var exportedReceiver: Any? {
@@ -42,24 +42,6 @@ struct HostCall {
     /// Argument `index`, or undefined when the caller passed fewer.
     func argument(_ index: Int) -> JSValue {
         frame.pointee.argument(index)
-    }
-
-    // MARK: - Exact reads, for the typed closures' fast paths
-
-    /// Argument `index` when it is a number (nil when it is not, or missing).
-    @usableFromInline func number(at index: Int) -> Double? {
-        index < argumentCount ? stack.number(at: Int32(index)) : nil
-    }
-
-    /// Argument `index` when it is a boolean.
-    @usableFromInline func boolean(at index: Int) -> Bool? {
-        index < argumentCount ? stack.boolean(at: Int32(index)) : nil
-    }
-
-    /// Argument `index` when it is a string (not a symbol).
-    @usableFromInline func string(at index: Int) -> String? {
-        guard index < argumentCount else { return nil }
-        return stack.stringIfString(at: Int32(index))
     }
 
     /// Argument `index` converted by `T`'s `fromJSArgument` rule, the general path (missing

@@ -7,8 +7,7 @@ extension JSContext {
     /// pending work: `Engine.enter`). The stack top is restored afterwards, whatever happens.
     @inline(__always)
     func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
-        let engine = vm.engine
-        return try engine.enter { () throws(JSException) -> T in
+        try engine.enter { () throws(JSException) -> T in
             let top = duk_get_top(ctx)
             let outer = engine.runningContextReference
             engine.runningContextReference = Unmanaged.passUnretained(self)
