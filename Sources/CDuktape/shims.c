@@ -145,7 +145,12 @@ void cduk_clock_destroy(cduk_clock *clock) {
 }
 
 void cduk_clock_advance(cduk_clock *clock, uint64_t nanoseconds) {
-    atomic_fetch_add(&clock->now_ns, nanoseconds);
+    /* Saturating: a clock that wrapped around would put every deadline in the future again. */
+    uint64_t now = atomic_load(&clock->now_ns);
+    uint64_t next;
+    do {
+        next = now > UINT64_MAX - nanoseconds ? UINT64_MAX : now + nanoseconds;
+    } while (!atomic_compare_exchange_weak(&clock->now_ns, &now, next));
 }
 
 uint64_t cduk_clock_read(const cduk_clock *clock) {

@@ -70,29 +70,34 @@ extension JSExport {
 /// Build it once (a `static let`) with `init(_:name:inherits:_:)`; each context makes its own
 /// prototype and constructor from it on first use.
 public final class JSClass: @unchecked Sendable {
-    // @unchecked: built once in init, immutable afterwards.
+    // @unchecked: the member lists are filled in init (by the builder) and never change after,
+    // and every member is a @Sendable closure: one JSClass serves every VM, on any thread, so
+    // two VMs may call the same member at the same time.
 
     /// The JavaScript name (`[object Name]`, the constructor's `name`).
     public let name: String
     /// The exported class this one inherits from.
     public let superclass: JSClass?
     let swiftType: AnyClass
-    private(set) var constructor: ((HostCall) throws -> AnyObject)?
+    private(set) var constructor: (@Sendable (HostCall) throws -> AnyObject)?
     private(set) var constructorLength = 0
     private(set) var methods: [Member] = []
     private(set) var properties: [Property] = []
     private(set) var staticMethods: [Member] = []
+    /// Set when `init` returns: a builder kept past it changes nothing (the lists are read
+    /// without a lock from then on).
+    private var sealed = false
 
     struct Member {
         let name: String
         let length: Int
-        let body: (HostCall) throws -> HostResult
+        let body: @Sendable (HostCall) throws -> HostResult
     }
 
     struct Property {
         let name: String
         let get: (HostCall) throws -> HostResult
-        let set: ((HostCall) throws -> HostResult)?
+        let set: (@Sendable (HostCall) throws -> HostResult)?
     }
 
     /// Declares the JavaScript face of `type`.
@@ -111,6 +116,7 @@ public final class JSClass: @unchecked Sendable {
         self.superclass = superclass
         self.swiftType = type
         build(JSClassBuilder(target: self))
+        sealed = true
     }
 
     /// JavaScriptCore's naming rule for a Swift method: the base name followed by each argument
@@ -132,30 +138,38 @@ public final class JSClass: @unchecked Sendable {
     // The builder's entry points, `@usableFromInline` for its `@inlinable` members.
 
     @usableFromInline
-    func setConstructor(length: Int, _ body: @escaping (HostCall) throws -> AnyObject) {
+    func setConstructor(length: Int, _ body: @escaping @Sendable (HostCall) throws -> AnyObject) {
+        guard !sealed else { return }
         constructorLength = length
         constructor = body
     }
 
     @usableFromInline
-    func addMethod(_ name: String, length: Int, _ body: @escaping (HostCall) throws -> HostResult) {
+    func addMethod(_ name: String, length: Int, _ body: @escaping @Sendable (HostCall) throws -> HostResult) {
+        guard !sealed else { return }
         methods.append(Member(name: name, length: length, body: body))
     }
 
     @usableFromInline
     func addProperty(
-        _ name: String, get: @escaping (HostCall) throws -> HostResult, set: ((HostCall) throws -> HostResult)?
+        _ name: String, get: @escaping @Sendable (HostCall) throws -> HostResult, set: (@Sendable (HostCall) throws -> HostResult)?
     ) {
+        guard !sealed else { return }
         properties.append(Property(name: name, get: get, set: set))
     }
 
     @usableFromInline
-    func addStaticMethod(_ name: String, length: Int, _ body: @escaping (HostCall) throws -> HostResult) {
+    func addStaticMethod(_ name: String, length: Int, _ body: @escaping @Sendable (HostCall) throws -> HostResult) {
+        guard !sealed else { return }
         staticMethods.append(Member(name: name, length: length, body: body))
     }
 }
 
 /// Declares the members of an exported class; handed to `JSClass.init`'s closure.
+///
+/// Members are `@Sendable` closures: one `JSClass` serves every virtual machine, and VMs on
+/// different threads may call the same member at once. A builder used after `JSClass.init` has
+/// returned changes nothing.
 ///
 /// Parameters and results convert like those of `JSValue(newFunctionIn:)`: each parameter by its
 /// type's `fromJSArgument` rule, results by `jsValue(in:)`; another exported class as a
@@ -173,7 +187,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// c.constructor { (x: Double, y: Double) in Point(x: x, y: y) }
     /// ```
     @inlinable
-    public func constructor<each Argument: JSValueConvertible>(_ body: @escaping (repeat each Argument) throws -> T) {
+    public func constructor<each Argument: JSValueConvertible>(_ body: @escaping @Sendable (repeat each Argument) throws -> T) {
         target.setConstructor(length: count(repeat (each Argument).self)) { call in
             var reader = ArgumentReader(call: call)
             return try body(repeat try reader.next((each Argument).self))
@@ -186,7 +200,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// class, it throws a TypeError.
     @inlinable
     public func method<each Argument: JSValueConvertible, Result: JSValueConvertible>(
-        _ name: String, _ body: @escaping (T, repeat each Argument) throws -> Result
+        _ name: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Result
     ) {
         method(name, as: JSClass.javaScriptName(forSwiftMethod: name), body)
     }
@@ -194,7 +208,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// An instance method with an explicit JavaScript name (JavaScriptCore's `JSExportAs`).
     @inlinable
     public func method<each Argument: JSValueConvertible, Result: JSValueConvertible>(
-        _ swiftName: String, as javaScriptName: String, _ body: @escaping (T, repeat each Argument) throws -> Result
+        _ swiftName: String, as javaScriptName: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Result
     ) {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
             let object = try JSClassBuilder.receiver(call)
@@ -206,7 +220,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// An instance method without a result.
     @inlinable
     public func method<each Argument: JSValueConvertible>(
-        _ name: String, _ body: @escaping (T, repeat each Argument) throws -> Void
+        _ name: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Void
     ) {
         method(name, as: JSClass.javaScriptName(forSwiftMethod: name), body)
     }
@@ -214,7 +228,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// An instance method without a result, with an explicit JavaScript name.
     @inlinable
     public func method<each Argument: JSValueConvertible>(
-        _ swiftName: String, as javaScriptName: String, _ body: @escaping (T, repeat each Argument) throws -> Void
+        _ swiftName: String, as javaScriptName: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Void
     ) {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
             let object = try JSClassBuilder.receiver(call)
@@ -230,7 +244,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// c.property("x", \.x)
     /// ```
     @inlinable
-    public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: ReferenceWritableKeyPath<T, Value>) {
+    public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: any ReferenceWritableKeyPath<T, Value> & Sendable) {
         // The accessors apply the key path themselves, not through `get:`/`set:` closures around
         // it: one closure call less. The read still goes through Swift's key-path runtime (about
         // 720 instructions; the optimizer does not fold a captured key path), so a hot property
@@ -249,7 +263,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// A read-only property: a getter only, so writes from JavaScript are ignored (a TypeError
     /// in strict code), as in JavaScriptCore.
     @inlinable
-    public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: KeyPath<T, Value>) {
+    public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: any KeyPath<T, Value> & Sendable) {
         target.addProperty(
             name, get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], in: call.context) }, set: nil)
     }
@@ -257,10 +271,11 @@ public struct JSClassBuilder<T: AnyObject> {
     /// A property with a getter and an optional setter written as closures (they may throw).
     @inlinable
     public func property<Value: JSValueConvertible>(
-        _ name: String, get: @escaping (T) throws -> Value, set: ((T, Value) throws -> Void)? = nil
+        _ name: String, get: @escaping @Sendable (T) throws -> Value, set: (@Sendable (T, Value) throws -> Void)? = nil
     ) {
-        let setter: ((HostCall) throws -> HostResult)? = set.map { set in
-            { call in
+        var setter: (@Sendable (HostCall) throws -> HostResult)?
+        if let set {
+            setter = { @Sendable call in
                 let object = try JSClassBuilder.receiver(call)
                 var reader = ArgumentReader(call: call)
                 try set(object, try reader.next(Value.self))
@@ -273,7 +288,7 @@ public struct JSClassBuilder<T: AnyObject> {
     /// A static method on the constructor (`Name.method()`).
     @inlinable
     public func staticMethod<each Argument: JSValueConvertible, Result: JSValueConvertible>(
-        _ name: String, _ body: @escaping (repeat each Argument) throws -> Result
+        _ name: String, _ body: @escaping @Sendable (repeat each Argument) throws -> Result
     ) {
         target.addStaticMethod(JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)) {
             call in

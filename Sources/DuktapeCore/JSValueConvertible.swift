@@ -20,7 +20,7 @@
 /// context.globalObject["temperature"] = Celsius(degrees: 21.5)
 /// let reading: Celsius? = context.globalObject["temperature"]
 /// ```
-public protocol JSValueConvertible {
+public protocol JSValueConvertible: SendableMetatype {
     /// The JavaScript value for `self`, created in `context`.
     func jsValue(in context: JSContext) -> JSValue
 

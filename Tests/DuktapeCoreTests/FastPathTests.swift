@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 import Testing
 

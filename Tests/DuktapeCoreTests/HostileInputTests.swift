@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 import Testing
 
@@ -28,7 +27,7 @@ struct HostileInputTests {
     private func expectUsable(sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(context.evaluateScript("[1, 2, 3].map(function (x) { return x * 2 }).join()").toString() == "2,4,6",
                 sourceLocation: sourceLocation)
-        #expect(cduk_fatal_count() == 0, sourceLocation: sourceLocation)
+        #expect(fatalErrorCount == 0, sourceLocation: sourceLocation)
     }
 
     @Test(arguments: ["1 +", "}", "var 1x = 2", "function (", "'unterminated", "/[/", "\u{0}\u{1}\u{2}", "\u{FEFF}+", "return 1", "a b c"])
@@ -394,7 +393,7 @@ struct HostileInputTests {
         #expect(FinalizedThing.live.value == 0)
         #expect(context.exception == nil)
         #expect(eval(context, "1 + 1").toInt32() == 2)
-        #expect(cduk_fatal_count() == 0)
+        #expect(fatalErrorCount == 0)
     }
 
     @Test func evaluatingFromInsideACallback() throws {
@@ -457,7 +456,7 @@ struct HostileInputTests {
         vm.garbageCollect()
         #expect(ReleaseProbe.live.value == 0)
         #expect(managed.allSatisfy { $0.value == nil })
-        #expect(cduk_fatal_count() == 0)
+        #expect(fatalErrorCount == 0)
     }
 }
 

@@ -3,15 +3,6 @@ import Testing
 
 @testable import DuktapeCore
 
-/// Counts live instances so tests can prove wrappers release their objects.
-final class LiveCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
-    func decrement() { lock.withLock { count -= 1 } }
-}
-
 struct ExportFailure: Error, CustomStringConvertible {
     var description: String { "export failure" }
 }

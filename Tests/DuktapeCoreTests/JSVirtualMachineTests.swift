@@ -164,7 +164,7 @@ struct JSVirtualMachineTests {
         for script in ["throw null", "(function f() { f() })()", "1 +", "undefined.x", "new Array(-1)"] {
             context.evaluateScript(script)
         }
-        #expect(cduk_fatal_count() == 0)
+        #expect(fatalErrorCount == 0)
     }
 
     #if os(Linux) || os(macOS)

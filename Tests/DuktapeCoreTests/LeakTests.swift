@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 import Testing
 
@@ -106,7 +105,7 @@ struct CallbackRecursionTests {
         let deepest = context.evaluateScript("deepest").toInt32()
         #expect(deepest > 100)
         #expect(context.evaluateScript("recurse.length + 1").toInt32() == 2)
-        #expect(cduk_fatal_count() == 0)
+        #expect(fatalErrorCount == 0)
     }
 
     @Test func recursionOnASmallStackThreadEndsInARangeError() throws {

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 import Testing
 
@@ -225,7 +224,7 @@ struct SandboxTests {
         ] {
             _ = try? context.evaluate(script)
         }
-        #expect(cduk_fatal_count() == 0)
+        #expect(fatalErrorCount == 0)
         #expect(context.evaluateScript("1 + 1").toInt32() == 2)
     }
 }

@@ -3,6 +3,19 @@ import Testing
 
 @testable import DuktapeCore
 
+/// Counts live instances so tests can prove wrappers release their objects.
+final class LiveCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
+    func decrement() { lock.withLock { count -= 1 } }
+}
+
+/// How many times the engine's fatal handler has run in this process (it aborts, so a test that
+/// reads 0 after hostile scripts shows none reached it).
+var fatalErrorCount: UInt32 { Engine.fatalErrorCount }
+
 /// A context whose uncaught exceptions are collected instead of stored, for assertions.
 final class ExceptionRecorder: @unchecked Sendable {
     private let lock = NSLock()

@@ -387,6 +387,12 @@ final class Engine: @unchecked Sendable {
         freeSlots.append(slot)
     }
 
+    /// How many times this process has met the fatal handler (it aborts: 0 unless a test forked).
+    static var fatalErrorCount: UInt32 { cduk_fatal_count() }
+
+    /// Work waiting for the thread inside the VM to leave (for tests; does not take the VM lock).
+    var pendingWorkCount: Int { pending.withLock { $0.count } }
+
     /// Number of values currently pinned for Swift, the bounded key cache aside (for leak tests).
     var pinnedValueCount: Int {
         lock.withLock { Int(nextSlot) - freeSlots.count - internedKeys.count }
