@@ -288,8 +288,7 @@ int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out) {
 /* ---- Fast for-in enumeration ----------------------------------------------
  *
  * Duktape's enumerator builds an object holding every key, then re-checks and reads each key
- * through the general property path: about 2,400 instructions a property, more than the
- * conversion of the value. For the common case, an ordinary object whose prototypes have no
+ * through the general property path, which costs more than the conversion of the value. For the common case, an ordinary object whose prototypes have no
  * enumerable string keys, the keys are the enumerable string keys of its entry part, in entry
  * order: the same list Duktape's enumerator makes when no key is an array index (those it sorts
  * first). That list is snapshotted onto the value stack (the enumerator's snapshot), and each

@@ -195,7 +195,7 @@ public final class JSContext: @unchecked Sendable {
 
     /// Replaces the stored exception, handing the old one (and its slot) to the caller.
     /// Used around callbacks (JavaScriptCore's save/clear/restore rule).
-    /// Caller holds the VM lock (callbacks do).
+    /// Caller holds the VM lock (callbacks do; checked in debug builds).
     func swapExceptionLocked(_ replacement: JSValue.Storage?) -> JSValue.Storage? {
         vm.lock.assertHeld("swapExceptionLocked")
         let old = exceptionStorage

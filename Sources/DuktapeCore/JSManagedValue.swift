@@ -109,12 +109,14 @@ public final class JSManagedValue: @unchecked Sendable {
 
     /// The heap address of a live watched object (caller holds the lock).
     var liveObject: UnsafeMutableRawPointer? {
+        vm?.lock.assertHeld("liveObject")
         if case .object(let pointer) = target { return pointer }
         return nil
     }
 
     /// Called by the VM when the watched object is finalized (under the lock).
     func markCollected() {
+        vm?.lock.assertHeld("markCollected")
         target = .collected
     }
 }

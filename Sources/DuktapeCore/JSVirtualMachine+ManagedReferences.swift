@@ -75,12 +75,14 @@ extension JSVirtualMachine {
 
     /// Whether `object` owns anything (caller holds the lock).
     func isManagedOwner(_ object: AnyObject) -> Bool {
-        managedEdges[ObjectIdentifier(object)]?.owner === object
+        lock.assertHeld("isManagedOwner")
+        return managedEdges[ObjectIdentifier(object)]?.owner === object
     }
 
     /// The live watched objects of the managed values reachable from `owner` through edges
     /// (caller holds the lock).
     func managedTargets(ownedBy owner: AnyObject) -> [UnsafeMutableRawPointer] {
+        lock.assertHeld("managedTargets")
         var targets: [UnsafeMutableRawPointer] = []
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(owner)]
         var pending: [AnyObject] = [owner]
@@ -99,6 +101,7 @@ extension JSVirtualMachine {
 
     /// Rebuilds the retain lists of every context's wrappers (caller holds the lock).
     private func updateAllRetainLists() {
+        lock.assertHeld("updateAllRetainLists")
         for context in engine.liveContexts() {
             context.updateRetainLists()
         }

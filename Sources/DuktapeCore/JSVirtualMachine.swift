@@ -83,7 +83,9 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// function, reading a property with a getter...) with no other call of this VM active, and
     /// covers everything nested in it. A script past its time gets `RangeError: execution timeout`,
     /// which JavaScript `try`/`catch` cannot swallow; the VM stays usable afterwards. The check
-    /// runs every few thousand bytecode instructions, so a limit is honoured to about a millisecond.
+    /// runs every 256 Ki bytecode instructions, so a limit is honoured to a few milliseconds.
+    /// Script finalizers are bounded the same way wherever Duktape runs them: when a `JSValue` is
+    /// released, in `garbageCollect()`, and when the VM itself is released.
     /// A native built-in that loops without running bytecode (`join` of a sparse array of length
     /// 2^32 - 1) is stopped at its next allocations past the deadline. Time spent in Swift
     /// callbacks counts, but a callback that blocks is not interrupted.

@@ -14,8 +14,8 @@ struct DukJS: ParsableCommand {
     )
 
     /// `dukjs eval CODE` with no options, the commonest call (and W0 of the benchmarks), skips
-    /// the argument parser: its reflection and protocol-conformance lookups were 61% of the
-    /// instructions of the whole run (callgrind: 14.4 of 23.6 million). Anything else, including
+    /// the argument parser: its reflection and protocol-conformance lookups were most of the
+    /// instructions of the whole run (callgrind). Anything else, including
     /// code that starts with "-" (an option to the parser), is parsed as before.
     static func main() {
         let arguments = CommandLine.arguments

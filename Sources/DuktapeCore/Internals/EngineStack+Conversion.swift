@@ -17,7 +17,7 @@ private protocol OptionalProtocol {
 }
 
 /// An array of any element type, iterated as it is: a cast to `[Any]` would first copy it,
-/// boxing every element (about 1,300 instructions an element for `[Int]`).
+/// boxing every element (more than the conversion of an `Int` element itself).
 private protocol AnyElements {
     func forEachElement(_ body: (Int, Any) throws(JSException) -> Void) throws(JSException)
 }
@@ -41,7 +41,8 @@ extension Dictionary: StringKeyedEntries where Key == String {
 }
 
 /// The value of one of the commonest exact types, read from an opened existential: comparing
-/// metatypes and reinterpreting costs a few instructions where `value as? Double` costs hundreds.
+/// metatypes and reinterpreting is a few instructions, a dynamic cast (`value as? Double`) a
+/// runtime call that costs more than pushing the number.
 ///
 /// The one type table of the library, for values whose type is known only at run time: an `Any`
 /// opened into `T` (no protocol to dispatch on), and a parameter pack's elements (iterated at run
@@ -98,8 +99,7 @@ extension EngineStack {
     @inline(__always)
     func push(anyValue value: Any, depth: Int = 0) throws(JSException) {
         // The commonest types first, told apart by their dynamic type alone: a dynamic cast from
-        // `Any` (`value as? Double`) costs more than pushing the number (measured: ~250
-        // instructions a value).
+        // `Any` (`value as? Double`) costs more than pushing the number.
         try push(exactValue(value), of: value, depth: depth)
     }
 
@@ -424,7 +424,7 @@ private final class DictionaryVisitor {
     let stack: EngineStack
     let depth: Int
     // Unchecked: touched only by the visit in progress (no overlapping access is possible), and
-    // the dynamic exclusivity checks cost about 230 instructions an entry.
+    // dynamic exclusivity checks would cost more than the rest of an entry's bookkeeping.
     @exclusivity(unchecked) var path: [UnsafeMutableRawPointer]
     @exclusivity(unchecked) var result: [String: Any] = [:]
     @exclusivity(unchecked) var failure: JSException?
