@@ -225,6 +225,38 @@ struct EngineTests {
         #expect(vm.pinnedValueCount == baseline)
     }
 
+    @Test func workPostedWhileTheVMIsBusyRunsWhenItsOutermostCallEnds() async throws {
+        let vm = JSVirtualMachine()!
+        let context = JSContext(virtualMachine: vm)!
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        context["hold"] = JSValue(newFunctionIn: context) { () in
+            inside.signal()
+            _ = release.wait(timeout: .now() + 30)
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            context.evaluateScript("var log = []; hold(); log.push('script done')")
+            finished.signal()
+        }.start()
+        #expect(inside.wait(timeout: .now() + 30) == .success)
+        // Posted from this thread while the other is inside: it must not run now (this thread
+        // does not hold the lock), nor block; it runs under the lock when the call ends.
+        let ran = LiveCounter()
+        vm.engine.perform(.run { [context] in
+            ran.increment()
+            context.evaluateScript("log.push('posted work')")
+        })
+        #expect(ran.value == 0)
+        release.signal()
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        #expect(ran.value == 1)
+        #expect(eval(context, "log.join(', ')").toString() == "script done, posted work")
+        // With the VM idle, posted work runs at once, on the posting thread.
+        vm.engine.perform(.run { ran.increment() })
+        #expect(ran.value == 2)
+    }
+
     @Test func releasesFromManyThreadsAllLand() async {
         let vm = JSVirtualMachine()!
         let context = JSContext(virtualMachine: vm)!

@@ -350,16 +350,19 @@ struct EngineStack {
 
     /// [.. a b] -> [..]: `a == b` (may run valueOf/toString).
     func looselyEqual() throws(JSException) -> Bool {
-        var equal: Int32 = 0
-        try check(cduk_pequals(ctx, &equal))
-        return equal != 0
+        try flag { cduk_pequals(ctx, $0) }
     }
 
     /// [.. a b] -> [..]: `a instanceof b`.
     func instanceOf() throws(JSException) -> Bool {
-        var result: Int32 = 0
-        try check(cduk_pinstanceof(ctx, &result))
-        return result != 0
+        try flag { cduk_pinstanceof(ctx, $0) }
+    }
+
+    /// Runs a shim that answers yes or no through its out-parameter.
+    private func flag(_ shim: (UnsafeMutablePointer<Int32>) -> duk_int_t) throws(JSException) -> Bool {
+        var answer: Int32 = 0
+        try check(shim(&answer))
+        return answer != 0
     }
 
     /// ToString of the value at `index` (may run toString; symbols throw a TypeError).
@@ -420,16 +423,12 @@ struct EngineStack {
 
     /// [.. obj key] -> [..]: `delete obj[key]`, non-strict; false for a non-configurable property.
     func deleteProperty() throws(JSException) -> Bool {
-        var deleted: Int32 = 0
-        try check(cduk_pdel_prop(ctx, &deleted))
-        return deleted != 0
+        try flag { cduk_pdel_prop(ctx, $0) }
     }
 
     /// [.. obj key] -> [..]: `key in obj`.
     func hasProperty() throws(JSException) -> Bool {
-        var found: Int32 = 0
-        try check(cduk_phas_prop(ctx, &found))
-        return found != 0
+        try flag { cduk_phas_prop(ctx, $0) }
     }
 
     /// [.. obj key descriptor] -> [..]: the realm's own `Object.defineProperty`.
