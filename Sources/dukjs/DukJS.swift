@@ -66,7 +66,8 @@ struct EngineOptions: ParsableArguments {
         let vm: JSVirtualMachine = context.virtualMachine
         vm.executionTimeLimit = timeLimit
         // Applied after the context exists, so the limit governs the script, not start-up.
-        vm.memoryLimit = memoryLimit.map { vm.memoryUsage + $0 }
+        // Saturating: `--memory-limit 9223372036854775807` means "no practical limit", not a trap.
+        vm.memoryLimit = memoryLimit.map { vm.memoryUsage.addingReportingOverflow($0).overflow ? .max : vm.memoryUsage + $0 }
         return context
     }
 }

@@ -77,6 +77,15 @@ struct DukjsTests {
         #expect(try run(["eval", "--memory-limit", "64M", "--time-limit", "5", "1 + 1"]).stdout == "2\n")
     }
 
+    @Test(arguments: ["9223372036854775807", "9223372036854775806", "8191G"])
+    func hugeMemoryLimitsNeverTrap(limit: String) throws {
+        // Added to the start-up usage, a limit near Int.max overflowed ("arithmetic overflow",
+        // a trap); it saturates now.
+        let output = try run(["eval", "--memory-limit", limit, "[1, 2, 3].length"])
+        #expect(output.status == 0)
+        #expect(output.stdout == "3\n")
+    }
+
     @Test(arguments: [
         ["eval", "--time-limit", "0", "1"], ["eval", "--time-limit", "abc", "1"], ["eval", "--memory-limit", "-5", "1"],
         ["eval", "--memory-limit", "12Q", "1"], ["eval", "--memory-limit", "99999999999G", "1"], ["run", "/nonexistent/file.js"],
