@@ -22,6 +22,12 @@ duk_bool_t cduk_exec_timeout_check(void *_Nullable udata);
  * state's callstack_limit, or Duktape's default 10,000. engine.c. */
 uint32_t cduk_callstack_limit(void *_Nullable udata);
 
+/* Called at every native recursion point (DUK_USE_NATIVE_STACK_CHECK, with the heap's udata):
+ * non-zero when the thread's native stack is low (cduk_native_stack_low), or when the heap's
+ * deadline has passed, so that native loops that recurse without running bytecode (a
+ * backtracking regexp) stop at the deadline too. shims.c. */
+int cduk_native_check(void *_Nullable udata);
+
 /* CLOCK_MONOTONIC in nanoseconds. shims.c. */
 uint64_t cduk_monotonic_ns(void);
 

@@ -13,7 +13,9 @@
  *   shared/reference/perf-anchors.md).
  * - DUK_USE_NATIVE_STACK_CHECK: a RangeError before deep native recursion
  *   (JS -> native -> JS, the compiler, JSON, regexps) exhausts the calling thread's
- *   stack, whatever its size (cduk_native_stack_low in shims.c).
+ *   stack, whatever its size, or once the heap's deadline has passed: the regexp executor
+ *   runs no bytecode and allocates nothing, so only this check sees a backtracking
+ *   pattern (cduk_native_check in shims.c).
  * - DUK_USE_CALLSTACK_LIMIT: read from the heap's state instead of the fixed
  *   10,000, so a VM can set its own maximum call depth (JSSandbox).
  * - DUK_SINGLE_FILE: Duktape's internal functions become static to this
@@ -34,13 +36,15 @@
 #define DUK_USE_INTERRUPT_COUNTER
 #define DUK_USE_EXEC_TIMEOUT_CHECK(udata) cduk_exec_timeout_check((udata))
 #define DUK_USE_JSON_STRINGIFY_FASTPATH
-#define DUK_USE_NATIVE_STACK_CHECK() cduk_native_stack_low()
+/* `thr` is in scope where Duktape expands it (duk_native_stack_check), as for the call-stack limit. */
+#define DUK_USE_NATIVE_STACK_CHECK() cduk_native_check(thr->heap->heap_udata)
 #undef DUK_USE_CALLSTACK_LIMIT
 #define DUK_USE_CALLSTACK_LIMIT cduk_callstack_limit(thr->heap->heap_udata)
 
-/* Called by the engine (declared again in cduk_internal.h). */
+/* Called by the engine (declared again in cduk_internal.h, which cannot be included before the
+ * amalgamation: it needs duktape.h, which the amalgamation must define itself). */
 duk_bool_t cduk_exec_timeout_check(void *udata);
-int cduk_native_stack_low(void);
+int cduk_native_check(void *udata);
 duk_uint32_t cduk_callstack_limit(void *udata);
 
 #include "/usr/share/duktape/duktape.c"

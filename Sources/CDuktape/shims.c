@@ -118,6 +118,33 @@ void cduk_native_stack_relax(int delta) {
     cduk__stack_relax += delta;
 }
 
+/* The deadline part is skipped for the library's own finalizers; the clock is read every 256th check (a regexp's
+ * backtracking reaches this once per branch it tries), and once the deadline has passed every
+ * check fails until the next entry re-arms it. */
+static int cduk__exempt(cduk_heap_state *state);
+
+int cduk_native_check(void *udata) {
+    if (cduk_native_stack_low()) {
+        return 1;
+    }
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    if (state == NULL || state->deadline_ns == 0) {
+        return 0;
+    }
+    if (!state->past_deadline) {
+        if ((++state->native_ticks & 255) != 0 || cduk_clock_now(state) < state->deadline_ns) {
+            return 0;
+        }
+        state->past_deadline = 1;
+    }
+    /* Calling a finalizer passes here too: the library's own must always be called. */
+    if (cduk__exempt(state)) {
+        return 0;
+    }
+    state->deadline_stops++;
+    return 1;
+}
+
 /* ---- Clocks ----------------------------------------------------------------------- */
 
 uint64_t cduk_monotonic_ns(void) {
@@ -184,10 +211,9 @@ static int cduk__exempt(cduk_heap_state *state) {
  * minutes under a 0.1 s limit). Such loops allocate as they go, so once the deadline has
  * passed the allocator refuses memory and the engine unwinds. The clock is read every 32nd
  * allocation; after that every allocation is refused (Duktape retries a refused allocation
- * after a garbage collection), until the next call from Swift arms a new deadline. Not while
- * Swift builds or reads an error (the relax count), so the error itself can be made. */
+ * after a garbage collection), until the next call from Swift arms a new deadline. */
 static int cduk__refused_past_deadline(cduk_heap_state *state) {
-    if (state->deadline_ns == 0 || cduk__stack_relax > 0) {
+    if (state->deadline_ns == 0) {
         return 0;
     }
     if (!state->past_deadline) {

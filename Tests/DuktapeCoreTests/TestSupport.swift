@@ -55,3 +55,14 @@ func thrown(_ context: JSContext, _ script: String, sourceLocation: SourceLocati
         return nil
     }
 }
+
+/// Runs `body` on a thread of its own and waits for it: a regression that hangs fails the test
+/// after `seconds` instead of hanging the run.
+func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }.start()
+    return done.wait(timeout: .now() + seconds) == .success
+}

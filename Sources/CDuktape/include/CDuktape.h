@@ -44,6 +44,8 @@ typedef struct cduk_heap_state {
     uint32_t alloc_ticks;    /* allocations counted for the deadline check */
     uint32_t past_deadline;  /* 1 once an allocation found the deadline passed (re-armed with it) */
     uint32_t deadline_refusals; /* allocations refused because the deadline had passed */
+    uint32_t deadline_stops; /* native recursion points (regexp matching...) stopped by the deadline */
+    uint32_t native_ticks;   /* native recursion points counted for the deadline check */
     uint32_t script_finalizers; /* > 0 while a script's finalizer runs (limits apply again) */
     uint32_t destroying;     /* 1 while the heap is destroyed: our own finalizers are exempt */
     void *_Nullable engine_heap; /* the duk_heap, once created: to see whether a finalizer is being called */
@@ -84,7 +86,8 @@ int cduk_native_stack_low(void);
 
 /* +1 / -1 around the bounded work of creating or describing an error near the limit:
  * while relaxed, the guard lets three quarters of the reserved headroom be used, so the
- * RangeError itself can be made, pinned and read. */
+ * RangeError itself can be made, pinned and read. (The deadline is not relaxed here: the
+ * Swift engine gives error work a short grace period of its own.) */
 void cduk_native_stack_relax(int delta);
 
 /* ---- Type inspection that needs engine internals (engine.c) -------------- */

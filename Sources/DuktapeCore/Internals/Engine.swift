@@ -46,8 +46,8 @@ final class Engine: @unchecked Sendable {
     @exclusivity(unchecked) private var entryDepth = 0
     /// `limit_hits` when the outermost entry began.
     @exclusivity(unchecked) private var limitHitsAtEntry: UInt32 = 0
-    /// `deadline_refusals` when the outermost entry began.
-    @exclusivity(unchecked) private var deadlineRefusalsAtEntry: UInt32 = 0
+    /// `deadline_refusals + deadline_stops` when the outermost entry began.
+    @exclusivity(unchecked) private var deadlineStopsAtEntry: UInt32 = 0
     /// The execution time limit in nanoseconds, nil for none.
     @exclusivity(unchecked) private var timeLimitNanoseconds: UInt64?
     /// The live contexts by their Duktape thread, to find the context of a callback. Unowned: a
@@ -149,7 +149,7 @@ final class Engine: @unchecked Sendable {
 
     private func beginOutermostEntry() {
         limitHitsAtEntry = state.pointee.limit_hits
-        deadlineRefusalsAtEntry = state.pointee.deadline_refusals
+        deadlineStopsAtEntry = deadlineStops
         state.pointee.past_deadline = 0
         if let limit = timeLimitNanoseconds {
             state.pointee.deadline_ns = cduk_clock_now(state) &+ max(1, limit)
@@ -259,12 +259,50 @@ final class Engine: @unchecked Sendable {
         return entryDepth > 0 && state.pointee.deadline_ns != 0 && cduk_clock_now(state) >= state.pointee.deadline_ns
     }
 
-    /// True when the allocator refused memory because the execution deadline had passed during
-    /// the current outermost entry (a native built-in ran past it). Caller holds the lock.
+    /// True when native code was stopped by the execution deadline during the current outermost
+    /// entry (the allocator refused memory to a built-in that ran past it, or a native recursion
+    /// point such as a regexp's backtracking was stopped). Caller holds the lock.
     var deadlineReachedInEntry: Bool {
         lock.assertHeld("deadlineReachedInEntry")
-        return state.pointee.deadline_refusals != deadlineRefusalsAtEntry
+        return deadlineStops != deadlineStopsAtEntry
     }
+
+    private var deadlineStops: UInt32 { state.pointee.deadline_refusals &+ state.pointee.deadline_stops }
+
+    /// Runs `body`, which makes or reads an error, with the native stack guard relaxed and, when
+    /// a deadline is armed, at least a short grace period before it: the error for a timeout must
+    /// be made after the deadline passed, but reading a thrown value runs script code (its
+    /// getters, its `toString`, the `Duktape.errCreate` hook), which must not get an unbounded
+    /// window. Afterwards the entry's own deadline is back. Caller is in an entry.
+    func makingError<T>(_ body: () -> T) -> T {
+        lock.assertHeld("makingError")
+        cduk_native_stack_relax(1)
+        defer { cduk_native_stack_relax(-1) }
+        guard errorGraceDepth == 0, state.pointee.deadline_ns != 0 else {
+            errorGraceDepth += 1
+            defer { errorGraceDepth -= 1 }
+            return body()
+        }
+        let deadline = state.pointee.deadline_ns
+        let pastDeadline = state.pointee.past_deadline
+        let grace = cduk_clock_now(state) &+ Self.errorGrace
+        if grace > deadline {
+            state.pointee.deadline_ns = grace
+            state.pointee.past_deadline = 0
+        }
+        errorGraceDepth += 1
+        defer {
+            errorGraceDepth -= 1
+            state.pointee.deadline_ns = deadline
+            state.pointee.past_deadline = pastDeadline
+        }
+        return body()
+    }
+
+    /// How long making or reading an error may take past the deadline (nanoseconds): far more
+    /// than the library's own work needs, little for a script that tries to use it.
+    static let errorGrace: UInt64 = 25_000_000
+    @exclusivity(unchecked) private var errorGraceDepth = 0
 
     /// Runs a full garbage collection twice (so that objects freed by finalizers go too), as an
     /// entry: the finalizers it runs are bounded by the VM's limits.

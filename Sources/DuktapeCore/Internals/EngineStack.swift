@@ -85,8 +85,10 @@ struct EngineStack {
     /// Builds a JSException for an error of the given built-in type, created in this realm.
     /// Used for caller mistakes and host-side limits; never fails (falls back to a plain value).
     func makeError(_ type: ErrorType, _ message: String) -> JSException {
-        cduk_native_stack_relax(1)
-        defer { cduk_native_stack_relax(-1) }
+        context.engine.makingError { makeErrorUnbounded(type, message) }
+    }
+
+    private func makeErrorUnbounded(_ type: ErrorType, _ message: String) -> JSException {
         if duk_check_stack(ctx, 4) != 0,
             (try? pushString(message)) != nil
         {
@@ -110,11 +112,12 @@ struct EngineStack {
     /// Nothing here throws or describes a further exception: under memory exhaustion each step
     /// just yields less information, so describing an error can never recurse.
     func takeException() -> JSException {
-        cduk_native_stack_relax(1)
-        defer {
-            duk_pop(ctx)
-            cduk_native_stack_relax(-1)
-        }
+        defer { duk_pop(ctx) }
+        return context.engine.makingError { describeThrownValue() }
+    }
+
+    /// `takeException`'s reading of the thrown value on top (which stays there).
+    private func describeThrownValue() -> JSException {
         let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
         // Duktape reports a refused allocation as `Error: alloc failed` (with " (line N)" when it
         // happens while compiling), or as `DoubleError` when even the error object could not be
@@ -127,7 +130,7 @@ struct EngineStack {
         let engine = vm.engine
         let limit = engine.deadlineReachedInEntry ? "execution timeout"
             : engine.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
-        if let limit, isAllocationFailure(at: -1) {
+        if let limit, isLimitFailure(at: -1, timedOut: limit == "execution timeout") {
             let made = makeError(.rangeError, limit)
             return JSException(
                 value: made.value.isUndefined ? value : made.value, name: "RangeError", message: limit,
@@ -151,12 +154,15 @@ struct EngineStack {
             underlyingError: (EngineBox.attached(to: -1, on: self) as? SwiftErrorBox)?.error)
     }
 
-    /// Whether the thrown value at `index` is the engine's out-of-memory error.
-    private func isAllocationFailure(at index: Int32) -> Bool {
+    /// Whether the thrown value at `index` is how the engine reports a limit the library set: its
+    /// out-of-memory error (the allocator refused), or, past the deadline, the native recursion
+    /// guard's RangeError (a regexp's backtracking stopped at the deadline).
+    private func isLimitFailure(at index: Int32, timedOut: Bool) -> Bool {
         guard duk_is_object(ctx, index) != 0 else { return false }
         let name = quietProperty("name", ofValueAt: index) { $0.stringIfString(at: -1) }
         let message = quietProperty("message", ofValueAt: index) { $0.stringIfString(at: -1) } ?? ""
         return name == "DoubleError" || message.hasPrefix("alloc failed")
+            || (timedOut && name == "RangeError" && message == "C stack depth limit")
     }
 
     /// `String(value)` for the value at `index` (works for symbols too), nil if it throws.

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@testable import DuktapeCore
+
+/// Attacks on the limits that once got past them (issue 13): each must end within its limit plus
+/// a margin (generous, for sanitizer builds), with the VM usable afterwards. Every test runs its
+/// script on a thread of its own, so that a regression fails instead of hanging the run.
+@Suite("Hostile limits")
+struct HostileLimitsTests {
+    /// A native loop that runs no bytecode and allocates as it goes: `join` of a sparse array of
+    /// length 2^32 - 1, which takes minutes when nothing stops it.
+    static let sparseJoin = "var a = []; a.length = 4294967295; a.join('')"
+
+    /// Runs `script` in a fresh context with a 0.1 s limit (or in `context`), expecting it to end
+    /// with an exception within `margin` seconds; returns that exception.
+    private func endsInTime(
+        _ script: String, in made: @autoclosure () -> JSContext = HostileLimitsTests.limitedContext(),
+        margin: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> JSException? {
+        let context = made()
+        let outcome = ExceptionBox()
+        let returned = finishes(within: margin) {
+            do {
+                _ = try context.evaluate(script)
+            } catch {
+                outcome.set(error)
+            }
+        }
+        #expect(returned, "did not end within \(margin) s: \(script)", sourceLocation: sourceLocation)
+        guard returned else { return nil }
+        #expect(context.evaluateScript("[1, 2, 3].join()").toString() == "1,2,3", sourceLocation: sourceLocation)
+        #expect(fatalErrorCount == 0, sourceLocation: sourceLocation)
+        return outcome.exception
+    }
+
+    static func limitedContext(limit: TimeInterval = 0.1) -> JSContext {
+        let vm = JSVirtualMachine()!
+        vm.executionTimeLimit = limit
+        return JSContext(virtualMachine: vm)!
+    }
+
+    // MARK: - Hole 2: a thrown value's getters and toString, read past the deadline
+
+    @Test(arguments: [
+        "throw { get message() { \(sparseJoin); return 'm' } }",
+        "throw { get name() { \(sparseJoin); return 'n' } }",
+        "throw { toString: function () { \(sparseJoin); return 't' } }",
+        "var e = new Error('x'); Object.defineProperty(e, 'stack', { get: function () { \(sparseJoin) } }); throw e",
+        "var e = new TypeError('x'); Object.defineProperty(e, 'lineNumber', { get: function () { \(sparseJoin) } }); throw e",
+        "throw { get message() { while (true) {} } }",
+        "throw { get message() { var s = 'x'; for (;;) s += s; } }",
+    ])
+    func readingAThrownValueIsBounded(script: String) {
+        _ = endsInTime(script)
+    }
+
+    @Test func readingAThrownValueIsBoundedInASandbox() {
+        let sandboxed = JSContext(sandbox: JSSandbox(memoryLimit: 4 << 20, executionTimeLimit: 0.1))!
+        _ = endsInTime("throw { toString: function () { \(Self.sparseJoin); return 't' } }", in: sandboxed)
+        _ = endsInTime("throw { get message() { \(Self.sparseJoin); return 'm' } }", in: sandboxed)
+    }
+
+    @Test func theErrorCreationHookIsBounded() {
+        // Duktape calls errCreate for every error made, the library's own included (here a
+        // TypeError made by toArray() on a number, in the window where errors are made).
+        let context = Self.limitedContext()
+        let returned = finishes(within: 20) {
+            context.evaluateScript("Duktape.errCreate = function (e) { \(Self.sparseJoin); return e }")
+            _ = JSValue(double: 1, in: context).toArray()
+            _ = context.evaluateScript("null.x")
+        }
+        #expect(returned)
+        context.evaluateScript("Duktape.errCreate = undefined")
+        #expect(context.evaluateScript("1 + 1").toInt32() == 2)
+    }
+
+    @Test func aReplacedRangeErrorIsNeverCalledByTheLibrary() {
+        let sandboxed = JSContext(sandbox: JSSandbox(memoryLimit: 4 << 20, executionTimeLimit: 0.1))!
+        let exception = endsInTime("""
+            RangeError = function () { \(Self.sparseJoin) };
+            var hog = []; for (;;) hog.push([hog.length, hog.length, hog.length])
+            """, in: sandboxed)
+        #expect(exception?.name == "RangeError")
+        #expect(exception?.message == "memory limit exceeded" || exception?.message == "execution timeout")
+    }
+
+    // MARK: - Hole 3: backtracking regular expressions
+
+    /// 'aaaa…' of `count` characters, without String.prototype.repeat (not in Duktape 2.7).
+    static func run(_ count: Int) -> String { "new Array(\(count + 1)).join('a')" }
+
+    @Test(arguments: [
+        "/(?:a+)+b/.test(\(run(40)))",
+        "/(a|a)*b/.test(\(run(40)))",
+        "/(a*)*b/.exec(\(run(40)))",  // Duktape's own recursion limit may stop this one first
+        "\(run(40)).replace(/(a+a+)+b/, '')",
+        "\(run(40)).split(/(a|aa)+b/)",
+        "\(run(40)).match(/(a+)+b/g)",
+        "for (;;) { try { /(?:a+)+b/.test(\(run(40))) } catch (e) {} }",
+    ])
+    func backtrackingRegularExpressionsStopAtTheDeadline(script: String) throws {
+        let exception = endsInTime(script)
+        #expect(exception?.name == "RangeError")
+        #expect(["execution timeout", "regexp executor recursion limit"].contains(exception?.message))
+    }
+
+    @Test func backtrackingStopsInASandboxToo() {
+        let sandboxed = JSContext(sandbox: JSSandbox(memoryLimit: 8 << 20, executionTimeLimit: 0.1))!
+        let exception = endsInTime("/(x+x+)+y/.test(new Array(50).join('x'))", in: sandboxed)
+        #expect(exception?.message == "execution timeout")
+    }
+
+    @Test func ordinaryRegularExpressionsStillWork() {
+        let context = Self.limitedContext(limit: 5)
+        #expect(context.evaluateScript("'2026-11-23'.replace(/(\\d+)-(\\d+)-(\\d+)/, '$3.$2.$1')").toString() == "23.11.2026")
+        #expect(context.evaluateScript("/^(a+)+$/.test(\(Self.run(20)))").toBool())
+    }
+}
+
+/// The error a script ended with, read after its thread signalled.
+final class ExceptionBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: (any Error)?
+
+    func set(_ error: any Error) { lock.withLock { self.error = error } }
+    var exception: JSException? { lock.withLock { error as? JSException } }
+}
