@@ -419,6 +419,10 @@ void *cduk_engine_heap(duk_context *ctx) {
     return ((duk_hthread *) ctx)->heap;
 }
 
+int cduk_same_realm(duk_context *a, duk_context *b) {
+    return ((duk_hthread *) a)->builtins[DUK_BIDX_GLOBAL] == ((duk_hthread *) b)->builtins[DUK_BIDX_GLOBAL];
+}
+
 int cduk_is_proxy(duk_context *ctx, duk_idx_t idx) {
     duk_hobject *h = duk_get_hobject((duk_hthread *) ctx, idx);
     return h != NULL && DUK_HOBJECT_IS_PROXY(h);

@@ -26,6 +26,10 @@ public final class JSContext: @unchecked Sendable {
     /// else a thread created with a fresh global environment (pinned in `threadSlot`).
     let ctx: OpaquePointer
     private let threadSlot: UInt32?
+    /// The Duktape thread this context's API calls use while a callback runs on a coroutine of
+    /// its realm (`Duktape.Thread`): the context's own thread is suspended then, and a call on it
+    /// would fail ("invalid thread state"). Nil otherwise. Guarded by the VM lock.
+    @exclusivity(unchecked) var coroutineThread: OpaquePointer?
     /// The exception, held as a pinned slot this context owns rather than as a JSValue: a JSValue
     /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
     @exclusivity(unchecked) private var exceptionStorage: JSValue.Storage?

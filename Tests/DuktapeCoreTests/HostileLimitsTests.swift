@@ -118,6 +118,61 @@ struct HostileLimitsTests {
     }
 }
 
+extension HostileLimitsTests {
+    // MARK: - Hole 5: API calls inside a callback that runs in a coroutine
+
+    @Test func apiCallsInsideACoroutinesCallbackWork() throws {
+        let context = JSContext()!
+        let seen = ExceptionRecorder()
+        seen.install(on: context)
+        let results = LockedStrings()
+        context["swift"] = JSValue(newFunctionIn: context) { this, arguments in
+            // Every kind of API call, from a callback running on the coroutine's thread.
+            results.append((try? context.evaluate("6 * 7"))?.toString() ?? "evaluate failed")
+            results.append(context.evaluateScript("'evaluateScript ok'").toString() ?? "nil")
+            results.append(arguments.first?.forProperty("x").toString() ?? "nil")
+            results.append(arguments.first?.toString() ?? "nil")
+            results.append((arguments.first?.toDictionary()?["x"] as? Int).map(String.init) ?? "nil")
+            results.append(context.globalObject.forProperty("marker").toString() ?? "nil")
+            context.evaluateScript("throw new Error('reported from the coroutine')")
+            return try context.evaluate("'returned from Swift'")
+        }
+        let result = eval(context, """
+            var marker = 'global of this realm';
+            var t = new Duktape.Thread(function () { return swift({ x: 5, toString: function () { return 'arg' } }) });
+            Duktape.Thread.resume(t)
+            """)
+        #expect(result.toString() == "returned from Swift")
+        #expect(results.values == ["42", "evaluateScript ok", "5", "arg", "5", "global of this realm"])
+        #expect(seen.messages == ["Error: reported from the coroutine"])
+        // Nested: a coroutine resumed from a callback of another coroutine.
+        context["inner"] = JSValue(newFunctionIn: context) { () -> Int in
+            let value = try? context.evaluate("Duktape.Thread.resume(new Duktape.Thread(function () { return swiftDepth() }))")
+            return Int(value?.toInt32() ?? -1)
+        }
+        context["swiftDepth"] = JSValue(newFunctionIn: context) { () -> Int in
+            Int((try? context.evaluate("7"))?.toInt32() ?? -1)
+        }
+        #expect(eval(context, "Duktape.Thread.resume(new Duktape.Thread(function () { return inner() }))").toInt32() == 7)
+        // And after the coroutines, the context's own thread works as before.
+        #expect(eval(context, "marker").toString() == "global of this realm")
+    }
+
+    @Test func aCoroutineCallbackInASandboxCannotExist() {
+        // The sandbox removes Duktape.Thread: nothing to test but that it stays removed.
+        let sandboxed = JSContext(sandbox: JSSandbox())!
+        #expect(thrown(sandboxed, "new Duktape.Thread(function () {})")?.name == "ReferenceError")
+    }
+}
+
+/// Strings appended from callbacks, read by the test.
+final class LockedStrings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func append(_ string: String) { lock.withLock { list.append(string) } }
+    var values: [String] { lock.withLock { list } }
+}
+
 /// The error a script ended with, read after its thread signalled.
 final class ExceptionBox: @unchecked Sendable {
     private let lock = NSLock()

@@ -110,6 +110,10 @@ typedef enum cduk_class {
 /* The class of the value at idx (CDUK_CLASS_NONE for primitives). Never throws. */
 cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx);
 
+/* True when two Duktape threads share one realm (one global object): a coroutine made with
+ * `new Duktape.Thread` and the thread that made it. Never throws. */
+int cduk_same_realm(duk_context *a, duk_context *b);
+
 /* True for a Proxy object. Duktape never runs a Proxy's finalizer, so a Proxy cannot be
  * watched for its death (JSManagedValue keeps it alive instead). Never throws. */
 int cduk_is_proxy(duk_context *ctx, duk_idx_t idx);

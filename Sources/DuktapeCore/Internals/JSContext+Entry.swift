@@ -8,6 +8,7 @@ extension JSContext {
     @inline(__always)
     func withStack<T>(_ body: (EngineStack) throws(JSException) -> T) throws(JSException) -> T {
         try engine.enter { () throws(JSException) -> T in
+            let ctx = coroutineThread ?? self.ctx
             let top = duk_get_top(ctx)
             let outer = engine.runningContextReference
             engine.runningContextReference = Unmanaged.passUnretained(self)
