@@ -165,6 +165,82 @@ extension HostileLimitsTests {
     }
 }
 
+extension HostileLimitsTests {
+    // MARK: - Hole 4: shared structures and huge conversions
+
+    @Test func sharedArraysConvertOncePerConversion() throws {
+        let context = JSContext()!
+        // 22 levels, each array twice in its parent: 2^21 paths through 22 distinct arrays.
+        let shared = eval(context, "var x = [1]; for (var i = 0; i < 21; i++) x = [x, x]; x")
+        let converted = try #require(finishes(within: 20) { _ = shared.toArray() } ? shared.toArray() : nil)
+        var level: [Any] = converted
+        var depth = 0
+        while level.count == 2, let first = level[0] as? [Any], let second = level[1] as? [Any] {
+            #expect(first.count == second.count)
+            level = first
+            depth += 1
+        }
+        #expect(depth == 21)
+        #expect((level.first as? Int) == 1)
+    }
+
+    @Test func sharedObjectsConvertOncePerConversion() throws {
+        let context = JSContext()!
+        let shared = eval(context, "var x = { v: 1 }; for (var i = 0; i < 21; i++) x = { a: x, b: [x, { c: x }] }; x")
+        #expect(finishes(within: 20) {
+            _ = shared.toDictionary()
+            _ = shared.toObject()
+            _ = [String: JSValue].fromJSValue(shared)
+        })
+        let top = try #require(shared.toDictionary())
+        let a = try #require(top["a"] as? [String: Any])
+        let b = try #require(top["b"] as? [Any])
+        #expect((b[0] as? [String: Any])?.keys.sorted() == a.keys.sorted())
+    }
+
+    @Test func cyclesThroughSharedObjectsStillComeBackAsValues() throws {
+        let context = JSContext()!
+        let value = eval(context, "var a = [1]; var b = [a, a]; a.push(b); b")
+        let converted = try #require(value.toArray())
+        let first = try #require(converted[0] as? [Any])
+        #expect(first.count == 2)
+        #expect(first[1] is JSValue)  // the back-reference to b
+        #expect((converted[1] as? [Any])?.count == 2)
+    }
+
+    @Test func aConversionStopsAtTheDeadline() throws {
+        let clock = ManualClock()
+        let vm = JSVirtualMachine(clock: clock)!
+        vm.executionTimeLimit = 1
+        let context = JSContext(virtualMachine: vm)!
+        context["tick"] = JSValue(newFunctionIn: context) { () in clock.advance(by: .seconds(2)) }
+        // A getter early in a large array moves the clock past the deadline; what is left of the
+        // conversion runs no script code, so the conversion itself must notice.
+        let value = eval(context, """
+            var big = []; for (var i = 0; i < 200000; i++) big.push([i]);
+            Object.defineProperty(big, 5, { get: function () { tick(); return 5 } }); big
+            """)
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        #expect(value.toArray() == nil)
+        #expect(recorder.messages == ["RangeError: execution timeout"])
+        #expect(eval(context, "big.length").toInt32() == 200_000)
+    }
+
+    @Test func aConversionStopsAtTheMemoryLimit() throws {
+        let vm = JSVirtualMachine()!
+        let context = JSContext(virtualMachine: vm)!
+        vm.memoryLimit = vm.memoryUsage + (1 << 20)
+        // Sparse: no heap memory, but 16 million Swift elements if converted.
+        let sparse = eval(context, "var s = []; s.length = 16000000; s")
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        #expect(sparse.toArray() == nil)
+        #expect(recorder.messages.first?.hasPrefix("RangeError: memory limit exceeded") == true)
+        #expect(sparse.toObject() == nil)
+    }
+}
+
 /// Strings appended from callbacks, read by the test.
 final class LockedStrings: @unchecked Sendable {
     private let lock = NSLock()

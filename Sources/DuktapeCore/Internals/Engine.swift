@@ -245,6 +245,13 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// True when an entry's deadline is armed and has passed (caller holds the lock). Swift
+    /// loops that run no script code (a conversion's) check it themselves.
+    var isPastDeadline: Bool {
+        lock.assertHeld("isPastDeadline")
+        return state.pointee.deadline_ns != 0 && cduk_clock_now(state) >= state.pointee.deadline_ns
+    }
+
     /// True when the heap refused an allocation because of the memory limit during the current
     /// outermost entry. Caller holds the lock.
     var memoryLimitReachedInEntry: Bool {
@@ -255,8 +262,7 @@ final class Engine: @unchecked Sendable {
     /// True inside a call nested in an entry whose execution deadline has passed (caller holds
     /// the lock).
     var isPastDeadlineInNestedEntry: Bool {
-        lock.assertHeld("isPastDeadlineInNestedEntry")
-        return entryDepth > 0 && state.pointee.deadline_ns != 0 && cduk_clock_now(state) >= state.pointee.deadline_ns
+        entryDepth > 0 && isPastDeadline
     }
 
     /// True when native code was stopped by the execution deadline during the current outermost

@@ -293,19 +293,54 @@ extension NSNumber {
 
 // MARK: - JavaScript → Swift (JSC's toObject table)
 
+/// One conversion from JavaScript to Swift (`toObject()`, `toArray()`, `toDictionary()`): the
+/// objects on the path being converted (cycles), the containers already converted (shared
+/// sub-objects), and the work done, bounded by the VM's deadline and memory limit.
+final class ConversionState {
+    /// Objects being converted: one met again is a back-reference (a cycle).
+    @exclusivity(unchecked) var path: [UnsafeMutableRawPointer] = []
+    /// Containers converted so far, by heap address: JavaScriptCore converts each object once per
+    /// conversion and shares the result, so a DAG (`x = [x, x]`, 21 levels deep: 105 KB of heap)
+    /// costs its size, not 2^21 copies.
+    @exclusivity(unchecked) var converted: [UnsafeMutableRawPointer: Any] = [:]
+    /// Elements and entries converted so far.
+    @exclusivity(unchecked) var elements = 0
+    /// At most this many elements (from the memory limit: each costs Swift memory the heap's
+    /// limit does not see).
+    let elementBudget: Int
+
+    init(engine: Engine) {
+        elementBudget = engine.memoryLimit.map { max(4096, $0 / 8) } ?? .max
+    }
+
+    /// Counts one element; every 1,024th also checks the deadline (reading elements allocates
+    /// nothing the allocator's own deadline check could refuse).
+    @inline(__always)
+    func count(on stack: EngineStack) throws(JSException) {
+        elements += 1
+        if elements & 1023 == 0 {
+            if stack.context.engine.isPastDeadline {
+                throw stack.makeError(.rangeError, "execution timeout")
+            }
+            if elements > elementBudget {
+                throw stack.makeError(.rangeError, "memory limit exceeded (converting \(elements) elements)")
+            }
+        }
+    }
+}
+
 extension EngineStack {
     /// Converts the value at `index` by JSC's toObject rules (see the README's table).
     ///
     /// Cycles: an object met again while it is still being converted (a back-reference) comes
     /// back as its `JSValue`, so a cyclic graph converts to a finite Swift value and nothing is
-    /// lost. Shared, non-cyclic sub-objects are converted once per occurrence (Swift containers
-    /// are values).
+    /// lost. Shared, non-cyclic sub-objects are converted once and shared (Swift containers are
+    /// copy-on-write values: the copies share storage).
     func any(at index: Int32) throws(JSException) -> Any? {
-        var path: [UnsafeMutableRawPointer] = []
-        return try any(at: index, depth: 0, path: &path)
+        try any(at: index, depth: 0, state: ConversionState(engine: context.engine))
     }
 
-    private func any(at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]) throws(JSException) -> Any? {
+    private func any(at index: Int32, depth: Int, state: ConversionState) throws(JSException) -> Any? {
         switch Int32(duk_get_type(ctx, index)) {
         case Int32(DUK_TYPE_UNDEFINED), Int32(DUK_TYPE_NONE), Int32(DUK_TYPE_POINTER): return nil
         case Int32(DUK_TYPE_NULL): return NSNull()
@@ -325,8 +360,10 @@ extension EngineStack {
             return Data(bytes: bytes, count: count)
         default: break
         }
-        if let pointer = duk_get_heapptr(ctx, index), path.contains(pointer) {
-            return try value(at: index)
+        let pointer = duk_get_heapptr(ctx, index)
+        if let pointer {
+            if state.path.contains(pointer) { return try value(at: index) }
+            if let done = state.converted[pointer] { return done }
         }
         // Wrappers give back their Swift object, constructors their class, and a function made
         // from a Swift closure the function itself (JavaScriptCore returns the block), as a JSValue.
@@ -335,23 +372,24 @@ extension EngineStack {
             if box is HostFunction { return try value(at: index) }
         }
         try checkConversionDepth(depth, limit: ConversionLimits.maximumDepth - 1)
-        let pointer = duk_get_heapptr(ctx, index)
-        if let pointer { path.append(pointer) }
-        defer { if pointer != nil { path.removeLast() } }
-        if duk_is_array(ctx, index) != 0 {
-            return try array(at: index, depth: depth, path: &path)
-        }
-        return try dictionary(at: index, depth: depth, path: &path)
+        if let pointer { state.path.append(pointer) }
+        defer { if pointer != nil { state.path.removeLast() } }
+        let result: Any =
+            duk_is_array(ctx, index) != 0
+            ? try array(at: index, depth: depth, state: state)
+            : try dictionary(at: index, depth: depth, state: state)
+        if let pointer { state.converted[pointer] = result }
+        return result
     }
 
     /// JSC's toArray body: `length` elements, holes and undefined as NSNull.
     func array(at index: Int32) throws(JSException) -> [Any] {
-        var path: [UnsafeMutableRawPointer] = []
-        if let pointer = duk_get_heapptr(ctx, index) { path.append(pointer) }
-        return try array(at: index, depth: 0, path: &path)
+        let state = ConversionState(engine: context.engine)
+        if let pointer = duk_get_heapptr(ctx, index) { state.path.append(pointer) }
+        return try array(at: index, depth: 0, state: state)
     }
 
-    private func array(at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]) throws(JSException) -> [Any] {
+    private func array(at index: Int32, depth: Int, state: ConversionState) throws(JSException) -> [Any] {
         let index = duk_normalize_index(ctx, index)
         try reserve(3)
         duk_dup(ctx, index)
@@ -363,12 +401,13 @@ extension EngineStack {
         var result: [Any] = []
         result.reserveCapacity(Int(length))
         for element in 0..<Int(length) {
+            try state.count(on: self)
             try reserve(3)
             duk_dup(ctx, index)
             duk_push_number(ctx, Double(element))
-            try check(cduk_pget_prop(ctx))
+            try getProperty()
             defer { duk_pop(ctx) }
-            result.append(try any(at: -1, depth: depth + 1, path: &path) ?? NSNull())
+            result.append(try any(at: -1, depth: depth + 1, state: state) ?? NSNull())
         }
         return result
     }
@@ -376,36 +415,29 @@ extension EngineStack {
     /// JSC's toDictionary body: every enumerable property (inherited ones included, as for-in),
     /// undefined values omitted.
     func dictionary(at index: Int32) throws(JSException) -> [String: Any] {
-        var path: [UnsafeMutableRawPointer] = []
-        if let pointer = duk_get_heapptr(ctx, index) { path.append(pointer) }
-        return try dictionary(at: index, depth: 0, path: &path)
-    }
-
-    private func dictionary(
-        at index: Int32, depth: Int, path: inout [UnsafeMutableRawPointer]
-    ) throws(JSException) -> [String: Any] {
-        try visitEntries(at: index, depth: depth, path: path).result
+        let state = ConversionState(engine: context.engine)
+        if let pointer = duk_get_heapptr(ctx, index) { state.path.append(pointer) }
+        return try dictionary(at: index, depth: 0, state: state)
     }
 
     /// One protected call enumerates the object; each entry comes back to `DictionaryVisitor`.
-    private func visitEntries(
-        at index: Int32, depth: Int, path: [UnsafeMutableRawPointer]
-    ) throws(JSException) -> DictionaryVisitor {
+    private func dictionary(at index: Int32, depth: Int, state: ConversionState) throws(JSException) -> [String: Any] {
         let index = duk_normalize_index(ctx, index)
         try reserve(4)
         duk_dup(ctx, index)
-        let visitor = DictionaryVisitor(stack: self, depth: depth, path: path)
+        let visitor = DictionaryVisitor(stack: self, depth: depth, state: state)
         let status = cduk_pvisit(ctx, 0, { udata, _ in
             Unmanaged<DictionaryVisitor>.fromOpaque(udata).takeUnretainedValue().visit()
         }, Unmanaged.passUnretained(visitor).toOpaque())
         if let failure = visitor.failure { throw failure }
         try check(status)
-        return visitor
+        return visitor.result
     }
 
     /// Converts the value on top (an entry's value) for a container being built.
-    fileprivate func entryValue(depth: Int, path: inout [UnsafeMutableRawPointer]) throws(JSException) -> Any? {
-        try any(at: -1, depth: depth + 1, path: &path)
+    fileprivate func entryValue(depth: Int, state: ConversionState) throws(JSException) -> Any? {
+        try state.count(on: self)
+        return try any(at: -1, depth: depth + 1, state: state)
     }
 
     /// ToNumber of the value at `index` (may run valueOf; errors propagate).
@@ -423,23 +455,23 @@ extension EngineStack {
 private final class DictionaryVisitor {
     let stack: EngineStack
     let depth: Int
+    let state: ConversionState
     // Unchecked: touched only by the visit in progress (no overlapping access is possible), and
     // dynamic exclusivity checks would cost more than the rest of an entry's bookkeeping.
-    @exclusivity(unchecked) var path: [UnsafeMutableRawPointer]
     @exclusivity(unchecked) var result: [String: Any] = [:]
     @exclusivity(unchecked) var failure: JSException?
 
-    init(stack: EngineStack, depth: Int, path: [UnsafeMutableRawPointer]) {
+    init(stack: EngineStack, depth: Int, state: ConversionState) {
         self.stack = stack
         self.depth = depth
-        self.path = path
+        self.state = state
     }
 
     /// Returns 0 to go on, 1 to stop (with `failure` set).
     func visit() -> Int32 {
         guard let key = stack.stringIfString(at: -2) else { return 0 }
         do {
-            if let element = try stack.entryValue(depth: depth, path: &path) {
+            if let element = try stack.entryValue(depth: depth, state: state) {
                 result[key] = element
             }
             return 0
