@@ -54,6 +54,9 @@ int cduk_put_prop_fast(duk_context *ctx);
  * 0 (nothing visited) when the object needs Duktape's general enumerator. */
 int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *_Nullable udata);
 
+/* The reference count of the object at `idx` (0 for anything else). engine.c. */
+uint32_t cduk_refcount_at(duk_context *ctx, duk_idx_t idx);
+
 /* The box of the function being called (engine.c), for the host-function trampoline. */
 void *_Nullable cduk_callee_box(duk_context *ctx);
 

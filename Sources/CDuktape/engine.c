@@ -419,6 +419,11 @@ void *cduk_engine_heap(duk_context *ctx) {
     return ((duk_hthread *) ctx)->heap;
 }
 
+uint32_t cduk_refcount_at(duk_context *ctx, duk_idx_t idx) {
+    duk_hobject *h = duk_get_hobject((duk_hthread *) ctx, idx);
+    return h != NULL ? (uint32_t) DUK_HEAPHDR_GET_REFCOUNT((duk_heaphdr *) h) : 0;
+}
+
 int cduk_same_realm(duk_context *a, duk_context *b) {
     return ((duk_hthread *) a)->builtins[DUK_BIDX_GLOBAL] == ((duk_hthread *) b)->builtins[DUK_BIDX_GLOBAL];
 }

@@ -280,8 +280,13 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
     return grown;
 }
 
+static void cduk__object_freed(cduk_heap_state *state, void *object);
+
 static void cduk__free(void *udata, void *ptr) {
     cduk_heap_state *state = (cduk_heap_state *) udata;
+    if (state->undecided != NULL && ptr != NULL) {
+        cduk__object_freed(state, ptr); /* an undecided object's header (see the death tables) */
+    }
     if (ptr != NULL) {
         state->memory_used -= malloc_usable_size(ptr);
         free(ptr);
@@ -652,10 +657,174 @@ void cduk_set_box_callbacks(cduk_box_release_fn release, cduk_host_dispatch_fn d
     cduk__finalized = finalized;
 }
 
+/* ---- Deaths decided after the finalizer (see CDuktape.h) -------------------------
+ *
+ * Why: Duktape calls a finalizer, then frees the object only if nothing references it any more
+ * (reference count 1: its finalize_list entry). Otherwise the object was rescued, or it is
+ * garbage in a cycle that the next mark-and-sweep frees without calling the finalizer again.
+ * Inside our finalizer the two references of the call itself are added (the object pushed by
+ * duk_heap_run_finalizer and the argument), so "freed right after" reads as a count of 3. Any
+ * other count leaves the object undecided: its box and watch are kept in a table keyed by the
+ * object's header address, and the allocator's free hook moves it to the freed queue if the
+ * object's memory is freed. A rescued object stays undecided and its finalizer runs again at its
+ * next death (Duktape clears FINALIZED on rescue), which decides again. */
+
+#define CDUK__FREED_RIGHT_AFTER 3u
+
+typedef struct cduk__death {
+    void *object; /* NULL: empty slot; CDUK__TOMBSTONE: removed */
+    void *box;    /* the Swift box to release, or NULL */
+} cduk__death;
+
+static char cduk__tombstone_byte;
+#define CDUK__TOMBSTONE ((void *) &cduk__tombstone_byte)
+
+/* Open addressing by header address (undecided), or a plain list (freed). */
+struct cduk_deaths {
+    cduk__death *slots;
+    size_t capacity; /* a power of two (table) */
+    size_t count;    /* live entries */
+    size_t used;     /* live entries and tombstones (table) */
+};
+
+static size_t cduk__hash(const void *object, size_t capacity) {
+    uintptr_t x = (uintptr_t) object >> 3;
+    x ^= x >> 17;
+    x *= (uintptr_t) 0x9E3779B97F4A7C15ull;
+    return (size_t) (x >> 7) & (capacity - 1);
+}
+
+static struct cduk_deaths *cduk__deaths_new(size_t capacity) {
+    struct cduk_deaths *d = calloc(1, sizeof(struct cduk_deaths));
+    if (d == NULL) return NULL;
+    d->slots = calloc(capacity, sizeof(cduk__death));
+    if (d->slots == NULL) {
+        free(d);
+        return NULL;
+    }
+    d->capacity = capacity;
+    return d;
+}
+
+static void cduk__deaths_free(struct cduk_deaths *d) {
+    if (d != NULL) {
+        free(d->slots);
+        free(d);
+    }
+}
+
+/* The slot of `object` in the table, or NULL. */
+static cduk__death *cduk__table_find(struct cduk_deaths *d, const void *object) {
+    for (size_t i = cduk__hash(object, d->capacity), n = 0; n < d->capacity; n++, i = (i + 1) & (d->capacity - 1)) {
+        if (d->slots[i].object == NULL) return NULL;
+        if (d->slots[i].object == object) return &d->slots[i];
+    }
+    return NULL;
+}
+
+static int cduk__table_put(struct cduk_deaths *d, void *object, void *box);
+
+static int cduk__table_grow(struct cduk_deaths *d) {
+    size_t capacity = d->count * 4 > d->capacity ? d->capacity * 2 : d->capacity; /* else: only tombstones */
+    cduk__death *old = d->slots;
+    size_t old_capacity = d->capacity;
+    cduk__death *slots = calloc(capacity, sizeof(cduk__death));
+    if (slots == NULL) return 0;
+    d->slots = slots;
+    d->capacity = capacity;
+    d->count = 0;
+    d->used = 0;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (old[i].object != NULL && old[i].object != CDUK__TOMBSTONE) {
+            (void) cduk__table_put(d, old[i].object, old[i].box);
+        }
+    }
+    free(old);
+    return 1;
+}
+
+static int cduk__table_put(struct cduk_deaths *d, void *object, void *box) {
+    cduk__death *existing = cduk__table_find(d, object);
+    if (existing != NULL) {
+        existing->box = box;
+        return 1;
+    }
+    if ((d->used + 1) * 2 > d->capacity && !cduk__table_grow(d)) return 0;
+    size_t i = cduk__hash(object, d->capacity);
+    while (d->slots[i].object != NULL && d->slots[i].object != CDUK__TOMBSTONE) i = (i + 1) & (d->capacity - 1);
+    if (d->slots[i].object == NULL) d->used++;
+    d->slots[i].object = object;
+    d->slots[i].box = box;
+    d->count++;
+    return 1;
+}
+
+/* Removes `object`; returns its entry (object NULL when absent). */
+static cduk__death cduk__table_take(struct cduk_deaths *d, const void *object) {
+    cduk__death found = { NULL, NULL };
+    cduk__death *slot = cduk__table_find(d, object);
+    if (slot != NULL) {
+        found = *slot;
+        slot->object = CDUK__TOMBSTONE;
+        slot->box = NULL;
+        d->count--;
+    }
+    return found;
+}
+
+static int cduk__list_append(struct cduk_deaths *d, cduk__death death) {
+    if (d->count == d->capacity) {
+        cduk__death *slots = realloc(d->slots, d->capacity * 2 * sizeof(cduk__death));
+        if (slots == NULL) return 0;
+        d->slots = slots;
+        d->capacity *= 2;
+    }
+    d->slots[d->count++] = death;
+    return 1;
+}
+
+/* The allocator's free hook: an undecided object's memory is freed, so it is dead. */
+static void cduk__object_freed(cduk_heap_state *state, void *object) {
+    if (state->undecided->count == 0) return;
+    cduk__death death = cduk__table_take(state->undecided, object);
+    if (death.object == NULL) return;
+    if (state->freed == NULL) state->freed = cduk__deaths_new(16);
+    /* Out of system memory here would lose one report: the box then stays retained (a leak,
+     * never a use of freed memory, since the object is gone either way). */
+    if (state->freed != NULL && cduk__list_append(state->freed, death)) state->freed_count++;
+}
+
+int cduk_is_freed(const cduk_heap_state *state, const void *object) {
+    if (state->freed == NULL) return 0;
+    for (size_t i = 0; i < state->freed->count; i++) {
+        if (state->freed->slots[i].object == object) return 1;
+    }
+    return 0;
+}
+
+void cduk_drain_freed(cduk_heap_state *state) {
+    while (state->freed != NULL && state->freed->count > 0) {
+        /* Report one at a time: a release runs Swift code that may free more. */
+        cduk__death death = state->freed->slots[--state->freed->count];
+        state->freed_count--;
+        if (cduk__finalized != NULL && state->swift_owner != NULL) cduk__finalized(state->swift_owner, death.object);
+        if (death.box != NULL && cduk__release_box != NULL) cduk__release_box(death.box);
+    }
+}
+
+void cduk_free_death_tables(cduk_heap_state *state) {
+    cduk__deaths_free(state->undecided);
+    cduk__deaths_free(state->freed);
+    state->undecided = NULL;
+    state->freed = NULL;
+    state->freed_count = 0;
+}
+
 /* Why C: a finalizer is a Duktape/C function; everything that may throw here is in C.
- * Order: a script's own finalizer (chained, see cduk__guarded_fin) runs first, then
- * Swift hears of the death of a watched object (while it is still valid: Duktape
- * frees an object only after its finalizer), then the box is released. */
+ * Order: a script's own finalizer (chained, see cduk__guarded_fin) runs first; then, if the
+ * object is freed right after (see the death tables above), Swift hears of the death of a
+ * watched object (while it is still valid: Duktape frees an object only after its finalizer)
+ * and the box is released; otherwise the object stays undecided. */
 static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
     /* [obj heapDestruct] */
     duk_memory_functions functions;
@@ -670,6 +839,20 @@ static duk_ret_t cduk__box_finalizer(duk_context *ctx) {
         if (state != NULL) state->script_finalizers--;
     }
     duk_pop(ctx);
+
+    /* At heap destruction nothing is rescued: every object is freed after its finalizer. */
+    duk_bool_t destructing = duk_get_boolean(ctx, 1);
+    void *object = duk_get_heapptr(ctx, 0);
+    if (state != NULL && object != NULL && !destructing && cduk_refcount_at(ctx, 0) != CDUK__FREED_RIGHT_AFTER) {
+        if (state->undecided == NULL) state->undecided = cduk__deaths_new(16);
+        if (state->undecided != NULL && cduk__table_put(state->undecided, object, cduk_box_at(ctx, 0))) {
+            return 0; /* decided when it is freed, or at its next finalization */
+        }
+        /* Out of system memory for the table: decide now, as Duktape's own rule would. */
+    }
+    if (state != NULL && state->undecided != NULL && object != NULL) {
+        (void) cduk__table_take(state->undecided, object); /* undecided in an earlier round */
+    }
 
     cduk_get_own_hidden(ctx, 0, CDUK__WATCH_KEY);
     duk_bool_t watched = duk_to_boolean(ctx, -1);

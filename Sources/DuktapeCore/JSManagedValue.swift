@@ -97,6 +97,8 @@ public final class JSManagedValue: @unchecked Sendable {
             switch target {
             case .primitive(let storage): return JSValue(context: context, storage: storage)
             case .collected: return nil
+            case .object(let pointer) where context.engine.isFreed(pointer):
+                return nil  // freed after a finalizer that could have rescued it; reported soon
             case .object(let pointer), .pinned(.reference(_, let pointer)):
                 return try? context.withStack { stack throws(JSException) in
                     try stack.pushHeapObject(pointer)
@@ -110,7 +112,7 @@ public final class JSManagedValue: @unchecked Sendable {
     /// The heap address of a live watched object (caller holds the lock).
     var liveObject: UnsafeMutableRawPointer? {
         vm?.lock.assertHeld("liveObject")
-        if case .object(let pointer) = target { return pointer }
+        if case .object(let pointer) = target, vm?.engine.isFreed(pointer) != true { return pointer }
         return nil
     }
 

@@ -241,6 +241,122 @@ extension HostileLimitsTests {
     }
 }
 
+/// Instances made only by the resurrection tests.
+final class Phoenix: JSExport {
+    static let live = LiveCounter()
+    var name = "phoenix"
+    init() { Phoenix.live.increment() }
+    deinit { Phoenix.live.decrement() }
+    static let jsClass = JSClass(Phoenix.self) { c in
+        c.constructor { () in Phoenix() }
+        c.property("name", \.name)
+        c.method("greet()") { (phoenix: Phoenix) in "hello from \(phoenix.name)" }
+    }
+}
+
+@Suite("Resurrection", .serialized)
+struct ResurrectionTests {
+    // MARK: - Hole 6: a finalizer that rescues an object is not its death
+
+    private func context() -> JSContext {
+        let context = JSContext()!
+        context["Phoenix"] = Phoenix.self
+        return context
+    }
+
+    @Test func aManagedValueSurvivesItsObjectsRescue() throws {
+        let context = context()
+        let object = eval(context, """
+            var rescues = 0;
+            var o = { tag: 'alive' };
+            Duktape.fin(o, function (x) { if (rescues++ === 0) globalThis.back = x });
+            o
+            """)
+        let managed = try #require(JSManagedValue(value: object))
+        _ = consume object
+        eval(context, "o = null")
+        context.virtualMachine.garbageCollect()
+        #expect(eval(context, "rescues").toInt32() == 1)
+        #expect(managed.value?.forProperty("tag").toString() == "alive")
+        #expect(managed.value?.isEqual(to: eval(context, "back")) == true)
+        // Its second death is final (the finalizer does not rescue it again).
+        eval(context, "back = null")
+        context.virtualMachine.garbageCollect()
+        #expect(eval(context, "rescues").toInt32() == 2)
+        #expect(managed.value == nil)
+    }
+
+    @Test func aWrapperRescuedByItsOwnFinalizerKeepsItsObject() throws {
+        #expect(Phoenix.live.value == 0)
+        do {
+            let context = context()
+            eval(context, """
+                var rescues = 0;
+                var p = new Phoenix(); p.name = 'first';
+                Duktape.fin(p, function (x) { if (rescues++ === 0) globalThis.saved = x });
+                p = null
+                """)
+            context.virtualMachine.garbageCollect()
+            #expect(Phoenix.live.value == 1)
+            #expect(eval(context, "saved.greet()").toString() == "hello from first")
+            let object = try #require(eval(context, "saved").toObject() as? Phoenix)
+            #expect(object.name == "first")
+            eval(context, "saved = null")
+            context.virtualMachine.garbageCollect()
+            #expect(eval(context, "rescues").toInt32() == 2)
+            #expect(Phoenix.live.value == 1)  // `object` is still held here
+        }
+        #expect(Phoenix.live.value == 0)
+    }
+
+    @Test func aWrapperRescuedByAnotherObjectsFinalizerKeepsWorking() throws {
+        #expect(Phoenix.live.value == 0)
+        let context = context()
+        eval(context, """
+            var w = new Phoenix(); w.name = 'held';
+            var holder = { w: w }; holder.self = holder;   // a cycle: only mark-and-sweep frees it
+            Duktape.fin(holder, function (h) { globalThis.saved = h.w });
+            w = null; holder = null
+            """)
+        context.virtualMachine.garbageCollect()
+        #expect(Phoenix.live.value == 1)
+        #expect(eval(context, "saved.greet()").toString() == "hello from held")
+        eval(context, "saved = null")
+        context.virtualMachine.garbageCollect()
+        context.virtualMachine.garbageCollect()
+        #expect(Phoenix.live.value == 0)
+    }
+
+    @Test func cyclicGarbageWithFinalizersIsStillReleased() throws {
+        #expect(Phoenix.live.value == 0)
+        let context = context()
+        let managed = try #require(JSManagedValue(value: eval(context, """
+            var a = new Phoenix(); var b = new Phoenix(); a.other = b; b.other = a;
+            Duktape.fin(a, function () {}); Duktape.fin(b, function () {});
+            var watched = { a: a }; watched.self = watched; Duktape.fin(watched, function () {});
+            a = b = null; watched
+            """)))
+        eval(context, "watched = null")
+        context.virtualMachine.garbageCollect()
+        context.virtualMachine.garbageCollect()
+        #expect(Phoenix.live.value == 0)
+        #expect(managed.value == nil)
+    }
+
+    @Test func aRescuedSwiftFunctionKeepsItsClosure() throws {
+        #expect(EngineProbe.live.value == 0)
+        do {
+            let context = context()
+            let probe = EngineProbe()
+            context["f"] = JSValue(newFunctionIn: context) { () -> String in _ = probe; return "still here" }
+            eval(context, "var n = 0; Duktape.fin(f, function (x) { if (n++ === 0) globalThis.g = x }); f = null")
+            context.virtualMachine.garbageCollect()
+            #expect(eval(context, "g()").toString() == "still here")
+        }
+        #expect(EngineProbe.live.value == 0)
+    }
+}
+
 /// Strings appended from callbacks, read by the test.
 final class LockedStrings: @unchecked Sendable {
     private let lock = NSLock()

@@ -30,6 +30,16 @@ func fuzzConvert(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fail("round trip through a global differs", model, context.objectForKeyedSubscript("v")?.toObject())
     }
     exercise(context.evaluateScript("JSON.parse(JSON.stringify([v]))[0]"))
+
+    // Shared: the same object at several places converts once, to equal values everywhere.
+    if model.depth < 200 {
+        let shared = context.evaluateScript("var w = [v, v, { a: v, b: [v] }]; w.push(w[2]); w")?.toObject()
+        guard let items = shared as? [Any], items.count == 4, model.matches(items[0]), model.matches(items[1]),
+            let third = items[2] as? [String: Any], let a = third["a"], model.matches(a),
+            let b = third["b"] as? [Any], b.count == 1, model.matches(b[0]),
+            let fourth = items[3] as? [String: Any], fourth.count == 2
+        else { fail("shared round trip differs", model, shared) }
+    }
     return 0
 }
 

@@ -52,6 +52,9 @@ typedef struct cduk_heap_state {
     void *_Nullable swift_owner; /* the Swift engine (unretained), for finalizer reports */
     void *_Nullable box_key; /* the interned hidden key of box slots (kept alive in the heap stash) */
     const struct cduk_clock *_Nullable clock; /* the heap's clock; NULL = CLOCK_MONOTONIC */
+    struct cduk_deaths *_Nullable undecided; /* finalized objects that may have been rescued */
+    struct cduk_deaths *_Nullable freed;     /* undecided objects since freed, to report */
+    uint32_t freed_count;    /* entries in `freed`: cduk_drain_freed has work when non-zero */
 } cduk_heap_state;
 
 /* Creates a heap whose allocations are accounted in `state` and whose fatal
@@ -225,6 +228,25 @@ duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
  * sandboxed != 0 the `Duktape` global removed (no fin/act/gc/info/enc/dec/compact/Thread/
  * Pointer for the script). */
 duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed);
+
+/* ---- Deaths decided after the finalizer ---------------------------------------
+ * A finalizer can rescue its object (or another's), and Duktape then keeps it. The library's
+ * finalizer releases a Swift box and reports a watched object's death only when the object is
+ * really freed: at once when Duktape frees it right after the finalizer, else when the allocator
+ * sees the object's memory freed (the object is "undecided" until then; a rescued object stays
+ * so, and is finalized again at its next death). Those late deaths are queued, since the free
+ * happens deep inside the collector, and reported by cduk_drain_freed at a safe point. */
+
+/* Reports and releases what the queue holds: the finalized callback for each object, then the
+ * box's release. Call it under the VM lock, outside any engine call. */
+void cduk_drain_freed(cduk_heap_state *state);
+
+/* True when `object` (a heap pointer) was freed and its death is still queued: such a pointer
+ * must not be pushed. */
+int cduk_is_freed(const cduk_heap_state *state, const void *object);
+
+/* Frees the tables (after the heap is destroyed and the queue drained). */
+void cduk_free_death_tables(cduk_heap_state *state);
 
 /* ---- Swift boxes and host functions --------------------------------------- */
 

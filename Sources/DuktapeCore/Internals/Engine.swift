@@ -122,6 +122,8 @@ final class Engine: @unchecked Sendable {
             if entryDepth == 0 { beginOutermostEntry() }
             state.pointee.destroying = 1
             duk_destroy_heap(heapContext)
+            reportLateDeaths()
+            cduk_free_death_tables(state)
             state.pointee.deadline_ns = 0
             pending.withLock { $0.removeAll() }
         }
@@ -159,12 +161,26 @@ final class Engine: @unchecked Sendable {
     /// The end of the outermost entry: runs pending work (each item an entry nested in this one,
     /// so under its deadline), then disarms the deadline. Caller holds the lock.
     private func endOutermostEntry() {
-        if hasPendingWork.load(ordering: .acquiring) {
+        if hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0 {
             entryDepth = 1
+            reportLateDeaths()
             runPendingWork()
             entryDepth = 0
         }
         state.pointee.deadline_ns = 0
+    }
+
+    /// Objects whose finalizer ran but that Duktape freed only later (they could have been
+    /// rescued): their deaths are reported and their boxes released here, at a safe point.
+    private func reportLateDeaths() {
+        if state.pointee.freed_count != 0 { cduk_drain_freed(state) }
+    }
+
+    /// True when the object at `pointer` was freed and its death not yet reported: it must not be
+    /// pushed (caller holds the lock).
+    func isFreed(_ pointer: UnsafeMutableRawPointer) -> Bool {
+        lock.assertHeld("isFreed")
+        return state.pointee.freed_count != 0 && cduk_is_freed(state, pointer) != 0
     }
 
     /// Runs what other threads left while the VM was busy (caller holds the lock, in an entry).

@@ -1,0 +1,1 @@
+var t = new Duktape.Thread(function () { return [1, {a: 2}] }); Duktape.Thread.resume(t)

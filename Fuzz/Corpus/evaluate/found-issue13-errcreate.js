@@ -1,0 +1,1 @@
+Duktape.errCreate = function (e) { var a = []; a.length = 4294967295; a.join(""); return e }; null.x

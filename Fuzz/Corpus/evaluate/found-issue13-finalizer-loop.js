@@ -1,0 +1,1 @@
+function F(){while(true){}} var o={}; Duktape.fin(o,F); o = null; var k = {}; Duktape.fin(k, F); k

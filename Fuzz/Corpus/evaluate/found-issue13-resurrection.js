@@ -1,0 +1,1 @@
+var o = {tag: "alive"}; Duktape.fin(o, function (x) { globalThis.back = x }); o = null; back
