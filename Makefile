@@ -73,7 +73,7 @@ fuzz: fuzz-build
 		echo "== fuzz-$$name for $(SECONDS) s"; \
 		SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_stack_use_after_return=0 Fuzz/.build/release/fuzz-$$name \
 			Fuzz/.corpus/$$name Fuzz/Corpus/$$name -dict=Fuzz/js.dict -max_total_time=$(SECONDS) \
-			-max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			-max_len=4096 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
 			-artifact_prefix=Fuzz/.findings/$$name- || exit 1; \
 	done
 

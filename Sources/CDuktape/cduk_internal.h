@@ -54,6 +54,12 @@ int cduk_put_prop_fast(duk_context *ctx);
  * 0 (nothing visited) when the object needs Duktape's general enumerator. */
 int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *_Nullable udata);
 
+/* Turns the script hook Duktape.errCreate off (returns the previous state) and back on, around
+ * the library's own errors: they are made for the host (a caller's mistake, a limit), and a
+ * script's hook must not run there. engine.c. */
+int cduk_suspend_error_hooks(duk_context *ctx);
+void cduk_restore_error_hooks(duk_context *ctx, int previous);
+
 /* The reference count of the object at `idx` (0 for anything else). engine.c. */
 uint32_t cduk_refcount_at(duk_context *ctx, duk_idx_t idx);
 

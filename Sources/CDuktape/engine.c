@@ -419,6 +419,19 @@ void *cduk_engine_heap(duk_context *ctx) {
     return ((duk_hthread *) ctx)->heap;
 }
 
+/* Why internals: the heap's augmenting_error flag is Duktape's own guard against running the
+ * errCreate hook inside itself; while it is set, errors are made without the hook. */
+int cduk_suspend_error_hooks(duk_context *ctx) {
+    duk_heap *heap = ((duk_hthread *) ctx)->heap;
+    int previous = heap->augmenting_error ? 1 : 0;
+    heap->augmenting_error = 1;
+    return previous;
+}
+
+void cduk_restore_error_hooks(duk_context *ctx, int previous) {
+    ((duk_hthread *) ctx)->heap->augmenting_error = previous ? 1 : 0;
+}
+
 uint32_t cduk_refcount_at(duk_context *ctx, duk_idx_t idx) {
     duk_hobject *h = duk_get_hobject((duk_hthread *) ctx, idx);
     return h != NULL ? (uint32_t) DUK_HEAPHDR_GET_REFCOUNT((duk_heaphdr *) h) : 0;

@@ -409,7 +409,11 @@ static duk_ret_t cduk__builtin_call(duk_context *ctx, void *udata) {
 
 duk_int_t cduk_pbuiltin(duk_context *ctx, cduk_builtin builtin, duk_idx_t nargs, int construct) {
     cduk__builtin_args b = { builtin, nargs, construct };
-    return cduk__protect(ctx, cduk__builtin_call, &b, nargs, 1);
+    int is_error = builtin <= CDUK_BUILTIN_URI_ERROR;
+    int hooks = is_error ? cduk_suspend_error_hooks(ctx) : 0;
+    duk_int_t rc = cduk__protect(ctx, cduk__builtin_call, &b, nargs, 1);
+    if (is_error) cduk_restore_error_hooks(ctx, hooks);
+    return rc;
 }
 
 /* ---- Properties -------------------------------------------------------------- */

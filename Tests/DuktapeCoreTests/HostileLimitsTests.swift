@@ -75,6 +75,18 @@ struct HostileLimitsTests {
         #expect(context.evaluateScript("1 + 1").toInt32() == 2)
     }
 
+    @Test func theLibrarysOwnErrorsSkipTheErrorCreationHook() {
+        // Found by fuzz-evaluate: with a hook that spends the whole time limit, every API call
+        // that failed spent it again inside the library's own error. Scripts' errors still go
+        // through the hook; the library's (caller mistakes, limits) do not.
+        let context = JSContext()!
+        eval(context, "Duktape.errCreate = function (e) { if (e instanceof Error) e.hooked = true; return e }")
+        #expect(eval(context, "try { null.x } catch (e) { e.hooked }").toBool())
+        #expect(JSValue(newErrorFromMessage: "made by Swift", in: context).forProperty("hooked").isUndefined)
+        _ = JSValue(double: 1, in: context).toArray()
+        #expect(context.exception.forProperty("hooked").isUndefined)
+    }
+
     @Test func aReplacedRangeErrorIsNeverCalledByTheLibrary() {
         let sandboxed = JSContext(sandbox: JSSandbox(memoryLimit: 4 << 20, executionTimeLimit: 0.1))!
         let exception = endsInTime("""

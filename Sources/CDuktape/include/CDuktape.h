@@ -169,7 +169,8 @@ typedef enum cduk_builtin {
 } cduk_builtin;
 
 /* [arg1..argN] -> [new B(args)] (construct == 1) or [B(args)] (construct == 0) for the
- * built-in B of ctx's realm. Lets Swift create built-in values without source. */
+ * built-in B of ctx's realm. Lets Swift create built-in values without source. Errors made
+ * this way do not go through the Duktape.errCreate hook (they are the library's own). */
 duk_int_t cduk_pbuiltin(duk_context *ctx, cduk_builtin builtin, duk_idx_t nargs, int construct);
 
 /* [obj key] -> [obj[key]]. */
