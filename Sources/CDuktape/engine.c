@@ -36,8 +36,10 @@
 #define DUK_USE_INTERRUPT_COUNTER
 #define DUK_USE_EXEC_TIMEOUT_CHECK(udata) cduk_exec_timeout_check((udata))
 #define DUK_USE_JSON_STRINGIFY_FASTPATH
-/* `thr` is in scope where Duktape expands it (duk_native_stack_check), as for the call-stack limit. */
-#define DUK_USE_NATIVE_STACK_CHECK() cduk_native_check(thr->heap->heap_udata)
+/* `thr` is in scope where Duktape expands it (duk_native_stack_check), as for the call-stack limit.
+ * The common case (stack well above its floor, no deadline armed) is decided inline: Duktape
+ * checks on every call from C into the executor and at every branch a regexp tries. */
+#define DUK_USE_NATIVE_STACK_CHECK() cduk__native_check_inline(thr->heap->heap_udata)
 #undef DUK_USE_CALLSTACK_LIMIT
 #define DUK_USE_CALLSTACK_LIMIT cduk_callstack_limit(thr->heap->heap_udata)
 
@@ -46,6 +48,24 @@
 duk_bool_t cduk_exec_timeout_check(void *udata);
 int cduk_native_check(void *udata);
 duk_uint32_t cduk_callstack_limit(void *udata);
+
+/* The stack guard's state (shims.c) and the first fields of cduk_heap_state, for the inline
+ * fast path below (cduk_internal.h cannot be included before the amalgamation). */
+extern __thread uintptr_t cduk__stack_floor;
+extern __thread int cduk__stack_known;
+typedef struct {
+    size_t memory_used, memory_peak, memory_limit;
+    uint64_t deadline_ns;
+} cduk__state_prefix;
+
+static inline __attribute__((always_inline)) int cduk__native_check_inline(void *udata) {
+    if (__builtin_expect(cduk__stack_known == 1 && (uintptr_t) __builtin_frame_address(0) >= cduk__stack_floor &&
+                             (udata == NULL || ((const cduk__state_prefix *) udata)->deadline_ns == 0),
+                         1)) {
+        return 0;
+    }
+    return cduk_native_check(udata);
+}
 
 #include "/usr/share/duktape/duktape.c"
 
@@ -56,6 +76,9 @@ duk_uint32_t cduk_callstack_limit(void *udata);
 #endif
 
 #include "cduk_internal.h"
+
+_Static_assert(offsetof(cduk_heap_state, deadline_ns) == offsetof(cduk__state_prefix, deadline_ns),
+               "cduk__state_prefix must mirror the start of cduk_heap_state");
 
 /* ---- Execution deadline --------------------------------------------------- */
 

@@ -72,9 +72,10 @@ duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata
  * (DUK_USE_NATIVE_STACK_CHECK) and throws RangeError when it returns non-zero; our
  * Swift conversions call it too. The bounds of the calling thread's stack are read
  * once per thread (pthread_getattr_np). */
-static __thread uintptr_t cduk__stack_floor = 0;   /* lowest usable address + headroom */
+/* Not static: engine.c reads the floor for the inlined fast path of the native check. */
+__thread uintptr_t cduk__stack_floor = 0;          /* lowest usable address + headroom */
 static __thread uintptr_t cduk__stack_relaxed_floor = 0; /* the same with a quarter of the headroom */
-static __thread int cduk__stack_known = 0;         /* 0 unknown, 1 known, -1 unavailable */
+__thread int cduk__stack_known = 0;                /* 0 unknown, 1 known, -1 unavailable */
 static __thread int cduk__stack_relax = 0;         /* > 0 while Swift builds or reads an error */
 
 static void cduk__find_stack(void) {

@@ -141,10 +141,8 @@ final class Engine: @unchecked Sendable {
         entryDepth += 1
         defer {
             entryDepth -= 1
-            let outermost = entryDepth == 0
-            if outermost { endOutermostEntry() }
+            if entryDepth == 0 { endOutermostEntry() }
             lock.unlock()
-            if outermost, hasPendingWork.load(ordering: .acquiring) { runPendingWorkIfIdle() }
         }
         return try body()
     }
@@ -201,8 +199,8 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// After an unlock: work left by a thread that tried the lock while this one was leaving
-    /// would otherwise wait for the next entry. Whoever gets the lock first runs it.
+    /// Runs pending work if no thread is in the VM (else the thread inside runs it when its
+    /// outermost entry ends).
     private func runPendingWorkIfIdle() {
         guard lock.tryLock() else { return }  // the holder runs it when its entry ends
         enter {}
@@ -224,7 +222,8 @@ final class Engine: @unchecked Sendable {
             list.append(work)
             hasPendingWork.store(true, ordering: .releasing)
         }
-        // The holder may have checked for pending work just before this: if it has left, run it.
+        // The thread inside may have checked for pending work just before this and left since:
+        // then run it now. (If it is still leaving, the work waits for the next entry.)
         runPendingWorkIfIdle()
     }
 
