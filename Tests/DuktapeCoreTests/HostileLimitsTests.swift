@@ -105,7 +105,7 @@ struct HostileLimitsTests {
     @Test(arguments: [
         "/(?:a+)+b/.test(\(run(40)))",
         "/(a|a)*b/.test(\(run(40)))",
-        "/(a*)*b/.exec(\(run(40)))",  // Duktape's own recursion limit may stop this one first
+        "/(a*)*b/.exec(\(run(40)))",
         "\(run(40)).replace(/(a+a+)+b/, '')",
         "\(run(40)).split(/(a|aa)+b/)",
         "\(run(40)).match(/(a+)+b/g)",
@@ -114,7 +114,9 @@ struct HostileLimitsTests {
     func backtrackingRegularExpressionsStopAtTheDeadline(script: String) throws {
         let exception = endsInTime(script)
         #expect(exception?.name == "RangeError")
-        #expect(["execution timeout", "regexp executor recursion limit"].contains(exception?.message))
+        // Duktape's own recursion limit, or the native stack guard (larger frames under ASan),
+        // may stop a pattern before the deadline: each is a clean RangeError.
+        #expect(["execution timeout", "regexp executor recursion limit", "C stack depth limit"].contains(exception?.message))
     }
 
     @Test func backtrackingStopsInASandboxToo() {
@@ -138,7 +140,10 @@ extension HostileLimitsTests {
         let seen = ExceptionRecorder()
         seen.install(on: context)
         let results = LockedStrings()
+        // The closures find their context through JSContext.current(): capturing `context` would
+        // be the documented retain cycle (context → function → closure → context).
         context["swift"] = JSValue(newFunctionIn: context) { this, arguments in
+            let context: JSContext = JSContext.current()
             // Every kind of API call, from a callback running on the coroutine's thread.
             results.append((try? context.evaluate("6 * 7"))?.toString() ?? "evaluate failed")
             results.append(context.evaluateScript("'evaluateScript ok'").toString() ?? "nil")
@@ -159,11 +164,13 @@ extension HostileLimitsTests {
         #expect(seen.messages == ["Error: reported from the coroutine"])
         // Nested: a coroutine resumed from a callback of another coroutine.
         context["inner"] = JSValue(newFunctionIn: context) { () -> Int in
+            let context: JSContext = JSContext.current()
             let value = try? context.evaluate("Duktape.Thread.resume(new Duktape.Thread(function () { return swiftDepth() }))")
             return Int(value?.toInt32() ?? -1)
         }
         context["swiftDepth"] = JSValue(newFunctionIn: context) { () -> Int in
-            Int((try? context.evaluate("7"))?.toInt32() ?? -1)
+            let context: JSContext = JSContext.current()
+            return Int((try? context.evaluate("7"))?.toInt32() ?? -1)
         }
         #expect(eval(context, "Duktape.Thread.resume(new Duktape.Thread(function () { return inner() }))").toInt32() == 7)
         // And after the coroutines, the context's own thread works as before.
