@@ -1,0 +1,1 @@
+Duktape.errCreate = function (e) { var a =  e }; null.x
