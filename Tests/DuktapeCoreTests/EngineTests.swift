@@ -194,42 +194,21 @@ struct EngineTests {
         let baseline = vm.pinnedValueCount
         var values: [JSValue] = (0..<100).map { JSValue(object: "value \($0)", in: context) }
         #expect(vm.pinnedValueCount == baseline + 100)
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        context["hold"] = JSValue(newFunctionIn: context) { () in
-            inside.signal()
-            _ = release.wait(timeout: .now() + 30)
-        }
-        let finished = DispatchSemaphore(value: 0)
-        Thread {
-            context.evaluateScript("hold()")
-            finished.signal()
-        }.start()
-        #expect(inside.wait(timeout: .now() + 30) == .success)
+        let busy = BusyVM(context, running: "hold()")
+        #expect(busy.entered)
         // The VM is busy on the other thread: these releases must not block this one; they wait
         // for it to leave (reading pinnedValueCount would take the VM lock, and wait too).
         values.removeAll()
         #expect(vm.engine.pendingWorkCount == 100)
-        release.signal()
-        #expect(finished.wait(timeout: .now() + 30) == .success)
+        #expect(busy.finish())
         #expect(vm.pinnedValueCount == baseline)
     }
 
     @Test func workPostedWhileTheVMIsBusyRunsWhenItsOutermostCallEnds() async throws {
         let vm = JSVirtualMachine()!
         let context = JSContext(virtualMachine: vm)!
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        context["hold"] = JSValue(newFunctionIn: context) { () in
-            inside.signal()
-            _ = release.wait(timeout: .now() + 30)
-        }
-        let finished = DispatchSemaphore(value: 0)
-        Thread {
-            context.evaluateScript("var log = []; hold(); log.push('script done')")
-            finished.signal()
-        }.start()
-        #expect(inside.wait(timeout: .now() + 30) == .success)
+        let busy = BusyVM(context, running: "var log = []; hold(); log.push('script done')")
+        #expect(busy.entered)
         // Posted from this thread while the other is inside: it must not run now (this thread
         // does not hold the lock), nor block; it runs under the lock when the call ends.
         let ran = LiveCounter()
@@ -238,8 +217,7 @@ struct EngineTests {
             context.evaluateScript("log.push('posted work')")
         })
         #expect(ran.value == 0)
-        release.signal()
-        #expect(finished.wait(timeout: .now() + 30) == .success)
+        #expect(busy.finish())
         #expect(ran.value == 1)
         #expect(eval(context, "log.join(', ')").toString() == "script done, posted work")
         // With the VM idle, posted work runs at once, on the posting thread.
@@ -305,6 +283,34 @@ struct EngineTests {
 }
 
 struct RunawayScript: Error {}
+
+/// A context kept busy on a thread of its own: `script` calls `hold()`, which waits (30 s at
+/// most) until `finish()`. The initializer returns once the thread is inside the VM.
+private struct BusyVM {
+    let release = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    let entered: Bool
+
+    init(_ context: JSContext, running script: String) {
+        let inside = DispatchSemaphore(value: 0)
+        let release = self.release, finished = self.finished
+        context["hold"] = JSValue(newFunctionIn: context) { () in
+            inside.signal()
+            _ = release.wait(timeout: .now() + 30)
+        }
+        Thread {
+            context.evaluateScript(script)
+            finished.signal()
+        }.start()
+        entered = inside.wait(timeout: .now() + 30) == .success
+    }
+
+    /// Lets the script go on, and waits for its call to end.
+    func finish() -> Bool {
+        release.signal()
+        return finished.wait(timeout: .now() + 30) == .success
+    }
+}
 
 /// An exported class for the overwritten-globals test.
 final class EngineExported: JSExport {
