@@ -34,8 +34,6 @@ public final class JSContext: @unchecked Sendable {
     /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
     @exclusivity(unchecked) private var exceptionStorage: JSValue.Storage?
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
-    /// How many `exceptionHandler` calls are running (nested) on this context.
-    @exclusivity(unchecked) private var handlerDepth = 0
     private var nameStorage: String?
     /// Exported objects' wrappers, by object (weak: entries leave when a wrapper is finalized).
     @exclusivity(unchecked) var wrappers: [ObjectIdentifier: WrapperEntry] = [:]
@@ -150,9 +148,11 @@ public final class JSContext: @unchecked Sendable {
     /// swallowed. The handler runs synchronously, on the thread that made the call.
     ///
     /// A handler may use the context, and what it does may fail and call it again. So that a
-    /// handler which always fails cannot recurse until the thread's stack overflows, calls
-    /// nested more than 64 deep store the exception in `exception` instead of calling the
-    /// handler once more (JavaScriptCore has no such bound). Likewise, once a call from Swift has
+    /// handler which always fails cannot recurse without end (or, making several failing calls
+    /// each time, multiply its work at every level), one chain of handler calls, the outermost
+    /// one and all those nested in it in any context of the VM, makes at most 64 calls; later
+    /// exceptions in the chain are stored in `exception` instead (JavaScriptCore has no such
+    /// bound). Likewise, once a call from Swift has
     /// run past `executionTimeLimit`, exceptions of calls nested in it (in callbacks) are stored,
     /// not handled: the outermost call reports the timeout.
     ///
@@ -180,22 +180,21 @@ public final class JSContext: @unchecked Sendable {
     }
 
     /// Hands an uncaught exception to `exceptionHandler` (nil handler: swallowed), or stores it
-    /// when handlers are already nested `maximumHandlerDepth` deep, or when the call it is nested
-    /// in has run out of time (everything nested then fails; the outermost call reports the
-    /// timeout once, instead of a handler that converts the exception failing again and again).
+    /// when the chain of handler calls it would join has used its budget
+    /// (`Engine.runHandler`), or when the call it is nested in has run out of time (everything
+    /// nested then fails; the outermost call reports the timeout once, instead of a handler that
+    /// converts the exception failing again and again).
     func notifyException(_ exception: JSValue) {
         vm.lock.withLock {
-            guard handlerDepth < Self.maximumHandlerDepth, !vm.engine.isPastDeadlineInNestedEntry else {
+            let handler = exceptionHandlerStorage
+            guard !engine.isPastDeadlineInNestedEntry,
+                  engine.runHandler({ handler?(self, exception) })
+            else {
                 self.exception = exception
                 return
             }
-            handlerDepth += 1
-            defer { handlerDepth -= 1 }
-            exceptionHandlerStorage?(self, exception)
         }
     }
-
-    static let maximumHandlerDepth = 64
 
     /// Replaces the stored exception, handing the old one (and its slot) to the caller.
     /// Used around callbacks (JavaScriptCore's save/clear/restore rule).

@@ -195,17 +195,61 @@ struct HostileInputTests {
     }
 
     /// Found by fuzz-evaluate: a handler that always fails again recursed until the stack
-    /// overflowed. Nesting is bounded; the innermost exception is stored instead.
-    @Test func aHandlerThatAlwaysFailsAgainStopsAt64Levels() {
+    /// overflowed. A chain of nested handler calls is bounded; later exceptions are stored.
+    @Test func aHandlerThatAlwaysFailsAgainStopsAt64Calls() {
         var calls = 0
         context.exceptionHandler = { context, exception in
             calls += 1
             _ = exception?.call(withArguments: [])   // an Error is not callable: TypeError, again
         }
         context.evaluateScript("throw new Error('first')")
-        #expect(calls == JSContext.maximumHandlerDepth)
+        #expect(calls == Engine.maximumHandlerCallsPerChain)
         #expect(context.exception?.forProperty("name").toString() == "TypeError")
+        // The budget is per chain: the next failing call from Swift starts a new one.
+        calls = 0
+        context.evaluateScript("throw new Error('second')")
+        #expect(calls == Engine.maximumHandlerCallsPerChain)
         context.exceptionHandler = nil
+        expectUsable()
+    }
+
+    /// Found by fuzz-evaluate: an `errCreate` hook that returns undefined makes every read of
+    /// the thrown `undefined` fail again, and a handler that makes several such reads then made
+    /// k^depth handler calls (a depth bound alone does not bound the work). The chain's budget
+    /// bounds the handler calls, whatever each one does; here each makes 8 failing reads.
+    @Test func aHandlerThatFailsSeveralTimesPerCallMakesBoundedWork() throws {
+        let context = try #require(JSContext(sandbox: JSSandbox(exposesEngineGlobals: true)))
+        context.evaluateScript("Duktape.errCreate = function (e) { var ignored = e }")
+        var calls = 0
+        context.exceptionHandler = { _, exception in
+            calls += 1
+            for key in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+                _ = exception?.forProperty(key)  // a read of undefined: TypeError, made undefined
+            }
+        }
+        #expect(finishes(within: 10) { context.evaluateScript("null.x") })
+        #expect(calls == Engine.maximumHandlerCallsPerChain)
+        context.exceptionHandler = nil
+        #expect(context.evaluateScript("6 * 7")?.toInt32() == 42)
+    }
+
+    /// The budget is the VM's, not a context's: handlers of two contexts that call each other's
+    /// failing code share one chain.
+    @Test func handlersOfTwoContextsShareOneChain() {
+        let other: JSContext = JSContext(virtualMachine: vm)
+        var calls = 0
+        context.exceptionHandler = { _, _ in
+            calls += 1
+            other.evaluateScript("throw 'ping'")
+        }
+        other.exceptionHandler = { [context] _, _ in
+            calls += 1
+            context.evaluateScript("throw 'pong'")
+        }
+        context.evaluateScript("throw 'start'")
+        #expect(calls == Engine.maximumHandlerCallsPerChain)
+        context.exceptionHandler = nil
+        other.exceptionHandler = nil
         expectUsable()
     }
 

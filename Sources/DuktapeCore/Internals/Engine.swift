@@ -61,6 +61,10 @@ final class Engine: @unchecked Sendable {
     @exclusivity(unchecked) private var defaultRealmTaken = false
     /// Interned property-key strings, pinned, by text. Bounded.
     @exclusivity(unchecked) private var internedKeys = InternedKeyCache()
+    /// How many exception-handler calls are running, nested, on this VM (any of its contexts).
+    @exclusivity(unchecked) private var handlerDepth = 0
+    /// Handler calls made since the outermost running one began (itself included).
+    @exclusivity(unchecked) private var handlerCallsInChain = 0
     /// Work for the outermost entry's end, from threads that found the VM busy.
     private let pending = Mutex<[PendingWork]>([])
     /// Whether `pending` may hold work: read at every outermost exit without taking its mutex.
@@ -272,6 +276,28 @@ final class Engine: @unchecked Sendable {
     var memoryLimitReachedInEntry: Bool {
         lock.assertHeld("memoryLimitReachedInEntry")
         return state.pointee.limit_hits != limitHitsAtEntry
+    }
+
+    /// The most exception-handler calls one chain may make: the outermost handler call and every
+    /// handler call made, at any depth and in any context of the VM, while it runs.
+    static let maximumHandlerCallsPerChain = 64
+
+    /// Runs `handler` (an `exceptionHandler` call) and returns true, or returns false without
+    /// running it when it would be nested in a handler chain that has used its budget. A budget
+    /// per chain, not a depth: a handler that makes k failing calls would otherwise make k^depth
+    /// handler calls (a script can make every read fail, e.g. with an `errCreate` hook that
+    /// returns undefined). Caller holds the lock.
+    func runHandler(_ handler: () -> Void) -> Bool {
+        lock.assertHeld("runHandler")
+        if handlerDepth == 0 {
+            handlerCallsInChain = 0
+        }
+        guard handlerCallsInChain < Self.maximumHandlerCallsPerChain else { return false }
+        handlerCallsInChain += 1
+        handlerDepth += 1
+        defer { handlerDepth -= 1 }
+        handler()
+        return true
     }
 
     /// True inside a call nested in an entry whose execution deadline has passed (caller holds
