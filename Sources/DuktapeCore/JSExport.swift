@@ -194,6 +194,19 @@ public struct JSClassBuilder<T: AnyObject> {
         }
     }
 
+    /// The general constructor: parameter types as the general `method`'s.
+    ///
+    /// ```swift
+    /// c.constructor { (options: [String: Any]) in Panel(options: options) }
+    /// ```
+    @_disfavoredOverload
+    public func constructor<each Argument>(_ body: @escaping @Sendable (repeat each Argument) throws -> T) {
+        target.setConstructor(length: count(repeat (each Argument).self)) { call in
+            var reader = ArgumentReader(call: call)
+            return try body(repeat try reader.nextDynamic((each Argument).self))
+        }
+    }
+
     /// An instance method on the prototype. `name` is the JavaScript name, or a Swift selector
     /// such as `"scaled(by:)"` turned into one by `JSClass.javaScriptName(forSwiftMethod:)`.
     /// The closure receives the object first. Called on a `this` that is not a wrapper of this
@@ -235,6 +248,34 @@ public struct JSClassBuilder<T: AnyObject> {
             var reader = ArgumentReader(call: call)
             try body(object, repeat try reader.next((each Argument).self))
             return .undefined
+        }
+    }
+
+    /// An instance method whose parameter or result types include ones that cannot be
+    /// `JSValueConvertible`: `Any`, `[Any]`, `[String: Any]`, `[AnyHashable: Any]` and their
+    /// optionals (JavaScriptCore's `id`, `NSArray *` and `NSDictionary *`). They convert by
+    /// JavaScriptCore's table at run time (see `JSValue(newFunctionIn:_:)`'s general form); a
+    /// `Void` result is undefined.
+    ///
+    /// ```swift
+    /// c.method("configure(_:)") { (panel: Panel, options: [String: Any]) in panel.apply(options) }
+    /// ```
+    @_disfavoredOverload
+    public func method<each Argument, Result>(
+        _ name: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Result
+    ) {
+        method(name, as: JSClass.javaScriptName(forSwiftMethod: name), body)
+    }
+
+    /// The general instance method with an explicit JavaScript name.
+    @_disfavoredOverload
+    public func method<each Argument, Result>(
+        _ swiftName: String, as javaScriptName: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Result
+    ) {
+        target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
+            let object = try JSClassBuilder.receiver(call)
+            var reader = ArgumentReader(call: call)
+            return HostResult.dynamic(try body(object, repeat try reader.nextDynamic((each Argument).self)))
         }
     }
 
@@ -294,6 +335,18 @@ public struct JSClassBuilder<T: AnyObject> {
             call in
             var reader = ArgumentReader(call: call)
             return HostResult.result(try body(repeat try reader.next((each Argument).self)), in: call.context)
+        }
+    }
+
+    /// The general static method (parameter and result types as the general `method`'s).
+    @_disfavoredOverload
+    public func staticMethod<each Argument, Result>(
+        _ name: String, _ body: @escaping @Sendable (repeat each Argument) throws -> Result
+    ) {
+        target.addStaticMethod(JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)) {
+            call in
+            var reader = ArgumentReader(call: call)
+            return HostResult.dynamic(try body(repeat try reader.nextDynamic((each Argument).self)))
         }
     }
 

@@ -91,6 +91,26 @@ extension JSValue {
         }
     }
 
+    /// A typed call whose argument or result types include ones that cannot be
+    /// `JSValueConvertible` (`Any`, `[Any]`, `[String: Any]`, `[AnyHashable: Any]` and their
+    /// optionals): arguments convert by the Swift → JavaScript table, the result as
+    /// `JSValue(newFunctionIn:_:)`'s general form reads arguments, strictly (a result of another
+    /// kind throws a TypeError `JSException`; an optional accepts undefined and null).
+    ///
+    /// ```swift
+    /// let settings = try load.call("app.json", returning: [String: Any].self)
+    /// ```
+    @_disfavoredOverload
+    public func call<each Argument, Result>(
+        _ arguments: repeat each Argument, returning resultType: Result.Type
+    ) throws -> Result {
+        try callPushing { stack throws(JSException) in
+            repeat try stack.push(dynamic: each arguments)
+        } reading: { stack throws(JSException) in
+            try stack.dynamicValue(at: -1, as: Result.self)
+        }
+    }
+
     /// The typed call's untyped part, compiled once: calls `self` with the arguments
     /// `pushArguments` pushes, and `read`s the result on top of the stack.
     @usableFromInline

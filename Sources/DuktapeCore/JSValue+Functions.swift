@@ -75,6 +75,39 @@ extension JSValue {
         }
     }
 
+    /// A function whose parameter or result types include ones that cannot be
+    /// `JSValueConvertible`: JavaScriptCore's `id`, `NSArray *` and `NSDictionary *` parameters,
+    /// written `Any`, `[Any]`, `[String: Any]` or `[AnyHashable: Any]` (or optionals of them).
+    ///
+    /// ```swift
+    /// context["luminance"] = JSValue(newFunctionIn: context) { (color: [String: Any]) -> Double in
+    ///     let red = color["red"] as? Double ?? 0, green = color["green"] as? Double ?? 0
+    ///     return 0.3 * red + 0.7 * green
+    /// }
+    /// context.evaluateScript("luminance({red: 1, green: 0.5})")!.toDouble()   // 0.65
+    /// ```
+    ///
+    /// By JavaScriptCore's rules for each declared type: `Any` receives `toObject()` (an
+    /// undefined argument is a nil `Any?` inside the `Any`; declare `Any?` to test for it),
+    /// `[Any]` receives `toArray()`, `[String: Any]` and `[AnyHashable: Any]` receive
+    /// `toDictionary()`, and an optional of them is nil for undefined and null. An argument of
+    /// another kind (a number for `[Any]`) makes the call throw a TypeError naming it, as does
+    /// a parameter type that no value converts to. `JSValueConvertible` types in the same
+    /// closure convert by their `fromJSArgument`. The result converts by the Swift →
+    /// JavaScript table (`Void` is undefined). Closures whose types are all
+    /// `JSValueConvertible` use the typed overloads above, which convert without `Any`.
+    @_disfavoredOverload
+    public convenience init<each Argument, Result>(
+        newFunctionIn context: JSContext, name: String? = nil,
+        _ body: @escaping (repeat each Argument) throws -> Result
+    ) {
+        self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
+            call in
+            var arguments = ArgumentReader(call: call)
+            return HostResult.dynamic(try body(repeat try arguments.nextDynamic((each Argument).self)))
+        }
+    }
+
     @inlinable
     static func arity<each Argument>(of types: (repeat (each Argument).Type)) -> Int {
         var count = 0
