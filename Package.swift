@@ -60,6 +60,19 @@ let package = Package(
             dependencies: ["DuktapeCore", "CDuktape"],
             swiftSettings: swiftSettings
         ),
+        // A JavaScriptCore program ported by its import line alone, built with warnings as
+        // errors (Tests/PortedSample/PortedProgram.swift says why). Not in any product.
+        .target(
+            name: "PortedSample",
+            dependencies: ["DuktapeCore"],
+            path: "Tests/PortedSample",
+            swiftSettings: swiftSettings + [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        .testTarget(
+            name: "PortingTests",
+            dependencies: ["PortedSample"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "dukjsTests",
             dependencies: ["dukjs", "ChildProcess"],

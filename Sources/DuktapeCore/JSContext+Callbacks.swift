@@ -6,22 +6,26 @@ extension JSContext {
     /// // inside a callback:
     /// let context = JSContext.current()!
     /// ```
+    @discardableResult
     public class func current() -> JSContext! {
         CallbackFrame.current?.pointee.context
     }
 
     /// The function object of the running callback, or nil outside callbacks.
+    @discardableResult
     public class func currentCallee() -> JSValue! {
         CallbackFrame.current?.pointee.callee
     }
 
     /// The `this` of the running callback, or nil outside callbacks (and for `new` on a closure).
+    @discardableResult
     public class func currentThis() -> JSValue! {
         CallbackFrame.current?.pointee.this
     }
 
     /// Every argument the running callback was called with (however many it declares), or nil
     /// outside callbacks.
+    @discardableResult
     public class func currentArguments() -> [Any]! {
         CallbackFrame.current?.pointee.arguments
     }

@@ -70,6 +70,7 @@ extension JSContext {
     /// ```swift
     /// context.objectForKeyedSubscript("Math")!.invokeMethod("max", withArguments: [1, 5])   // 5
     /// ```
+    @discardableResult
     public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {
         reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
             try stack.pushGlobalObject()

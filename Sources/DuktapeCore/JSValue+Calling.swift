@@ -13,6 +13,7 @@ extension JSValue {
     ///
     /// On an exception (including calling a non-function) the exception goes to
     /// `exceptionHandler` and the result is undefined. The throwing spelling is `call(_:)`.
+    @discardableResult
     public func call(withArguments arguments: [Any]!) -> JSValue! {
         reportingCall { stack throws(JSException) in
             try stack.call(thisAt: nil, arguments: arguments, construct: false)
@@ -24,6 +25,7 @@ extension JSValue {
     /// ```swift
     /// context.objectForKeyedSubscript("Date")!.construct(withArguments: [0])!.toDate()   // 1970-01-01
     /// ```
+    @discardableResult
     public func construct(withArguments arguments: [Any]!) -> JSValue! {
         reportingCall { stack throws(JSException) in
             try stack.call(thisAt: nil, arguments: arguments, construct: true)
@@ -35,6 +37,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("[3, 1, 2]")!.invokeMethod("join", withArguments: ["-"])!.toString()   // "3-1-2"
     /// ```
+    @discardableResult
     public func invokeMethod(_ method: String!, withArguments arguments: [Any]!) -> JSValue! {
         reportingCall { stack throws(JSException) in
             try stack.getProperty(method ?? "undefined", ofValueAt: -1)
@@ -145,6 +148,7 @@ extension JSValue {
     /// context.evaluateScript("42")!.isEqual(to: 42)     // true
     /// context.evaluateScript("42")!.isEqual(to: "42")   // false
     /// ```
+    @discardableResult
     public func isEqual(to value: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
@@ -159,6 +163,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("42")!.isEqualWithTypeCoercion(to: "42")   // true
     /// ```
+    @discardableResult
     public func isEqualWithTypeCoercion(to value: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
@@ -173,6 +178,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("[]")!.isInstance(of: context.objectForKeyedSubscript("Array"))   // true
     /// ```
+    @discardableResult
     public func isInstance(of value: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)

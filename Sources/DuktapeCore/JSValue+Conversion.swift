@@ -86,6 +86,7 @@ extension JSValue {
     /// let object = context.evaluateScript("({a: [1, 'two', null], b: true})")!.toObject()
     /// let dictionary = object as? [String: Any]          // ["a": [1, "two", NSNull()], "b": true]
     /// ```
+    @discardableResult
     public func toObject() -> Any! {
         switch storage {
         case .undefined: return nil
@@ -105,6 +106,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("new Date(0)")!.toObjectOf(NSDate.self)   // a Date
     /// ```
+    @discardableResult
     public func toObjectOf(_ expectedClass: AnyClass!) -> Any! {
         guard let expectedClass, let object = toObject() else { return nil }
         if let instance = object as? NSObject, type(of: object) is AnyClass {
@@ -131,6 +133,7 @@ extension JSValue {
     /// ```swift
     /// JSValue(object: "", in: context)!.toBool()   // false
     /// ```
+    @discardableResult
     public func toBool() -> Bool {
         switch storage {
         case .undefined, .null: return false
@@ -150,6 +153,7 @@ extension JSValue {
     /// ```swift
     /// JSValue(object: "12", in: context)!.toDouble()   // 12.0
     /// ```
+    @discardableResult
     public func toDouble() -> Double {
         switch storage {
         case .undefined: return .nan
@@ -169,6 +173,7 @@ extension JSValue {
     /// ```swift
     /// JSValue(double: 4294967297, in: context)!.toInt32()   // 1
     /// ```
+    @discardableResult
     public func toInt32() -> Int32 {
         Int32(truncatingIfNeeded: JSValue.modulo(toDouble(), bits: 32))
     }
@@ -178,6 +183,7 @@ extension JSValue {
     /// ```swift
     /// JSValue(double: -1, in: context)!.toUInt32()   // 4294967295
     /// ```
+    @discardableResult
     public func toUInt32() -> UInt32 {
         UInt32(truncatingIfNeeded: JSValue.modulo(toDouble(), bits: 32))
     }
@@ -187,11 +193,13 @@ extension JSValue {
     /// ```swift
     /// JSValue(double: 4294967297, in: context)!.toInt64()   // 4294967297
     /// ```
+    @discardableResult
     public func toInt64() -> Int64 {
         Int64(truncatingIfNeeded: JSValue.modulo(toDouble(), bits: 64))
     }
 
     /// `toDouble()` truncated to an unsigned 64-bit integer, modulo 2^64 (NaN and ±Infinity give 0).
+    @discardableResult
     public func toUInt64() -> UInt64 {
         JSValue.modulo(toDouble(), bits: 64)
     }
@@ -218,6 +226,7 @@ extension JSValue {
     /// ```swift
     /// JSValue(object: "abc", in: context)!.toNumber()!.doubleValue.isNaN   // true
     /// ```
+    @discardableResult
     public func toNumber() -> NSNumber! {
         if case .boolean(let flag) = storage { return NSNumber(value: flag) }
         return NSNumber(value: toDouble())
@@ -229,6 +238,7 @@ extension JSValue {
     /// ```swift
     /// JSValue(double: 1.0 / 3, in: context)!.toString()   // "0.3333333333333333"
     /// ```
+    @discardableResult
     public func toString() -> String! {
         switch storage {
         case .undefined: return "undefined"
@@ -247,6 +257,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("new Date(1500)")!.toDate()!.timeIntervalSince1970   // 1.5
     /// ```
+    @discardableResult
     public func toDate() -> Date! {
         Date(timeIntervalSince1970: toDouble() / 1000)
     }
@@ -258,6 +269,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("[1, , 'x']")!.toArray()   // [1, NSNull(), "x"]
     /// ```
+    @discardableResult
     public func toArray() -> [Any]! {
         convertContainer("NSArray") { stack throws(JSException) in try stack.array(at: -1) }
     }
@@ -271,6 +283,7 @@ extension JSValue {
     /// let dictionary = context.evaluateScript("({a: 1, b: undefined})")!.toDictionary()!
     /// dictionary["a"] as? Int   // 1; "b" is absent
     /// ```
+    @discardableResult
     public func toDictionary() -> [AnyHashable: Any]! {
         let dictionary: [String: Any]? = convertContainer("NSDictionary") { stack throws(JSException) in
             try stack.dictionary(at: -1)

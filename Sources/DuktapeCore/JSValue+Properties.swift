@@ -23,12 +23,14 @@ extension JSValue {
     ///
     /// A getter that throws (or a primitive base like null) reports to `exceptionHandler` and
     /// gives undefined.
+    @discardableResult
     public func forProperty(_ property: Any!) -> JSValue! {
         valueForKey(pushedBy: { stack throws(JSException) in try stack.pushKey(property) })
     }
 
     /// `forProperty(_:)` for a string key. The same, without the cost of unboxing an `Any`
     /// (measured: a third of a property read).
+    @discardableResult
     public func forProperty(_ property: String) -> JSValue! {
         valueForKey(pushedBy: { stack throws(JSException) in try stack.pushKey(property) })
     }
@@ -99,6 +101,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("Object.freeze({a: 1})")!.deleteProperty("a")   // false
     /// ```
+    @discardableResult
     public func deleteProperty(_ property: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
             try stack.push(self)
@@ -112,6 +115,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("[]")!.hasProperty("length")   // true
     /// ```
+    @discardableResult
     public func hasProperty(_ property: Any!) -> Bool {
         guard case .reference = storage else { return false }
         return owner.reporting(false) { stack throws(JSException) in
@@ -147,6 +151,7 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("['a', 'b']")!.atIndex(1)!.toString()   // "b"
     /// ```
+    @discardableResult
     public func atIndex(_ index: Int) -> JSValue! {
         forProperty(index)
     }
@@ -164,11 +169,13 @@ extension JSValue {
     // MARK: Subscript support (JavaScriptCore's spellings)
 
     /// Same as `forProperty(_:)`.
+    @discardableResult
     public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {
         forProperty(key)
     }
 
     /// Same as `atIndex(_:)`.
+    @discardableResult
     public func objectAtIndexedSubscript(_ index: Int) -> JSValue! {
         atIndex(index)
     }

@@ -39,21 +39,25 @@ extension JSValue {
     /// ```swift
     /// context.evaluateScript("({x: 1, y: 2})")!.toPoint()   // (1.0, 2.0)
     /// ```
+    @discardableResult
     public func toPoint() -> CGPoint {
         CGPoint(x: double("x"), y: double("y"))
     }
 
     /// Reads `location` and `length` as unsigned integers (negative or NaN values give 0).
+    @discardableResult
     public func toRange() -> NSRange {
         NSRange(location: unsigned("location"), length: unsigned("length"))
     }
 
     /// Reads `x`, `y`, `width` and `height` with `toDouble()`.
+    @discardableResult
     public func toRect() -> CGRect {
         CGRect(x: double("x"), y: double("y"), width: double("width"), height: double("height"))
     }
 
     /// Reads `width` and `height` with `toDouble()`.
+    @discardableResult
     public func toSize() -> CGSize {
         CGSize(width: double("width"), height: double("height"))
     }
