@@ -542,7 +542,11 @@ static duk_ret_t cduk__eval(duk_context *ctx, void *udata) {
     if (a->filename != NULL) {
         duk_push_lstring(ctx, a->filename, a->filename_length);
     } else {
-        duk_push_string(ctx, "eval");
+        /* An empty file name (not Duktape's default "eval"; none at all would also drop the
+         * compiler's line numbers): errors created in the script have fileName "", and their
+         * sourceURL reads undefined (cduk__alias_getter), as JavaScriptCore's do for a script
+         * evaluated without a URL. */
+        duk_push_string(ctx, "");
     }
     /* Global (program) code compiled with eval semantics so the completion value
      * of the last statement is returned, as evaluateScript does. */
@@ -585,6 +589,80 @@ static duk_ret_t cduk__alias_getter(duk_context *ctx) {
     /* magic 0: line <- lineNumber; magic 1: sourceURL <- fileName */
     duk_push_this(ctx);
     duk_get_prop_string(ctx, -1, duk_get_current_magic(ctx) == 0 ? "lineNumber" : "fileName");
+    if (duk_get_current_magic(ctx) == 1 && duk_is_string(ctx, -1) && duk_get_length(ctx, -1) == 0) {
+        duk_push_undefined(ctx); /* a script evaluated without a URL */
+    }
+    return 1;
+}
+
+#define CDUK__ORIGINAL_STACK_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreOriginalStack")
+
+static int cduk__has_word(const char *text, size_t length, const char *word) {
+    size_t word_length = strlen(word);
+    for (size_t i = 0; i + word_length <= length; i++) {
+        if (memcmp(text + i, word, word_length) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Error.prototype.stack: Duktape's traceback read as JavaScriptCore's stack reads, one frame
+ * per line, "name@sourceURL:line" ("global code" for the program, "name@[native code]" for
+ * built-ins, an empty name for anonymous functions), without the header line, the engine's own
+ * C frames ("[anon] (duk_hobject_props.c:2625) internal") and Duktape's frame flags. */
+static duk_ret_t cduk__stack_getter(duk_context *ctx) {
+    duk_push_current_function(ctx);
+    cduk_get_own_hidden(ctx, -1, CDUK__ORIGINAL_STACK_KEY);
+    duk_push_this(ctx);
+    duk_call_method(ctx, 0); /* [fn traceback] */
+    if (!duk_is_string(ctx, -1)) return 1;
+    duk_size_t length = 0;
+    const char *text = duk_get_lstring(ctx, -1, &length);
+    duk_idx_t base = duk_get_top(ctx);
+    const char *prefix = "    at ";
+    size_t prefix_length = strlen(prefix);
+    for (const char *line = text, *end = text + length; line < end;) {
+        const char *newline = memchr(line, '\n', (size_t) (end - line));
+        const char *line_end = newline != NULL ? newline : end;
+        size_t line_length = (size_t) (line_end - line);
+        const char *close = NULL;
+        for (const char *c = line_end; c > line; c--) {
+            if (c[-1] == ')') { close = c - 1; break; }
+        }
+        const char *open = NULL;
+        if (close != NULL) {
+            for (const char *c = close; c - 1 > line; c--) {
+                if (c[-2] == ' ' && c[-1] == '(') { open = c - 1; break; }
+            }
+        }
+        if (line_length > prefix_length && memcmp(line, prefix, prefix_length) == 0 && open != NULL &&
+            open >= line + prefix_length + 1) {
+            const char *flags = close + 1;
+            size_t flags_length = (size_t) (line_end - flags);
+            if (!cduk__has_word(flags, flags_length, "internal")) {
+                const char *name = line + prefix_length;
+                size_t name_length = (size_t) (open - 1 - name);
+                const char *location = open + 1;
+                size_t location_length = (size_t) (close - location);
+                duk_require_stack(ctx, 4);
+                if (duk_get_top(ctx) > base) duk_push_string(ctx, "\n");
+                if (name_length == 4 && memcmp(name, "eval", 4) == 0) {
+                    duk_push_string(ctx, "global code");
+                } else if (name_length == 6 && memcmp(name, "[anon]", 6) == 0) {
+                    duk_push_string(ctx, "");
+                } else {
+                    duk_push_lstring(ctx, name, name_length);
+                }
+                duk_push_string(ctx, "@");
+                if (location_length == 0 || cduk__has_word(flags, flags_length, "native")) {
+                    duk_push_string(ctx, "[native code]");
+                } else {
+                    duk_push_lstring(ctx, location, location_length);
+                }
+            }
+        }
+        line = line_end + 1;
+    }
+    duk_concat(ctx, duk_get_top(ctx) - base);
     return 1;
 }
 
@@ -621,6 +699,18 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
         duk_set_magic(ctx, -1, i);
         duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_CLEAR_ENUMERABLE);
     }
+    /* [proto] -> stack's getter replaced by cduk__stack_getter over the original (kept on it);
+     * the setter stays Duktape's. */
+    duk_push_string(ctx, "stack");
+    duk_get_prop_desc(ctx, -2, 0); /* [proto desc] */
+    duk_push_string(ctx, "stack");
+    duk_push_c_function(ctx, cduk__stack_getter, 0);
+    duk_get_prop_string(ctx, -3, "get");
+    cduk_put_own_hidden(ctx, -2, CDUK__ORIGINAL_STACK_KEY);
+    duk_get_prop_string(ctx, -3, "set"); /* [proto desc "stack" getter setter] */
+    duk_def_prop(ctx, -5, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER | DUK_DEFPROP_SET_CONFIGURABLE |
+                              DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_FORCE);
+    duk_pop(ctx);
     return 0;
 }
 

@@ -34,6 +34,15 @@ public struct JSException: Error, CustomStringConvertible {
 
     /// A one-line summary: `"TypeError: message (file:line)"`.
     public var description: String {
+        // The compiler ends a SyntaxError's message with its line ("parse error (line 2)"):
+        // said once, with the source URL when there is one.
+        var message = message
+        if let line, let suffix = message.range(of: " (line \(line)", options: .backwards), message.hasSuffix(")") {
+            if let sourceURL {
+                message = "\(message[..<suffix.lowerBound]) (\(sourceURL):\(line))"
+            }
+            return name.map { "\($0): \(message)" } ?? message
+        }
         var text = name.map { "\($0): \(message)" } ?? message
         if let sourceURL, let line {
             text += " (\(sourceURL):\(line))"

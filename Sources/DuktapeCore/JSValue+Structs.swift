@@ -8,7 +8,7 @@ extension JSValue {
     /// JSValue(point: CGPoint(x: 1, y: 2), in: context)!.forProperty("y")!.toDouble()   // 2
     /// ```
     public convenience init!(point: CGPoint, in context: JSContext!) {
-        self.init(object: ["x": Double(point.x), "y": Double(point.y)], in: context)
+        self.init(fields: ["x": Double(point.x), "y": Double(point.y)], in: context)
     }
 
     /// `{location, length}` from a range.
@@ -17,13 +17,13 @@ extension JSValue {
     /// JSValue(range: NSRange(location: 2, length: 5), in: context)!.toRange().length   // 5
     /// ```
     public convenience init!(range: NSRange, in context: JSContext!) {
-        self.init(object: ["location": range.location, "length": range.length], in: context)
+        self.init(fields: ["location": Double(range.location), "length": Double(range.length)], in: context)
     }
 
     /// `{x, y, width, height}` from a rect.
     public convenience init!(rect: CGRect, in context: JSContext!) {
         self.init(
-            object: [
+            fields: [
                 "x": Double(rect.origin.x), "y": Double(rect.origin.y),
                 "width": Double(rect.size.width), "height": Double(rect.size.height),
             ], in: context)
@@ -31,7 +31,16 @@ extension JSValue {
 
     /// `{width, height}` from a size.
     public convenience init!(size: CGSize, in context: JSContext!) {
-        self.init(object: ["width": Double(size.width), "height": Double(size.height)], in: context)
+        self.init(fields: ["width": Double(size.width), "height": Double(size.height)], in: context)
+    }
+
+    /// A plain object with `fields` defined in their order, JavaScriptCore's (a Swift
+    /// dictionary's order changes from run to run).
+    private convenience init!(fields: KeyValuePairs<String, Double>, in context: JSContext!) {
+        self.init(newObjectIn: context)
+        for (key, value) in fields {
+            setValue(value, forProperty: key)
+        }
     }
 
     /// Reads `x` and `y` with `toDouble()`.

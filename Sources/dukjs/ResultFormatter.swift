@@ -20,7 +20,7 @@ enum ResultFormatter {
     static func report(_ exception: JSException) {
         var text = "Uncaught \(exception)\n"
         if let stack = exception.stack, !stack.isEmpty {
-            text += stack.split(separator: "\n").dropFirst().map { "    \($0.trimmingCharacters(in: .whitespaces))\n" }.joined()
+            text += stack.split(separator: "\n").map { "    at \($0)\n" }.joined()
         }
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -8,6 +8,23 @@ import Testing
 struct ConversionTests {
     let context = JSContext()!
 
+    /// Struct objects have JavaScriptCore's property order in every run (a Swift dictionary's
+    /// order changes with each instance's seed, so 200 runs show any dependence on it).
+    @Test func structShapesHaveAFixedPropertyOrder() {
+        let stringify = context.evaluateScript("(function (value) { return JSON.stringify(value) })")!
+        for _ in 0..<200 {
+            let shapes: [(JSValue, String)] = [
+                (JSValue(point: CGPoint(x: 3, y: 4), in: context), #"{"x":3,"y":4}"#),
+                (JSValue(size: CGSize(width: 5, height: 6), in: context), #"{"width":5,"height":6}"#),
+                (JSValue(rect: CGRect(x: 1, y: 2, width: 3, height: 4), in: context), #"{"x":1,"y":2,"width":3,"height":4}"#),
+                (JSValue(range: NSRange(location: 7, length: 8), in: context), #"{"location":7,"length":8}"#),
+            ]
+            for (value, expected) in shapes {
+                #expect(stringify.call(withArguments: [value]).toString() == expected)
+            }
+        }
+    }
+
     // MARK: - Swift → JavaScript
 
     /// (name, Swift value, expected `typeof`, expected JSON or String form)

@@ -54,6 +54,49 @@ struct JSExceptionTests {
         #expect(exception.description.hasPrefix("Error: deep"))
     }
 
+    /// Stacks read as JavaScriptCore's ("name@sourceURL:line", one frame per line, "global
+    /// code" for the program, "[native code]" for built-ins), for scripts (`error.stack`) and
+    /// for Swift (`JSException.stack`), with none of the engine's C frames or flags.
+    @Test func stacksReadAsJavaScriptCoresWithoutEngineInternals() throws {
+        let url = URL(string: "file:///app/main.js")
+        context.evaluateScript("""
+            function inner() { null.x }
+            function outer() { [1].map(function () { inner() }) }
+            """, withSourceURL: url)
+        let exception = try #require(thrown(context, "outer()"))
+        let expected = """
+            inner@file:///app/main.js:1
+            @file:///app/main.js:2
+            map@[native code]
+            outer@file:///app/main.js:2
+            global code@:1
+            """
+        #expect(exception.stack == expected)
+        #expect(context.evaluateScript("try { outer() } catch (e) { e.stack }").toString() == expected)
+        for script in ["null.x", "JSON.parse('{')", "decodeURIComponent('%')", "new Array(-1)", "undefined()"] {
+            let stack = try #require(thrown(context, script)?.stack)
+            for fragment in ["duk_", ".c:", "internal", "preventsyield", "strict", " at "] {
+                #expect(!stack.contains(fragment), "\(script): \(stack)")
+            }
+        }
+        // A script's own stack property still wins (Duktape's setter is kept).
+        #expect(context.evaluateScript("var e = new Error('x'); e.stack = 'mine'; e.stack").toString() == "mine")
+    }
+
+    /// JavaScriptCore (WebKit testapi behaviour 19): no URL, no sourceURL.
+    @Test func noSourceURLWithoutAURL() throws {
+        let exception = try #require(thrown(context, "null.x"))
+        #expect(exception.sourceURL == nil)
+        #expect(context.evaluateScript("try { null.x } catch (e) { e.sourceURL }").isUndefined)
+        #expect(context.evaluateScript("try { null.x } catch (e) { e.line }").toInt32() == 1)
+        let withURL = try #require(thrown(context, "null.x", sourceURL: URL(string: "file:///a.js")))
+        #expect(withURL.sourceURL == "file:///a.js")
+        let syntax = try #require(thrown(context, "1 +\n+", sourceURL: URL(string: "file:///s.js")))
+        #expect(syntax.description == "SyntaxError: parse error (file:///s.js:2)")
+        let syntaxWithoutURL = try #require(thrown(context, "1 +"))
+        #expect(syntaxWithoutURL.description == "SyntaxError: parse error (line 1, end of input)")
+    }
+
     @Test func exceptionsAreSendableAndOutliveTheirScope() async throws {
         let exception = try #require(thrown(context, "throw new Error('travels')"))
         let message = await Task.detached { exception.value.forProperty("message").toString() }.value

@@ -43,9 +43,11 @@ func eval(_ context: JSContext, _ script: String, sourceLocation: SourceLocation
 }
 
 /// The exception `script` throws, or nil (recording an issue) if it does not throw.
-func thrown(_ context: JSContext, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) -> JSException? {
+func thrown(
+    _ context: JSContext, _ script: String, sourceURL: URL? = nil, sourceLocation: SourceLocation = #_sourceLocation
+) -> JSException? {
     do {
-        _ = try context.evaluate(script)
+        _ = try context.evaluate(script, sourceURL: sourceURL)
         Issue.record("expected an exception from: \(script)", sourceLocation: sourceLocation)
         return nil
     } catch let exception as JSException {

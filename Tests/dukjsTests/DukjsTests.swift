@@ -58,7 +58,7 @@ struct DukjsTests {
         #expect(output.status == 1)
         #expect(output.stdout.isEmpty)
         #expect(output.stderr.hasPrefix("Uncaught TypeError: bad input (file://\(file.path):2)"))
-        #expect(output.stderr.contains("at fail"))
+        #expect(output.stderr.contains("\n    at fail@file://\(file.path):2\n    at global code@file://\(file.path):4\n"))
         let thrown = try run(["eval", "throw 42"])
         #expect(thrown.status == 1)
         #expect(thrown.stderr == "Uncaught 42\n")

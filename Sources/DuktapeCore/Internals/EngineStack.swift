@@ -146,11 +146,12 @@ struct EngineStack {
             name: quietProperty("name", ofValueAt: -1) { $0.stringIfString(at: -1) },
             message: quietProperty("message", ofValueAt: -1) { $0.stringIfString(at: -1) }
                 ?? describe(at: -1) ?? "",
-            stack: quietProperty("stack", ofValueAt: -1) { $0.stringIfString(at: -1) },
+            stack: quietProperty("stack", ofValueAt: -1) { $0.stringIfString(at: -1) }.flatMap { $0.isEmpty ? nil : $0 },
             line: quietProperty("lineNumber", ofValueAt: -1) {
                 duk_is_number($0.ctx, -1) != 0 ? Int(exactly: duk_get_number($0.ctx, -1)) : nil
             },
-            sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) },
+            // "" for a script evaluated without a URL: JavaScriptCore's sourceURL is then absent.
+            sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) }.flatMap { $0.isEmpty ? nil : $0 },
             underlyingError: (EngineBox.attached(to: -1, on: self) as? SwiftErrorBox)?.error)
     }
 
