@@ -31,6 +31,9 @@
 
 #define DUK_SINGLE_FILE
 #define DUK_COMPILING_DUKTAPE
+#if !__has_include("/usr/share/duktape/duktape.c")
+#error "DuktapeCore needs Debian's duktape-dev package (the engine is compiled from /usr/share/duktape/duktape.c): sudo apt-get install duktape-dev"
+#endif
 #include "/usr/share/duktape/duk_config.h"
 
 #define DUK_USE_INTERRUPT_COUNTER

@@ -46,9 +46,21 @@ extension JSContext {
     /// Swift error.
     @discardableResult
     public func evaluate(_ script: String, sourceURL: URL? = nil) throws -> JSValue {
+        try evaluate(script, sourceName: sourceURL?.absoluteString)
+    }
+
+    /// `evaluate(_:sourceURL:)` with the source named by any string, not only a URL (as
+    /// JavaScriptCore's C API takes one): `"<stdin>"`, `"rules/pricing.js"`. Nil or empty is no
+    /// name (errors then have no `sourceURL`).
+    ///
+    /// ```swift
+    /// try context.evaluate(input, sourceName: "<stdin>")
+    /// ```
+    @discardableResult
+    public func evaluate(_ script: String, sourceName: String?) throws -> JSValue {
         try rethrowingSwiftErrors { () throws(JSException) -> JSValue in
             try withStack { stack throws(JSException) in
-                try stack.evaluate(script, sourceURL: sourceURL?.absoluteString)
+                try stack.evaluate(script, sourceURL: sourceName)
                 return try stack.value(at: -1)
             }
         }

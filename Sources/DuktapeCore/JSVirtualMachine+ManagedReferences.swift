@@ -79,9 +79,19 @@ extension JSVirtualMachine {
         return managedEdges[ObjectIdentifier(object)]?.owner === object
     }
 
-    /// The live watched objects of the managed values reachable from `owner` through edges
-    /// (caller holds the lock).
-    func managedTargets(ownedBy owner: AnyObject) -> [UnsafeMutableRawPointer] {
+    /// Whether some owner has an edge to `object` (caller holds the lock).
+    func isManagedTarget(_ object: AnyObject) -> Bool {
+        lock.assertHeld("isManagedTarget")
+        let key = ObjectIdentifier(object)
+        return managedEdges.values.contains { $0.owned[key]?.object.object === object }
+    }
+
+    /// What a wrapper of `owner` in `context` keeps alive: the live watched objects of the
+    /// managed values reachable from `owner` through edges, and the wrappers in `context` of the
+    /// exported objects reachable the same way (JavaScriptCore's opaque roots: a Swift object
+    /// reachable from a live wrapper keeps its own wrapper, expando properties and all).
+    /// Caller holds the lock.
+    func managedTargets(ownedBy owner: AnyObject, in context: JSContext) -> [UnsafeMutableRawPointer] {
         lock.assertHeld("managedTargets")
         var targets: [UnsafeMutableRawPointer] = []
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(owner)]
@@ -90,8 +100,10 @@ extension JSVirtualMachine {
             guard let edges = managedEdges[ObjectIdentifier(next)], edges.owner === next else { continue }
             for edge in edges.owned.values {
                 guard let object = edge.object.object, visited.insert(ObjectIdentifier(object)).inserted else { continue }
-                if let managed = object as? JSManagedValue, let pointer = managed.liveObject {
-                    targets.append(pointer)
+                if let managed = object as? JSManagedValue {
+                    if let pointer = managed.liveObject { targets.append(pointer) }
+                } else if let wrapper = context.cachedWrapper(of: object) {
+                    targets.append(wrapper)
                 }
                 pending.append(object)
             }

@@ -10,21 +10,28 @@ struct DukJS: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dukjs",
         abstract: "Run JavaScript with DuktapeCore (Duktape 2.7, JavaScriptCore's API).",
+        version: "dukjs \(version) (DuktapeCore \(version), Duktape 2.7.0)",
         subcommands: [Run.self, Eval.self, Demo.self]
     )
 
+    /// The tool's and library's version (the engine is pinned to Duktape 2.7.0 at compile time).
+    static let version = "0.1.0"
+
     /// `dukjs eval CODE` with no options, the commonest call (and W0 of the benchmarks), skips
     /// the argument parser: its reflection and protocol-conformance lookups were most of the
-    /// instructions of the whole run (callgrind). Anything else, including
-    /// code that starts with "-" (an option to the parser), is parsed as before.
+    /// instructions of the whole run (callgrind). So does code that starts with "-" (`-1`, `-x`),
+    /// which the parser would take for an option; `-` itself (standard input), `-h` and anything
+    /// spelled like a long option (`--help`, `--version`, `--frobnicate`) go to the parser.
     static func main() {
         let arguments = CommandLine.arguments
-        guard arguments.count == 3, arguments[1] == "eval", !arguments[2].hasPrefix("-") else {
+        guard arguments.count == 3, arguments[1] == "eval", arguments[2] != "-", arguments[2] != "-h",
+              !arguments[2].hasPrefix("--")
+        else {
             main(nil)
             return
         }
         do {
-            try runAndPrint(arguments[2], sourceURL: nil, context: EngineOptions.makeContext(timeLimit: nil, memoryLimit: nil))
+            try runAndPrint(arguments[2], sourceName: nil, context: EngineOptions.makeContext(timeLimit: nil, memoryLimit: nil))
         } catch {
             exit(withError: error)
         }
@@ -33,14 +40,16 @@ struct DukJS: ParsableCommand {
 
 /// Options shared by the commands that run scripts.
 struct EngineOptions: ParsableArguments {
+    // `.unconditional`: the next word is the value even when it starts with "-", so that
+    // `--time-limit -1` says what is wrong with -1 instead of "missing value".
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp("Heap memory limit in bytes (suffixes K, M, G allowed).", valueName: "bytes"),
         transform: { try ByteCount(parsing: $0).bytes }
     )
     var memoryLimit: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Execution time limit in seconds.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Execution time limit in seconds.", valueName: "seconds"))
     var timeLimit: Double?
 
     func validate() throws {
@@ -82,47 +91,61 @@ extension DukJS {
         @OptionGroup var options: EngineOptions
 
         func run() throws {
-            let source: String
-            let url: URL
             if file == "-" {
-                source = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                url = URL(fileURLWithPath: "/dev/stdin")
-            } else {
-                url = URL(fileURLWithPath: file)
-                do {
-                    source = try String(contentsOf: url, encoding: .utf8)
-                } catch {
-                    throw RuntimeError("cannot read \(file): \(error.localizedDescription)")
-                }
+                try runAndPrint(readStandardInput(), sourceName: "<stdin>", options: options)
+                return
             }
-            try runAndPrint(source, sourceURL: url, options: options)
+            let url = URL(fileURLWithPath: file)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+                throw RuntimeError("cannot read \(file): no such file")
+            }
+            guard !isDirectory.boolValue else {
+                throw RuntimeError("cannot read \(file): is a directory")
+            }
+            let source: String
+            do {
+                source = try String(contentsOf: url, encoding: .utf8)
+            } catch {
+                throw RuntimeError("cannot read \(file): \(error.localizedDescription)")
+            }
+            try runAndPrint(source, sourceName: url.absoluteString, options: options)
         }
     }
 
     struct Eval: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Evaluate code and print its result.")
 
-        @Argument(help: "The JavaScript code.")
+        @Argument(help: "The JavaScript code (- for standard input; -- before code that starts with - and is followed by options).")
         var code: String
 
         @OptionGroup var options: EngineOptions
 
         func run() throws {
-            try runAndPrint(code, sourceURL: nil, options: options)
+            if code == "-" {
+                try runAndPrint(readStandardInput(), sourceName: "<stdin>", options: options)
+            } else {
+                try runAndPrint(code, sourceName: nil, options: options)
+            }
         }
     }
 }
 
-/// Evaluates `source`, prints its value to standard output, or the exception to standard error
-/// (exit status 1).
-func runAndPrint(_ source: String, sourceURL: URL?, options: EngineOptions) throws {
-    try runAndPrint(source, sourceURL: sourceURL, context: options.makeContext())
+/// Standard input, whole (invalid UTF-8 repaired with U+FFFD).
+func readStandardInput() -> String {
+    String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
 }
 
-/// `runAndPrint(_:sourceURL:options:)` in a context already made.
-func runAndPrint(_ source: String, sourceURL: URL?, context: JSContext) throws {
+/// Evaluates `source`, prints its value to standard output, or the exception to standard error
+/// (exit status 1). `sourceName` is the script's source URL in errors and stacks.
+func runAndPrint(_ source: String, sourceName: String?, options: EngineOptions) throws {
+    try runAndPrint(source, sourceName: sourceName, context: options.makeContext())
+}
+
+/// `runAndPrint(_:sourceName:options:)` in a context already made.
+func runAndPrint(_ source: String, sourceName: String?, context: JSContext) throws {
     do {
-        let value = try context.evaluate(source, sourceURL: sourceURL)
+        let value = try context.evaluate(source, sourceName: sourceName)
         print(ResultFormatter.format(value))
     } catch let exception as JSException {
         ResultFormatter.report(exception)

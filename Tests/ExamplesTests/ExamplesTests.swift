@@ -29,8 +29,8 @@ struct ExamplesTests {
             the same object both ways: true
             new Vector(3, 4).plus(Vector.zero()) → 5, true, [object Vector]
             back in Swift: Vector(x: 3.0, y: 4.0)
-            TypeError: Cannot call a class constructor without |new|
-            TypeError: argument 1: Argument does not match Swift class Vector
+            expected error, Vector(1, 2) without new → TypeError: Cannot call a class constructor without |new|
+            expected error, v.plus({x: 1, y: 1}) → TypeError: argument 1: Argument does not match Swift class Vector
 
             """)
     }

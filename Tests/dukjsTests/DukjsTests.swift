@@ -33,7 +33,9 @@ struct DukjsTests {
             #expect(fast.stdout == parsed.stdout, "\(code)")
             #expect(fast.stderr == parsed.stderr, "\(code)")
         }
-        let optionLike = try run(["eval", "-1"])
+        // Code that starts with "-" is code (`-1`, `-x`); only option spellings are options.
+        #expect(try run(["eval", "-1"]).stdout == "-1\n")
+        let optionLike = try run(["eval", "--frobnicate"])
         #expect(optionLike.status == 64)
         #expect(optionLike.stderr.contains("Usage: dukjs eval"))
         #expect(try run(["eval", "--", "-1"]).stdout == "-1\n")
@@ -96,6 +98,43 @@ struct DukjsTests {
         #expect(output.status != 0)
         #expect(output.stderr.isEmpty == false)
         #expect(output.stdout.isEmpty)
+    }
+
+    /// The command-line cases of issue 14: each with its exit status and output.
+    @Test func standardInputNegativeNumbersAndVersion() throws {
+        #expect(try run(["eval", "-"], input: "6 * 7").stdout == "42\n")
+        let fromStdin = try run(["eval", "-"], input: "null.x")
+        #expect(fromStdin.status == 1)
+        #expect(fromStdin.stderr.hasPrefix("Uncaught TypeError: cannot read property 'x' of null (<stdin>:1)\n"))
+        #expect(try run(["run", "-"], input: "\nnull.x").stderr.contains("(<stdin>:2)"))
+        #expect(try run(["eval", "-1"]).stdout == "-1\n")
+        #expect(try run(["eval", "-1 + 3"]).stdout == "2\n")
+        #expect(try run(["eval", "--time-limit", "1", "--", "-1"]).stdout == "-1\n")
+        let negativeLimit = try run(["eval", "--time-limit", "-1", "1"])
+        #expect(negativeLimit.status != 0)
+        #expect(negativeLimit.stderr.contains("--time-limit must be a positive number of seconds"))
+        let negativeMemory = try run(["eval", "--memory-limit", "-1", "1"])
+        #expect(negativeMemory.status != 0)
+        #expect(negativeMemory.stderr.contains("is not a byte count"))
+        let version = try run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("dukjs ") && version.stdout.contains("Duktape 2.7.0"))
+    }
+
+    @Test func directoriesAndSyntaxErrorsAreReportedOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let output = try run(["run", directory])
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("cannot read \(directory): is a directory"))
+        #expect(!output.stderr.contains("NSCocoaErrorDomain"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-\(UUID()).js")
+        try "var a = 1;\nvar = 2;".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let syntax = try run(["run", file.path])
+        #expect(syntax.status == 1)
+        #expect(syntax.stderr.hasPrefix("Uncaught SyntaxError: "))
+        #expect(syntax.stderr.contains("(file://\(file.path):2)"))
+        #expect(!syntax.stderr.contains("(line 2)"))
     }
 
     @Test func demoShowsASession() throws {

@@ -19,6 +19,9 @@
 #ifndef CDUKTAPE_H
 #define CDUKTAPE_H
 
+#if !__has_include(<duktape.h>)
+#error "DuktapeCore needs Debian's duktape-dev package (the engine is compiled from its source): sudo apt-get install duktape-dev"
+#endif
 #include <duktape.h>
 #include <stddef.h>
 #include <stdint.h>

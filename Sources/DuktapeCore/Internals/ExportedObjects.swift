@@ -84,7 +84,11 @@ extension EngineStack {
         if let pointer = duk_get_heapptr(ctx, -1) {
             box.wrapper = pointer
             context.cacheWrapper(box)
-            if vm.isManagedOwner(object) {
+            if vm.isManagedTarget(object) {
+                // Owners reaching this object now keep its new wrapper too (and this object's
+                // own list is rebuilt with theirs if it owns anything).
+                try updateRetainLists()
+            } else if vm.isManagedOwner(object) {
                 try updateRetainList(of: box, at: -1)
             }
         }
@@ -93,7 +97,7 @@ extension EngineStack {
     /// Stores on the wrapper at `index` the values of the managed values its object owns
     /// (transitively), so they live as long as the wrapper; removes the list when there are none.
     func updateRetainList(of box: ExportedObjectBox, at index: Int32) throws(JSException) {
-        let targets = vm.managedTargets(ownedBy: box.object)
+        let targets = vm.managedTargets(ownedBy: box.object, in: context)
         guard !targets.isEmpty || box.hasRetainList else { return }
         let wrapper = duk_normalize_index(ctx, index)
         let base = duk_get_top(ctx)
@@ -114,6 +118,17 @@ extension EngineStack {
         }
         try check(cduk_pset_retained(ctx))
         box.hasRetainList = !targets.isEmpty
+    }
+
+    /// Rebuilds the retain lists of this context's wrappers whose objects own something (or
+    /// used to).
+    func updateRetainLists() throws(JSException) {
+        for entry in context.wrappers.values where entry.box.hasRetainList || vm.isManagedOwner(entry.box.object) {
+            try reserve(1)
+            duk_push_heapptr(ctx, entry.pointer)
+            try updateRetainList(of: entry.box, at: -1)
+            duk_pop(ctx)
+        }
     }
 
     /// [..] -> [.. constructor]: the class's constructor in this context.
@@ -242,14 +257,7 @@ extension JSContext {
     /// Rebuilds the retain lists of this context's wrappers whose objects own managed values
     /// (or used to).
     func updateRetainLists() {
-        reporting(()) { stack throws(JSException) in
-            for entry in wrappers.values where entry.box.hasRetainList || vm.isManagedOwner(entry.box.object) {
-                try stack.reserve(1)
-                duk_push_heapptr(stack.ctx, entry.pointer)
-                try stack.updateRetainList(of: entry.box, at: -1)
-                duk_pop(stack.ctx)
-            }
-        }
+        reporting(()) { stack throws(JSException) in try stack.updateRetainLists() }
     }
 
     func exportedClassObjects(for jsClass: JSClass) -> ExportedClassObjects? {

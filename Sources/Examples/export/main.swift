@@ -51,6 +51,9 @@ print("new Vector(3, 4).plus(Vector.zero()) →", result.toString()!)
 let vector = context.objectForKeyedSubscript("v")!.toObject() as? Vector
 print("back in Swift: Vector(x: \(vector?.x ?? 0), y: \(vector?.y ?? 0))")
 
-// Mistakes are TypeErrors, not crashes.
-print(context.evaluateScript("try { Vector(1, 2) } catch (e) { e.name + ': ' + e.message }")!.toString()!)
-print(context.evaluateScript("try { v.plus({x: 1, y: 1}) } catch (e) { e.name + ': ' + e.message }")!.toString()!)
+// Mistakes are TypeErrors, not crashes: the two lines below are expected errors, caught by the
+// script and printed as such.
+print("expected error, Vector(1, 2) without new →",
+      context.evaluateScript("try { Vector(1, 2) } catch (e) { e.name + ': ' + e.message }")!.toString()!)
+print("expected error, v.plus({x: 1, y: 1}) →",
+      context.evaluateScript("try { v.plus({x: 1, y: 1}) } catch (e) { e.name + ': ' + e.message }")!.toString()!)
