@@ -112,6 +112,22 @@ struct AnyParameterTests {
         #expect(context.evaluateScript("1 + 1").toInt32() == 2)
     }
 
+    /// A Swift closure reaching the `Any` conversion (not wrapped by `JSValue(newFunctionIn:)`)
+    /// is the README's TypeError, at the top level and nested, never a crash.
+    @Test func aPlainClosurePassedAsAnyIsATypeError() {
+        let add: (Int, Int) -> Int = { $0 + $1 }
+        context.setObject(add, forKeyedSubscript: "add" as NSString)
+        let message = "cannot convert a Swift function of type (Int, Int) -> Int to JavaScript: wrap Swift closures with JSValue(newFunctionIn:)"
+        #expect(context.exception?.forProperty("message").toString() == message)
+        context.exception = nil
+        #expect(JSValue(object: ["callbacks": [add]], in: context) != nil)
+        #expect(context.exception?.forProperty("message").toString() == message)
+        context.exception = nil
+        let greet = context.evaluateScript("(function (f) { return typeof f })")!
+        #expect(throws: JSException.self) { try greet.call({ () in 1 } as () -> Int) }
+        #expect(context.evaluateScript("typeof add").toString() == "undefined")
+    }
+
     @Test func exportedMembers() {
         context["Panel"] = Panel.self
         #expect(context.evaluateScript("var p = new Panel({title: 'T', size: 3}); p.option('title')").toString() == "T")

@@ -89,21 +89,44 @@ struct FunctionTests {
         #expect(JSContext.currentArguments() == nil)
     }
 
-    @Test func accessorsArePerThread() async {
+    /// Two callbacks in two VMs run at the same time on two threads (each waits, with a
+    /// deadline, until the other has arrived), and each reads its own call's arguments.
+    @Test func accessorsArePerThread() {
         let context = self.context
+        let arrived = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let met = LiveCounter()
+        func rendezvous(_ index: Int) {
+            arrived[index].signal()
+            if arrived[1 - index].wait(timeout: .now() + 10) == .success { met.increment() }
+        }
         context["slow"] = JSValue(newFunctionIn: context) { (tag: String) -> String in
-            Thread.sleep(forTimeInterval: 0.01)
+            rendezvous(0)
             return JSContext.currentArguments()?.first.flatMap { ($0 as? JSValue)?.toString() } ?? "nil"
         }
         let other = JSContext()!
         other["slow"] = JSValue(newFunctionIn: other) { (tag: String) -> String in
-            Thread.sleep(forTimeInterval: 0.01)
+            rendezvous(1)
             return JSContext.currentArguments()?.first.flatMap { ($0 as? JSValue)?.toString() } ?? "nil"
         }
-        async let first = Task.detached { context.evaluateScript("slow('first')").toString() }.value
-        async let second = Task.detached { other.evaluateScript("slow('second')").toString() }.value
-        let results = await [first, second]
-        #expect(results == ["first", "second"])
+        // Threads of their own, not tasks: two tasks blocked in a rendezvous could wait for
+        // each other's turn on a busy cooperative pool.
+        final class Results: @unchecked Sendable {
+            private let lock = NSLock()
+            private var storage = ["", ""]
+            var values: [String] { lock.withLock { storage } }
+            func set(_ index: Int, _ value: String) { lock.withLock { storage[index] = value } }
+        }
+        let results = Results()
+        let done = DispatchSemaphore(value: 0)
+        for (index, (runner, tag)) in [(context, "first"), (other, "second")].enumerated() {
+            Thread {
+                results.set(index, runner.evaluateScript("slow('\(tag)')").toString())
+                done.signal()
+            }.start()
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success && done.wait(timeout: .now() + 20) == .success)
+        #expect(results.values == ["first", "second"])
+        #expect(met.value == 2)   // both were inside their callbacks at once
     }
 
     @Test func settingTheExceptionInACallbackThrowsIntoJavaScript() {

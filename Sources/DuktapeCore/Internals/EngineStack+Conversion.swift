@@ -95,6 +95,15 @@ extension EngineStack {
         try push(anyValue: value, depth: depth)
     }
 
+    /// Whether `type` is a function type (a Swift closure), read from its metadata's kind
+    /// (MetadataKind::Function). (A `@convention(block)` block never gets here on Linux: the
+    /// toolchain's conversion of a block to `Any` makes an existential that crashes when it is
+    /// first copied, before any of our code can look at it; README, "Using it".)
+    static func isFunctionType(_ type: Any.Type) -> Bool {
+        let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+        return kind == 0x302
+    }
+
     /// `push(any:)` for a value that is not nil (it may still hold a nil optional).
     @inline(__always)
     func push(anyValue value: Any, depth: Int = 0) throws(JSException) {
@@ -155,6 +164,12 @@ extension EngineStack {
         case let convertible as any JSValueConvertible:
             try push(convertible.jsValue(in: context))
         default:
+            if Self.isFunctionType(type(of: value)) {
+                throw makeError(.typeError, """
+                    cannot convert a Swift function of type \(type(of: value)) to JavaScript: wrap Swift \
+                    closures with JSValue(newFunctionIn:)
+                    """)
+            }
             throw makeError(.typeError, "cannot convert a Swift value of type \(type(of: value)) to JavaScript")
         }
     }
