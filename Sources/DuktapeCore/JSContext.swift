@@ -152,9 +152,9 @@ public final class JSContext: @unchecked Sendable {
     /// each time, multiply its work at every level), one chain of handler calls, the outermost
     /// one and all those nested in it in any context of the VM, makes at most 64 calls; later
     /// exceptions in the chain are stored in `exception` instead (JavaScriptCore has no such
-    /// bound). Likewise, once a call from Swift has
-    /// run past `executionTimeLimit`, exceptions of calls nested in it (in callbacks) are stored,
-    /// not handled: the outermost call reports the timeout.
+    /// bound). Likewise, once a call from Swift has run past `executionTimeLimit`, exceptions of
+    /// calls nested in it (in callbacks) are stored, not handled: the outermost call reports the
+    /// timeout.
     ///
     /// ```swift
     /// context.exceptionHandler = { context, exception in
