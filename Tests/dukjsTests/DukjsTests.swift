@@ -75,7 +75,8 @@ struct DukjsTests {
         #expect(timeout.stderr.hasPrefix("Uncaught RangeError: execution timeout"))
         let memory = try run(["eval", "--memory-limit", "1M", "var s = 'x'; for (;;) s += s"])
         #expect(memory.status == 1)
-        #expect(memory.stderr.hasPrefix("Uncaught RangeError: memory limit exceeded"))
+        #expect(memory.stderr.hasPrefix("Uncaught RangeError: memory limit exceeded (line 1)\n"))
+        #expect(memory.stderr.contains("\n    at global code@:1"))
         #expect(try run(["eval", "--memory-limit", "64M", "--time-limit", "5", "1 + 1"]).stdout == "2\n")
     }
 

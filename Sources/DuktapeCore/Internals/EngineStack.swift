@@ -131,28 +131,41 @@ struct EngineStack {
         let limit = engine.deadlineReachedInEntry ? "execution timeout"
             : engine.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
         if let limit, isLimitFailure(at: -1, timedOut: limit == "execution timeout") {
+            // Where the script was stopped: the engine's own error recorded it (a DoubleError,
+            // made when even that error could not be allocated, did not).
+            let location = duk_is_object(ctx, -1) != 0 ? errorLocation(at: -1) : (stack: nil, line: nil, sourceURL: nil)
             let made = makeError(.rangeError, limit)
             return JSException(
                 value: made.value.isUndefined ? value : made.value, name: "RangeError", message: limit,
-                stack: nil, line: nil, sourceURL: nil)
+                stack: location.stack, line: location.line, sourceURL: location.sourceURL)
         }
         guard duk_is_object(ctx, -1) != 0 else {
             return JSException(
                 value: value, name: nil, message: describe(at: -1) ?? "", stack: nil, line: nil,
                 sourceURL: nil)
         }
+        let location = errorLocation(at: -1)
         return JSException(
             value: value,
             name: quietProperty("name", ofValueAt: -1) { $0.stringIfString(at: -1) },
             message: quietProperty("message", ofValueAt: -1) { $0.stringIfString(at: -1) }
                 ?? describe(at: -1) ?? "",
-            stack: quietProperty("stack", ofValueAt: -1) { $0.stringIfString(at: -1) }.flatMap { $0.isEmpty ? nil : $0 },
-            line: quietProperty("lineNumber", ofValueAt: -1) {
+            stack: location.stack, line: location.line, sourceURL: location.sourceURL,
+            underlyingError: (EngineBox.attached(to: -1, on: self) as? SwiftErrorBox)?.error)
+    }
+
+    /// The stack, line and source URL of the error object at `index` (each nil when absent or
+    /// empty: a script evaluated without a URL has the file name "", JavaScriptCore's absent
+    /// sourceURL).
+    private func errorLocation(at index: Int32) -> (stack: String?, line: Int?, sourceURL: String?) {
+        let nonEmpty = { (text: String?) in text.flatMap { $0.isEmpty ? nil : $0 } }
+        return (
+            stack: nonEmpty(quietProperty("stack", ofValueAt: index) { $0.stringIfString(at: -1) }),
+            line: quietProperty("lineNumber", ofValueAt: index) {
                 duk_is_number($0.ctx, -1) != 0 ? Int(exactly: duk_get_number($0.ctx, -1)) : nil
             },
-            // "" for a script evaluated without a URL: JavaScriptCore's sourceURL is then absent.
-            sourceURL: quietProperty("fileName", ofValueAt: -1) { $0.stringIfString(at: -1) }.flatMap { $0.isEmpty ? nil : $0 },
-            underlyingError: (EngineBox.attached(to: -1, on: self) as? SwiftErrorBox)?.error)
+            sourceURL: nonEmpty(quietProperty("fileName", ofValueAt: index) { $0.stringIfString(at: -1) })
+        )
     }
 
     /// Whether the thrown value at `index` is how the engine reports a limit the library set: its

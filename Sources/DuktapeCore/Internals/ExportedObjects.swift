@@ -102,19 +102,31 @@ extension EngineStack {
         let wrapper = duk_normalize_index(ctx, index)
         let base = duk_get_top(ctx)
         defer { duk_set_top(ctx, base) }
-        try reserve(4)
+        guard targets.count < Int(Int32.max - 8) else { throw makeError(.rangeError, "value stack limit reached") }
+        try reserve(Int32(targets.count) + 4)
         duk_dup(ctx, wrapper)
+        // The targets go on the stack before anything allocates: an allocation may run a
+        // collection, and a target held only by the old list must not be freed before the new
+        // list holds it.
+        let first = duk_get_top(ctx)
+        for target in targets {
+            duk_push_heapptr(ctx, target)
+        }
         if targets.isEmpty {
             duk_push_undefined(ctx)
         } else {
             try check(cduk_ppush_new(ctx, CDUK_NEW_BOOKKEEPING))
-            for (position, target) in targets.enumerated() {
+            for position in targets.indices {
                 try reserve(3)
                 duk_dup(ctx, -1)
                 duk_push_number(ctx, Double(position))
-                duk_push_heapptr(ctx, target)
+                duk_dup(ctx, first + Int32(position))
                 try check(cduk_pput_prop(ctx))
             }
+        }
+        // [.. wrapper targets... list] -> [.. wrapper list]
+        for _ in targets {
+            duk_remove(ctx, first)
         }
         try check(cduk_pset_retained(ctx))
         box.hasRetainList = !targets.isEmpty
@@ -122,11 +134,20 @@ extension EngineStack {
 
     /// Rebuilds the retain lists of this context's wrappers whose objects own something (or
     /// used to).
+    ///
+    /// Rebuilding a list allocates, so a collection may run in the middle and finalize other
+    /// wrappers (found by AddressSanitizer): the boxes are retained for the loop, and each
+    /// wrapper is used only while its entry still names it (a finalized wrapper's entry is gone).
     func updateRetainLists() throws(JSException) {
-        for entry in context.wrappers.values where entry.box.hasRetainList || vm.isManagedOwner(entry.box.object) {
+        let boxes = context.wrappers.values.map { $0.box as ExportedObjectBox }
+        for box in boxes {
+            let key = ObjectIdentifier(box.object)
+            guard let entry = context.wrappers[key], entry.box === box,
+                  box.hasRetainList || vm.isManagedOwner(box.object)
+            else { continue }
             try reserve(1)
             duk_push_heapptr(ctx, entry.pointer)
-            try updateRetainList(of: entry.box, at: -1)
+            try updateRetainList(of: box, at: -1)
             duk_pop(ctx)
         }
     }
