@@ -79,11 +79,22 @@ extension JSVirtualMachine {
         return managedEdges[ObjectIdentifier(object)]?.owner === object
     }
 
-    /// Whether some owner has an edge to `object` (caller holds the lock).
-    func isManagedTarget(_ object: AnyObject) -> Bool {
-        lock.assertHeld("isManagedTarget")
-        let key = ObjectIdentifier(object)
-        return managedEdges.values.contains { $0.owned[key]?.object.object === object }
+    /// The owners that reach `object` through edges, directly or not (caller holds the lock).
+    /// A walk of the edges backwards, level by level.
+    func managedOwners(reaching object: AnyObject) -> [AnyObject] {
+        lock.assertHeld("managedOwners")
+        guard !managedEdges.isEmpty else { return [] }
+        var owners: [AnyObject] = []
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(object)]
+        var pending = [ObjectIdentifier(object)]
+        while let key = pending.popLast() {
+            for edges in managedEdges.values where edges.owned[key]?.object.object != nil {
+                guard let owner = edges.owner, visited.insert(ObjectIdentifier(owner)).inserted else { continue }
+                owners.append(owner)
+                pending.append(ObjectIdentifier(owner))
+            }
+        }
+        return owners
     }
 
     /// What a wrapper of `owner` in `context` keeps alive: the live watched objects of the

@@ -84,11 +84,12 @@ extension EngineStack {
         if let pointer = duk_get_heapptr(ctx, -1) {
             box.wrapper = pointer
             context.cacheWrapper(box)
-            if vm.isManagedTarget(object) {
-                // Owners reaching this object now keep its new wrapper too (and this object's
-                // own list is rebuilt with theirs if it owns anything).
-                try updateRetainLists()
-            } else if vm.isManagedOwner(object) {
+            // The owners that reach this object keep its new wrapper too.
+            let owners = vm.managedOwners(reaching: object)
+            if !owners.isEmpty {
+                try rebuildRetainLists(of: owners.compactMap { context.wrappers[ObjectIdentifier($0)]?.box })
+            }
+            if vm.isManagedOwner(object) {
                 try updateRetainList(of: box, at: -1)
             }
         }
@@ -139,7 +140,12 @@ extension EngineStack {
     /// wrappers (found by AddressSanitizer): the boxes are retained for the loop, and each
     /// wrapper is used only while its entry still names it (a finalized wrapper's entry is gone).
     func updateRetainLists() throws(JSException) {
-        let boxes = context.wrappers.values.map { $0.box as ExportedObjectBox }
+        try rebuildRetainLists(of: context.wrappers.values.map { $0.box })
+    }
+
+    /// `updateRetainList` for each of `boxes` whose wrapper is still cached and that owns
+    /// something (or used to). The boxes are retained by the array for the loop.
+    private func rebuildRetainLists(of boxes: [ExportedObjectBox]) throws(JSException) {
         for box in boxes {
             let key = ObjectIdentifier(box.object)
             guard let entry = context.wrappers[key], entry.box === box,
