@@ -108,7 +108,7 @@ extension JSValue {
         _ arguments: repeat each Argument, returning resultType: Result.Type
     ) throws -> Result {
         try callPushing { stack throws(JSException) in
-            repeat try stack.push(dynamic: each arguments)
+            repeat try stack.push(anyValue: each arguments)
         } reading: { stack throws(JSException) in
             try stack.dynamicValue(at: -1, as: Result.self)
         }

@@ -114,7 +114,6 @@ extension Optional: DynamicOptional {
 
 extension ArgumentReader {
     /// The next argument as `T`, any type (`DynamicConversion`); a failure names the argument.
-    @usableFromInline
     mutating func nextDynamic<T>(_ type: T.Type) throws -> T {
         defer { index += 1 }
         do {
@@ -130,7 +129,6 @@ extension ArgumentReader {
 extension HostResult {
     /// A result of any type: `Void` is undefined; everything else goes through the Swift →
     /// JavaScript table (which throws a TypeError for a type it does not convert).
-    @usableFromInline
     static func dynamic<R>(_ value: R) -> HostResult {
         R.self == Void.self ? .undefined : .converted(value)
     }
@@ -139,7 +137,6 @@ extension HostResult {
 extension EngineStack {
     /// The value at `index` as `Result` by `DynamicConversion`'s strict rule; a mismatch is a
     /// TypeError.
-    @usableFromInline
     func dynamicValue<Result>(at index: Int32, as type: Result.Type) throws(JSException) -> Result {
         let value = try value(at: index)
         do {
@@ -149,11 +146,5 @@ extension EngineStack {
         } catch {
             throw makeError(.typeError, "\(error)")
         }
-    }
-
-    /// Pushes an argument of any type by the Swift → JavaScript table.
-    @usableFromInline
-    func push<Argument>(dynamic argument: Argument) throws(JSException) {
-        try push(anyValue: argument)
     }
 }

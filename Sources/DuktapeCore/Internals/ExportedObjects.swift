@@ -126,8 +126,9 @@ extension EngineStack {
             }
         }
         // [.. wrapper targets... list] -> [.. wrapper list]
-        for _ in targets {
-            duk_remove(ctx, first)
+        if !targets.isEmpty {
+            duk_replace(ctx, first)
+            duk_set_top(ctx, first + 1)
         }
         try check(cduk_pset_retained(ctx))
         box.hasRetainList = !targets.isEmpty
