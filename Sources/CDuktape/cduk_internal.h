@@ -70,6 +70,16 @@ void *_Nullable cduk_callee_box(duk_context *ctx);
  * inside a protected body. engine.c. */
 void cduk_push_builtin(duk_context *ctx, cduk_builtin builtin);
 
+/* The cduk_heap_state of ctx's heap (its udata). engine.c. */
+void *_Nullable cduk_heap_state_of(duk_context *ctx);
+
+/* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
+void cduk_push_to_string_tag_symbol(duk_context *ctx);
+
+/* Installs Promise and AggregateError in ctx's realm (ctx is the realm's main thread). May
+ * throw: call it inside a protected body. promise.c. */
+void cduk_install_promise(duk_context *ctx);
+
 /* [] -> [the realm's Duktape object] and [] -> [the realm's Error.prototype]; may throw.
  * engine.c. */
 void cduk_push_duktape_object(duk_context *ctx);

@@ -502,6 +502,14 @@ void cduk_push_builtin(duk_context *ctx, cduk_builtin builtin) {
     }
 }
 
+void *cduk_heap_state_of(duk_context *ctx) {
+    return ((duk_hthread *) ctx)->heap->heap_udata;
+}
+
+void cduk_push_to_string_tag_symbol(duk_context *ctx) {
+    duk_push_hstring_stridx((duk_hthread *) ctx, DUK_STRIDX_WELLKNOWN_SYMBOL_TO_STRING_TAG);
+}
+
 void cduk_push_duktape_object(duk_context *ctx) {
     duk_push_hobject_bidx((duk_hthread *) ctx, DUK_BIDX_DUKTAPE);
 }

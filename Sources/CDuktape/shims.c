@@ -711,6 +711,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     duk_def_prop(ctx, -5, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER | DUK_DEFPROP_SET_CONFIGURABLE |
                               DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_FORCE);
     duk_pop(ctx);
+    cduk_install_promise(ctx);
     return 0;
 }
 

@@ -34,6 +34,7 @@ public final class JSContext: @unchecked Sendable {
     /// would retain the context and make a cycle (JavaScriptCore keeps a raw value here too).
     @exclusivity(unchecked) private var exceptionStorage: JSValue.Storage?
     private var exceptionHandlerStorage: ((JSContext?, JSValue?) -> Void)?
+    private var unhandledRejectionHandlerStorage: ((JSContext, JSPromiseRejection) -> Void)?
     private var nameStorage: String?
     /// Exported objects' wrappers, by object (weak: entries leave when a wrapper is finalized).
     @exclusivity(unchecked) var wrappers: [ObjectIdentifier: WrapperEntry] = [:]
@@ -164,6 +165,31 @@ public final class JSContext: @unchecked Sendable {
     public var exceptionHandler: ((JSContext?, JSValue?) -> Void)! {
         get { vm.lock.withLock { exceptionHandlerStorage } }
         set { vm.lock.withLock { exceptionHandlerStorage = newValue } }
+    }
+
+    /// Called when a promise of this context is rejected and still has no rejection handler once
+    /// the job queue is empty (`.unhandled`, once per promise), and when such a promise gets a
+    /// handler later (`.handledLater`), as browsers fire `unhandledrejection` and
+    /// `rejectionhandled`. Default nil: the library itself prints nothing. Beyond JavaScriptCore,
+    /// which has no public hook for this.
+    ///
+    /// ```swift
+    /// context.unhandledRejectionHandler = { _, rejection in
+    ///     print(rejection.kind, rejection.reason)   // unhandled Error: lost
+    /// }
+    /// context.evaluateScript("Promise.reject(new Error('lost'))")
+    /// ```
+    ///
+    /// The handler runs under the VM lock when the queue drains (at the end of the outermost API
+    /// call), on that call's thread.
+    public var unhandledRejectionHandler: ((JSContext, JSPromiseRejection) -> Void)? {
+        get { vm.lock.withLock { unhandledRejectionHandlerStorage } }
+        set { vm.lock.withLock { unhandledRejectionHandlerStorage = newValue } }
+    }
+
+    /// Hands a rejection event to `unhandledRejectionHandler` (caller holds the lock).
+    func reportRejection(_ rejection: JSPromiseRejection) {
+        unhandledRejectionHandlerStorage?(self, rejection)
     }
 
     /// A name for the context (informative; default nil).

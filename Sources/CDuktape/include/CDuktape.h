@@ -58,6 +58,12 @@ typedef struct cduk_heap_state {
     struct cduk_deaths *_Nullable undecided; /* finalized objects that may have been rescued */
     struct cduk_deaths *_Nullable freed;     /* undecided objects since freed, to report */
     uint32_t freed_count;    /* entries in `freed`: cduk_drain_freed has work when non-zero */
+    void *_Nullable job_queue;  /* the job queue (a bare array in the heap stash), once made */
+    uint32_t job_head;       /* first slot of the next job */
+    uint32_t job_tail;       /* slot after the last job: jobs are pending when head != tail */
+    void *_Nullable rejections; /* rejection events to report (a bare array in the heap stash) */
+    uint32_t rejection_head;
+    uint32_t rejection_slots; /* events are pending when head != slots */
 } cduk_heap_state;
 
 /* Creates a heap whose allocations are accounted in `state` and whose fatal
@@ -232,6 +238,45 @@ duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
  * sandboxed != 0 the `Duktape` global removed (no fin/act/gc/info/enc/dec/compact/Thread/
  * Pointer for the script). */
 duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed);
+
+/* ---- Promise and the job queue (promise.c) -----------------------------------------
+ * Every realm gets Promise and AggregateError (installed by cduk_pinstall_realm). Jobs (promise
+ * reactions, thenable resolutions, queued calls) wait in one queue per heap until Swift drains it
+ * with cduk_prun_jobs; each runs on the main thread of the realm that queued it. */
+
+/* What a cduk_prun_jobs call stopped for. */
+typedef enum cduk_jobs_event {
+    CDUK_JOBS_IDLE = 0,      /* nothing left: queue and rejection events empty */
+    CDUK_JOBS_THREW = 1,     /* a job threw (error pushed): report it, then call again */
+    CDUK_JOBS_TIMEOUT = 2,   /* the deadline passed (error pushed); the queue was emptied */
+    CDUK_JOBS_UNHANDLED = 3, /* [promise reason]: a rejection nobody handled, reported once */
+    CDUK_JOBS_HANDLED = 4    /* [promise reason]: a reported rejection got a handler after all */
+} cduk_jobs_event;
+
+typedef struct cduk_job_report {
+    duk_context *_Nullable thread; /* the realm thread the job or event belongs to */
+    cduk_jobs_event event;
+} cduk_job_report;
+
+/* Runs queued jobs on the heap's initial thread ctx until one throws, the deadline passes, a
+ * rejection event is due, or nothing is left. [] -> [a b]: undefined twice (IDLE) or
+ * [promise reason] (UNHANDLED, HANDLED); DUK_EXEC_ERROR with the error pushed (THREW, TIMEOUT). */
+duk_int_t cduk_prun_jobs(duk_context *ctx, cduk_job_report *report);
+
+/* [] -> [promise resolve reject]: a new pending promise of ctx's realm and its resolving
+ * functions. */
+duk_int_t cduk_pnew_promise(duk_context *ctx);
+
+/* [value onFulfilled onRejected] -> []: PromiseResolve(value), then its reactions (no derived
+ * promise: what the handlers throw is reported as a job's exception). */
+duk_int_t cduk_pawait(duk_context *ctx);
+
+/* [value] -> []: *state = -1 when value is not a promise, else 0 pending, 1 fulfilled,
+ * 2 rejected (the low two bits; higher bits are flags). */
+duk_int_t cduk_ppromise_state(duk_context *ctx, int *state);
+
+/* [function] -> []: queues a job calling function() (what it throws is reported). */
+duk_int_t cduk_pqueue_call(duk_context *ctx);
 
 /* ---- Deaths decided after the finalizer ---------------------------------------
  * A finalizer can rescue its object (or another's), and Duktape then keeps it. The library's

@@ -28,6 +28,15 @@ struct CallbackFrame {
         self.previous = cduk_current_frame()
     }
 
+    /// A frame for a callback that no JavaScript call made (a promise executor run from Swift):
+    /// its `this` and arguments are given, its callee is nil.
+    init(context: JSContext, this: JSValue, arguments: [JSValue]) {
+        self.init(context: context, ctx: context.ctx, isConstruct: false, argumentCount: 0)
+        madeThis = .some(this)
+        madeCallee = .some(nil)
+        madeArguments = arguments
+    }
+
     /// Argument `index` as a JSValue (undefined past the end), read from the call's frame.
     func argument(_ index: Int) -> JSValue {
         guard index < Int(argumentCount), let value = EngineStack(ctx: ctx, context: context).pinnedValue(at: Int32(index))

@@ -129,6 +129,12 @@ final class Engine: @unchecked Sendable {
             reportLateDeaths()
             cduk_free_death_tables(state)
             state.pointee.deadline_ns = 0
+            state.pointee.job_queue = nil
+            state.pointee.rejections = nil
+            state.pointee.job_head = 0
+            state.pointee.job_tail = 0
+            state.pointee.rejection_head = 0
+            state.pointee.rejection_slots = 0
             pending.withLock { $0.removeAll() }
         }
     }
@@ -160,16 +166,101 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// The end of the outermost entry: runs pending work (each item an entry nested in this one,
-    /// so under its deadline), then disarms the deadline. Caller holds the lock.
+    /// The end of the outermost entry: runs pending work and queued jobs (each item an entry
+    /// nested in this one, so under its deadline), then disarms the deadline. Caller holds the
+    /// lock.
     private func endOutermostEntry() {
-        if hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0 {
+        if hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0
+            || (drainsJobsAutomatically && hasJobs)
+        {
             entryDepth = 1
-            reportLateDeaths()
-            runPendingWork()
+            finishEntryWork(runningJobs: drainsJobsAutomatically)
             entryDepth = 0
         }
         state.pointee.deadline_ns = 0
+    }
+
+    /// Reports late deaths, runs pending work and (when asked) the job queue, until none of them
+    /// has anything left: a job can post work and work can queue jobs. After a timeout, jobs
+    /// queued later wait for the next entry (they would run with no deadline). Caller holds the
+    /// lock, in an entry.
+    private func finishEntryWork(runningJobs: Bool) {
+        var jobsStopped = !runningJobs
+        repeat {
+            reportLateDeaths()
+            runPendingWork()
+            if !jobsStopped, hasJobs {
+                jobsStopped = !runJobs()
+            }
+        } while hasPendingWork.load(ordering: .acquiring) || (!jobsStopped && hasJobs)
+    }
+
+    // MARK: - Jobs (promise reactions)
+
+    /// Whether the outermost entry's end drains the job queue
+    /// (`JSVirtualMachine.drainsMicrotasksAutomatically`). Guarded by the lock.
+    @exclusivity(unchecked) var drainsJobsAutomatically = true
+
+    /// True when jobs or rejection events are queued (caller holds the lock).
+    var hasJobs: Bool {
+        state.pointee.job_head != state.pointee.job_tail
+            || state.pointee.rejection_head != state.pointee.rejection_slots
+    }
+
+    /// Drains the job queue now when no API call is running on this VM (explicit draining, for
+    /// hosts that turned automatic draining off). Returns false when called inside an API call:
+    /// jobs never run in the middle of a script.
+    func drainJobs() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard entryDepth == 0 else { return false }
+        beginOutermostEntry()
+        entryDepth = 1
+        finishEntryWork(runningJobs: true)
+        entryDepth = 0
+        state.pointee.deadline_ns = 0
+        return true
+    }
+
+    /// Runs queued jobs, each on its realm's thread, reporting what a job throws to its
+    /// context's exception handler and rejection events to its context's
+    /// `unhandledRejectionHandler`. Returns false when it stopped early (the deadline passed:
+    /// the queue was emptied; or the engine's stack could not grow). Caller holds the lock, in an
+    /// entry.
+    private func runJobs() -> Bool {
+        var report = cduk_job_report()
+        while true {
+            let status = cduk_prun_jobs(heapContext, &report)
+            // The realm's context, looked up before anything allocates (the thread may have been
+            // freed with its last job when its context is gone).
+            let context = report.thread.flatMap { contextsByThread[$0]?.takeUnretainedValue() }
+            switch status {
+            case DUK_EXEC_SUCCESS:
+                defer { duk_pop_2(heapContext) }
+                if report.event == CDUK_JOBS_IDLE { return true }
+                guard let context else { continue }
+                let stack = EngineStack(ctx: heapContext, context: context)
+                guard let promise = stack.pinnedValue(at: -2), let reason = stack.pinnedValue(at: -1) else { continue }
+                context.reportRejection(
+                    JSPromiseRejection(
+                        kind: report.event == CDUK_JOBS_UNHANDLED ? .unhandled : .handledLater,
+                        promise: promise, reason: reason))
+            case DUK_EXEC_ERROR:
+                let timedOut = report.event == CDUK_JOBS_TIMEOUT
+                // The timeout is this entry's end: its report (a handler that may use the API) runs
+                // without the deadline, as a call's own timeout is reported after its entry.
+                if timedOut { state.pointee.deadline_ns = 0 }
+                if let context {
+                    let exception = EngineStack(ctx: heapContext, context: context).takeException()
+                    context.notifyException(exception.value)
+                } else {
+                    duk_pop(heapContext)
+                }
+                if timedOut { return false }
+            default:
+                return false
+            }
+        }
     }
 
     /// Objects whose finalizer ran but that Duktape freed only later (they could have been

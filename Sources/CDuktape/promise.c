@@ -1,0 +1,1075 @@
+/*
+ * Promise, AggregateError and the job queue, in C on Duktape's public API (Duktape 2.7 has no
+ * Promise). ECMAScript 2021's algorithms, without subclassing: every promise the machinery makes
+ * is a plain %Promise% of the realm that makes it, whatever a script did to `Promise`,
+ * `Promise.prototype.then`, `constructor` properties, `Function.prototype.call` or
+ * `Array.prototype.push` (nothing here reads them: internal slots are hidden-symbol properties,
+ * lists are bare arrays, calls are duk_pcall). What the spec makes observable on user objects
+ * stays observable: a thenable's `then` getter (read once), `catch`/`finally` invoking `then`,
+ * `Promise.resolve(p)` reading `p.constructor`.
+ *
+ * Why C: a realm gets the whole API for the price of 14 native function objects (context
+ * creation stays within the W1 budget), and a step of a `then` chain costs no bytecode.
+ *
+ * Jobs: one FIFO per heap (a JSVirtualMachine), a bare array of 5 slots per job
+ * [kind, a, b, c, realm thread] with head/tail counters in the heap state. Swift drains it with
+ * cduk_prun_jobs when the outermost API entry ends. Each job runs on the main thread of the realm
+ * that queued it (a realm's built-ins are per thread in Duktape: object literals in a handler
+ * must get that realm's prototypes).
+ *
+ * Unhandled rejections (HTML's model): rejecting a promise that has no handler records an event;
+ * when the queue is empty, each recorded promise still without a handler is reported once, and a
+ * handler added later to a reported promise records a "handled after all" event.
+ */
+#include "cduk_internal.h"
+
+#include <string.h>
+
+/* ---- Slots and keys ------------------------------------------------------------------- */
+
+#define CDUK__P_STATE DUK_HIDDEN_SYMBOL("PromiseState")      /* number: state | flags */
+#define CDUK__P_RESULT DUK_HIDDEN_SYMBOL("PromiseResult")    /* value or reason */
+#define CDUK__P_REACTIONS DUK_HIDDEN_SYMBOL("PromiseReactions") /* bare array of triples */
+#define CDUK__P_TARGET DUK_HIDDEN_SYMBOL("PromiseTarget")    /* on resolving records: the promise */
+#define CDUK__P_DONE DUK_HIDDEN_SYMBOL("PromiseDone")        /* on records and element functions */
+#define CDUK__P_RECORD DUK_HIDDEN_SYMBOL("PromiseRecord")    /* on functions: their shared record */
+#define CDUK__P_INDEX DUK_HIDDEN_SYMBOL("PromiseIndex")      /* on element functions */
+#define CDUK__P_VALUES DUK_HIDDEN_SYMBOL("PromiseValues")    /* on combinator records */
+#define CDUK__P_REMAINING DUK_HIDDEN_SYMBOL("PromiseRemaining")
+#define CDUK__P_CAPABILITY DUK_HIDDEN_SYMBOL("PromiseCapability") /* a resolving record */
+#define CDUK__P_VALUE DUK_HIDDEN_SYMBOL("PromiseValue")      /* finally's callbacks and thunks */
+
+/* Global stash (per realm; no script can reach it). */
+#define CDUK__STASH_PROTOTYPE "PromisePrototype"
+#define CDUK__STASH_CONSTRUCTOR "PromiseConstructor"
+#define CDUK__STASH_THREAD "PromiseRealmThread"
+#define CDUK__STASH_AGGREGATE "AggregateErrorPrototype"
+
+/* Heap stash. */
+#define CDUK__HEAP_QUEUE "JobQueue"
+#define CDUK__HEAP_REJECTIONS "RejectionEvents"
+
+enum {
+    CDUK__PENDING = 0,
+    CDUK__FULFILLED = 1,
+    CDUK__REJECTED = 2,
+    CDUK__STATE_MASK = 3,
+    CDUK__HANDLED = 4,  /* [[PromiseIsHandled]] */
+    CDUK__REPORTED = 8  /* reported as unhandled */
+};
+
+enum { CDUK__JOB_FULFILL = 1, CDUK__JOB_REJECT = 2, CDUK__JOB_THENABLE = 3, CDUK__JOB_CALL = 4 };
+#define CDUK__JOB_SLOTS 5U
+
+/* Rejection events (slots per event: promise, thread, kind). */
+enum { CDUK__EVENT_REJECTED = 1, CDUK__EVENT_HANDLED = 2 };
+#define CDUK__EVENT_SLOTS 3U
+
+/* Magic numbers of the resolving and element functions. */
+enum {
+    CDUK__RESOLVE = 0,
+    CDUK__REJECT = 1,
+    CDUK__ALL_ELEMENT = 0,
+    CDUK__SETTLED_FULFILLED = 1,
+    CDUK__SETTLED_REJECTED = 2,
+    CDUK__ANY_ELEMENT = 3
+};
+
+static duk_ret_t cduk__promise_then(duk_context *ctx);
+
+static cduk_heap_state *cduk__state(duk_context *ctx) {
+    return (cduk_heap_state *) cduk_heap_state_of(ctx);
+}
+
+static int cduk__past_deadline(const cduk_heap_state *state) {
+    return state != NULL && state->deadline_ns != 0 && cduk_clock_now(state) >= state->deadline_ns;
+}
+
+/* ---- Small helpers --------------------------------------------------------------------- */
+
+static void cduk__push_stash_value(duk_context *ctx, const char *key) {
+    duk_push_global_stash(ctx);
+    duk_get_prop_string(ctx, -1, key);
+    duk_remove(ctx, -2);
+}
+
+/* The state word of the promise at idx, or -1 when it is not a promise. */
+static int cduk__promise_state(duk_context *ctx, duk_idx_t idx) {
+    if (!duk_is_object(ctx, idx)) {
+        return -1;
+    }
+    cduk_get_own_hidden(ctx, idx, CDUK__P_STATE);
+    int state = duk_is_number(ctx, -1) ? duk_get_int(ctx, -1) : -1;
+    duk_pop(ctx);
+    return state;
+}
+
+static void cduk__set_state(duk_context *ctx, duk_idx_t idx, int state) {
+    idx = duk_normalize_index(ctx, idx);
+    duk_push_int(ctx, state);
+    cduk_put_own_hidden(ctx, idx, CDUK__P_STATE);
+}
+
+/* A value ES treats as an object (functions and buffers included). */
+static int cduk__is_object_like(duk_context *ctx, duk_idx_t idx) {
+    return duk_check_type_mask(ctx, idx, DUK_TYPE_MASK_OBJECT | DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
+}
+
+static void cduk__push_function(duk_context *ctx, duk_c_function fn, duk_idx_t nargs, int magic) {
+    duk_push_c_function(ctx, fn, nargs);
+    duk_set_magic(ctx, -1, magic);
+}
+
+/* [] -> [new pending promise of ctx's realm]. */
+static void cduk__push_new_promise(duk_context *ctx) {
+    duk_push_object(ctx);
+    cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
+    duk_set_prototype(ctx, -2);
+    cduk__set_state(ctx, -1, CDUK__PENDING);
+}
+
+/* ---- The job queue ---------------------------------------------------------------------- */
+
+/* [] -> [the heap's array under `key`], made on first use; *pointer caches its address. */
+static void cduk__push_heap_list(duk_context *ctx, void **pointer, const char *key) {
+    if (*pointer != NULL) {
+        duk_push_heapptr(ctx, *pointer);
+        return;
+    }
+    duk_push_heap_stash(ctx);
+    duk_push_bare_array(ctx);
+    duk_dup(ctx, -1);
+    duk_put_prop_string(ctx, -3, key);
+    duk_remove(ctx, -2);
+    *pointer = duk_get_heapptr(ctx, -1);
+}
+
+/* [] -> [the main thread of ctx's realm] (a coroutine's jobs run on it). */
+static void cduk__push_realm_thread(duk_context *ctx) {
+    cduk__push_stash_value(ctx, CDUK__STASH_THREAD);
+    void *thread = duk_get_pointer(ctx, -1);
+    duk_pop(ctx);
+    if (thread != NULL) {
+        duk_push_heapptr(ctx, thread);
+    } else {
+        duk_push_current_thread(ctx);
+    }
+}
+
+/* Queues a job of `kind` with the values at a, b, c (absolute indices). */
+static void cduk__enqueue(duk_context *ctx, int kind, duk_idx_t a, duk_idx_t b, duk_idx_t c) {
+    cduk_heap_state *state = cduk__state(ctx);
+    duk_require_stack(ctx, 4);
+    cduk__push_heap_list(ctx, &state->job_queue, CDUK__HEAP_QUEUE);
+    duk_uarridx_t tail = state->job_tail;
+    duk_push_int(ctx, kind);
+    duk_put_prop_index(ctx, -2, tail);
+    duk_dup(ctx, a);
+    duk_put_prop_index(ctx, -2, tail + 1);
+    duk_dup(ctx, b);
+    duk_put_prop_index(ctx, -2, tail + 2);
+    duk_dup(ctx, c);
+    duk_put_prop_index(ctx, -2, tail + 3);
+    cduk__push_realm_thread(ctx);
+    duk_put_prop_index(ctx, -2, tail + 4);
+    state->job_tail = tail + CDUK__JOB_SLOTS; /* only once every slot is written */
+    duk_pop(ctx);
+}
+
+/* HostPromiseRejectionTracker: records an event for the promise at idx. */
+static void cduk__track_rejection(duk_context *ctx, duk_idx_t idx, int kind) {
+    cduk_heap_state *state = cduk__state(ctx);
+    idx = duk_normalize_index(ctx, idx);
+    duk_require_stack(ctx, 4);
+    cduk__push_heap_list(ctx, &state->rejections, CDUK__HEAP_REJECTIONS);
+    duk_uarridx_t end = state->rejection_slots;
+    duk_dup(ctx, idx);
+    duk_put_prop_index(ctx, -2, end);
+    cduk__push_realm_thread(ctx);
+    duk_put_prop_index(ctx, -2, end + 1);
+    duk_push_int(ctx, kind);
+    duk_put_prop_index(ctx, -2, end + 2);
+    state->rejection_slots = end + CDUK__EVENT_SLOTS;
+    duk_pop(ctx);
+}
+
+/* ---- Settling --------------------------------------------------------------------------- */
+
+/* FulfillPromise / RejectPromise: settles the pending promise at p with the value at v and
+ * queues its reactions. A settled promise is left as it is. */
+static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected) {
+    p = duk_normalize_index(ctx, p);
+    v = duk_normalize_index(ctx, v);
+    int state = cduk__promise_state(ctx, p);
+    if (state < 0 || (state & CDUK__STATE_MASK) != CDUK__PENDING) {
+        return;
+    }
+    duk_require_stack(ctx, 8);
+    cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS); /* [.. reactions] */
+    duk_idx_t reactions = duk_get_top_index(ctx);
+    duk_dup(ctx, v);
+    cduk_put_own_hidden(ctx, p, CDUK__P_RESULT);
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, p, CDUK__P_REACTIONS);
+    cduk__set_state(ctx, p, (state & ~CDUK__STATE_MASK) | (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
+    if (rejected && !(state & CDUK__HANDLED)) {
+        cduk__track_rejection(ctx, p, CDUK__EVENT_REJECTED);
+    }
+    if (duk_is_array(ctx, reactions)) {
+        duk_size_t count = duk_get_length(ctx, reactions);
+        for (duk_size_t i = 0; i + 2 < count; i += 3) {
+            duk_get_prop_index(ctx, reactions, (duk_uarridx_t) (i + (rejected ? 1 : 0))); /* handler */
+            duk_get_prop_index(ctx, reactions, (duk_uarridx_t) (i + 2));                  /* derived */
+            duk_idx_t top = duk_get_top(ctx);
+            cduk__enqueue(ctx, rejected ? CDUK__JOB_REJECT : CDUK__JOB_FULFILL, top - 2, top - 1, v);
+            duk_pop_2(ctx);
+        }
+    }
+    duk_pop(ctx);
+}
+
+static duk_ret_t cduk__get_then(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_get_prop_string(ctx, -1, "then");
+    return 1;
+}
+
+/* The resolve function's steps after its alreadyResolved check: resolves the promise at p with
+ * the value at v (a thenable is followed in a job; `then` is read once, here). */
+static void cduk__resolve(duk_context *ctx, duk_idx_t p, duk_idx_t v) {
+    p = duk_normalize_index(ctx, p);
+    v = duk_normalize_index(ctx, v);
+    if (duk_strict_equals(ctx, p, v)) {
+        duk_push_error_object(ctx, DUK_ERR_TYPE_ERROR, "cannot resolve a promise with itself");
+        cduk__settle(ctx, p, -1, 1);
+        duk_pop(ctx);
+        return;
+    }
+    if (!cduk__is_object_like(ctx, v)) {
+        cduk__settle(ctx, p, v, 0);
+        return;
+    }
+    /* [.. then] or [.. error] */
+    duk_dup(ctx, v);
+    if (duk_safe_call(ctx, cduk__get_then, NULL, 1, 1) != DUK_EXEC_SUCCESS) {
+        if (cduk__past_deadline(cduk__state(ctx))) {
+            (void) duk_throw(ctx);
+        }
+        cduk__settle(ctx, p, -1, 1);
+    } else if (!duk_is_callable(ctx, -1)) {
+        cduk__settle(ctx, p, v, 0);
+    } else {
+        cduk__enqueue(ctx, CDUK__JOB_THENABLE, p, v, duk_get_top_index(ctx));
+    }
+    duk_pop(ctx);
+}
+
+/* ---- Resolving functions ---------------------------------------------------------------- */
+
+/* A resolving record: the promise and whether a function of the pair has been called. */
+static void cduk__push_resolving_record(duk_context *ctx, duk_idx_t promise) {
+    promise = duk_normalize_index(ctx, promise);
+    duk_push_bare_object(ctx);
+    duk_dup(ctx, promise);
+    cduk_put_own_hidden(ctx, -2, CDUK__P_TARGET);
+}
+
+/* Calls the resolve (rejected == 0) or reject function of the record at r with the value at v. */
+static void cduk__resolve_through(duk_context *ctx, duk_idx_t r, duk_idx_t v, int rejected) {
+    r = duk_normalize_index(ctx, r);
+    v = duk_normalize_index(ctx, v);
+    cduk_get_own_hidden(ctx, r, CDUK__P_DONE);
+    int done = duk_to_boolean(ctx, -1);
+    duk_pop(ctx);
+    if (done) {
+        return;
+    }
+    duk_push_true(ctx);
+    cduk_put_own_hidden(ctx, r, CDUK__P_DONE);
+    cduk_get_own_hidden(ctx, r, CDUK__P_TARGET);
+    if (rejected) {
+        cduk__settle(ctx, -1, v, 1);
+    } else {
+        cduk__resolve(ctx, -1, v);
+    }
+    duk_pop(ctx);
+}
+
+/* resolve(value) (magic 0) and reject(reason) (magic 1). */
+static duk_ret_t cduk__resolving_function(duk_context *ctx) {
+    duk_push_current_function(ctx);
+    cduk_get_own_hidden(ctx, -1, CDUK__P_RECORD);
+    cduk__resolve_through(ctx, -1, 0, duk_get_current_magic(ctx) == CDUK__REJECT);
+    return 0;
+}
+
+/* [] -> [resolve reject] for the record at r. */
+static void cduk__push_resolving_functions(duk_context *ctx, duk_idx_t r) {
+    r = duk_normalize_index(ctx, r);
+    for (int magic = CDUK__RESOLVE; magic <= CDUK__REJECT; magic++) {
+        cduk__push_function(ctx, cduk__resolving_function, 1, magic);
+        duk_dup(ctx, r);
+        cduk_put_own_hidden(ctx, -2, CDUK__P_RECORD);
+    }
+}
+
+/* ---- then ---------------------------------------------------------------------------------- */
+
+/* PerformPromiseThen(promise at p, onFulfilled at f, onRejected at r, derived promise at d):
+ * f and r are used when callable; d may be undefined (no promise to settle). */
+static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_idx_t r, duk_idx_t d) {
+    p = duk_normalize_index(ctx, p);
+    f = duk_normalize_index(ctx, f);
+    r = duk_normalize_index(ctx, r);
+    d = duk_normalize_index(ctx, d);
+    duk_require_stack(ctx, 8);
+    /* Non-callable handlers become undefined: the reaction passes the value through. */
+    if (duk_is_callable(ctx, f)) duk_dup(ctx, f); else duk_push_undefined(ctx);
+    if (duk_is_callable(ctx, r)) duk_dup(ctx, r); else duk_push_undefined(ctx);
+    duk_idx_t on_fulfilled = duk_get_top(ctx) - 2, on_rejected = on_fulfilled + 1;
+    int state = cduk__promise_state(ctx, p);
+    switch (state & CDUK__STATE_MASK) {
+    case CDUK__PENDING: {
+        cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS);
+        if (!duk_is_array(ctx, -1)) {
+            duk_pop(ctx);
+            duk_push_bare_array(ctx);
+            duk_dup(ctx, -1);
+            cduk_put_own_hidden(ctx, p, CDUK__P_REACTIONS);
+        }
+        duk_uarridx_t end = (duk_uarridx_t) duk_get_length(ctx, -1);
+        duk_dup(ctx, on_fulfilled);
+        duk_put_prop_index(ctx, -2, end);
+        duk_dup(ctx, on_rejected);
+        duk_put_prop_index(ctx, -2, end + 1);
+        duk_dup(ctx, d);
+        duk_put_prop_index(ctx, -2, end + 2);
+        duk_pop(ctx);
+        break;
+    }
+    case CDUK__FULFILLED:
+        cduk_get_own_hidden(ctx, p, CDUK__P_RESULT);
+        cduk__enqueue(ctx, CDUK__JOB_FULFILL, on_fulfilled, d, duk_get_top_index(ctx));
+        duk_pop(ctx);
+        break;
+    default:
+        if (state & CDUK__REPORTED) {
+            cduk__track_rejection(ctx, p, CDUK__EVENT_HANDLED);
+        }
+        cduk_get_own_hidden(ctx, p, CDUK__P_RESULT);
+        cduk__enqueue(ctx, CDUK__JOB_REJECT, on_rejected, d, duk_get_top_index(ctx));
+        duk_pop(ctx);
+        break;
+    }
+    if (!(state & CDUK__HANDLED)) {
+        cduk__set_state(ctx, p, state | CDUK__HANDLED);
+    }
+    duk_pop_2(ctx);
+}
+
+static void cduk__require_promise_this(duk_context *ctx, const char *method) {
+    duk_push_this(ctx);
+    if (cduk__promise_state(ctx, -1) < 0) {
+        (void) duk_type_error(ctx, "Promise.prototype.%s called on a value that is not a Promise", method);
+    }
+}
+
+static duk_ret_t cduk__promise_then(duk_context *ctx) {
+    /* [onFulfilled onRejected] */
+    cduk__require_promise_this(ctx, "then"); /* [f r this] */
+    cduk__push_new_promise(ctx);             /* [f r this derived] */
+    cduk__perform_then(ctx, 2, 0, 1, 3);
+    return 1;
+}
+
+/* Invoke(value at v, "then", args...): [args...] -> [result]. */
+static void cduk__invoke_then(duk_context *ctx, duk_idx_t v, duk_idx_t nargs) {
+    v = duk_normalize_index(ctx, v);
+    duk_dup(ctx, v);
+    duk_get_prop_string(ctx, -1, "then"); /* [args... v then] (ToObject: undefined/null throw) */
+    duk_swap_top(ctx, -2);                 /* [args... then v] */
+    duk_insert(ctx, -(nargs + 2));
+    duk_insert(ctx, -(nargs + 2));         /* [then v args...] */
+    duk_call_method(ctx, nargs);
+}
+
+static duk_ret_t cduk__promise_catch(duk_context *ctx) {
+    duk_push_this(ctx);
+    duk_push_undefined(ctx);
+    duk_dup(ctx, 0);
+    cduk__invoke_then(ctx, 1, 2);
+    return 1;
+}
+
+/* PromiseResolve(%Promise%, value at v): [] -> [promise]. */
+static void cduk__push_promise_resolve(duk_context *ctx, duk_idx_t v) {
+    v = duk_normalize_index(ctx, v);
+    if (cduk__promise_state(ctx, v) >= 0) {
+        duk_get_prop_string(ctx, v, "constructor");
+        cduk__push_stash_value(ctx, CDUK__STASH_CONSTRUCTOR);
+        int same = duk_strict_equals(ctx, -1, -2);
+        duk_pop_2(ctx);
+        if (same) {
+            duk_dup(ctx, v);
+            return;
+        }
+    }
+    cduk__push_new_promise(ctx);
+    cduk__resolve(ctx, -1, v);
+}
+
+/* finally: thenFinally (magic 0) and catchFinally (magic 1) carry onFinally; the thunks they
+ * pass on (magic 2: return the value, 3: throw the reason) carry the value. */
+static duk_ret_t cduk__finally_step(duk_context *ctx) {
+    int magic = duk_get_current_magic(ctx);
+    duk_push_current_function(ctx);
+    cduk_get_own_hidden(ctx, -1, CDUK__P_VALUE);
+    if (magic == 2) {
+        return 1;
+    }
+    if (magic == 3) {
+        return duk_throw(ctx);
+    }
+    /* [value fn onFinally] */
+    duk_push_undefined(ctx);
+    duk_call_method(ctx, 0);             /* [value fn result] */
+    cduk__push_promise_resolve(ctx, -1); /* [value fn result promise] */
+    cduk__push_function(ctx, cduk__finally_step, 0, magic == 0 ? 2 : 3);
+    duk_dup(ctx, 0);
+    cduk_put_own_hidden(ctx, -2, CDUK__P_VALUE);
+    cduk__invoke_then(ctx, -2, 1);
+    return 1;
+}
+
+static duk_ret_t cduk__promise_finally(duk_context *ctx) {
+    /* [onFinally] */
+    duk_push_this(ctx);
+    if (!duk_is_callable(ctx, 0)) {
+        duk_dup(ctx, 0);
+        duk_dup(ctx, 0);
+        cduk__invoke_then(ctx, 1, 2);
+        return 1;
+    }
+    for (int magic = 0; magic <= 1; magic++) {
+        cduk__push_function(ctx, cduk__finally_step, 1, magic);
+        duk_dup(ctx, 0);
+        cduk_put_own_hidden(ctx, -2, CDUK__P_VALUE);
+    }
+    cduk__invoke_then(ctx, 1, 2);
+    return 1;
+}
+
+/* ---- The constructor and its static methods ------------------------------------------------ */
+
+static duk_ret_t cduk__promise_constructor(duk_context *ctx) {
+    /* [executor] */
+    if (!duk_is_constructor_call(ctx)) {
+        return duk_type_error(ctx, "Promise constructor cannot be called without 'new'");
+    }
+    if (!duk_is_callable(ctx, 0)) {
+        return duk_type_error(ctx, "Promise constructor needs an executor function");
+    }
+    duk_push_this(ctx); /* the new object, with Promise.prototype as its prototype */
+    cduk__set_state(ctx, 1, CDUK__PENDING);
+    cduk__push_resolving_record(ctx, 1);     /* [executor this record] */
+    cduk__push_resolving_functions(ctx, 2); /* [executor this record resolve reject] */
+    duk_dup(ctx, 0);
+    duk_push_undefined(ctx);
+    duk_dup(ctx, 3);
+    duk_dup(ctx, 4);
+    if (duk_pcall_method(ctx, 2) != DUK_EXEC_SUCCESS) {
+        if (cduk__past_deadline(cduk__state(ctx))) {
+            return duk_throw(ctx);
+        }
+        cduk__resolve_through(ctx, 2, -1, 1);
+    }
+    duk_dup(ctx, 1);
+    return 1;
+}
+
+static void cduk__require_object_this(duk_context *ctx, const char *method) {
+    duk_push_this(ctx);
+    if (!cduk__is_object_like(ctx, -1)) {
+        (void) duk_type_error(ctx, "Promise.%s called on a value that is not an object", method);
+    }
+    duk_pop(ctx);
+}
+
+static duk_ret_t cduk__promise_static_resolve(duk_context *ctx) {
+    cduk__require_object_this(ctx, "resolve");
+    cduk__push_promise_resolve(ctx, 0);
+    return 1;
+}
+
+static duk_ret_t cduk__promise_static_reject(duk_context *ctx) {
+    cduk__require_object_this(ctx, "reject");
+    cduk__push_new_promise(ctx);
+    cduk__settle(ctx, -1, 0, 1);
+    return 1;
+}
+
+/* [] -> [new AggregateError(errors at idx, message)] in ctx's realm. */
+static void cduk__push_aggregate_error(duk_context *ctx, duk_idx_t errors, const char *message) {
+    errors = duk_normalize_index(ctx, errors);
+    duk_push_error_object(ctx, DUK_ERR_ERROR, "%s", message);
+    cduk__push_stash_value(ctx, CDUK__STASH_AGGREGATE);
+    duk_set_prototype(ctx, -2);
+    duk_push_string(ctx, "errors");
+    duk_dup(ctx, errors);
+    duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                              DUK_DEFPROP_SET_CONFIGURABLE);
+}
+
+/* Element functions of all, allSettled and any. Their record: the result promise's resolving
+ * record (CDUK__P_CAPABILITY), the values (or errors) array and the remaining count. */
+static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
+    record = duk_normalize_index(ctx, record);
+    cduk_get_own_hidden(ctx, record, CDUK__P_REMAINING);
+    double remaining = duk_get_number(ctx, -1) - 1;
+    duk_pop(ctx);
+    duk_push_number(ctx, remaining);
+    cduk_put_own_hidden(ctx, record, CDUK__P_REMAINING);
+    if (remaining != 0) {
+        return;
+    }
+    cduk_get_own_hidden(ctx, record, CDUK__P_CAPABILITY);
+    cduk_get_own_hidden(ctx, record, CDUK__P_VALUES); /* [.. capability values] */
+    /* The values array was bare while private; the result is an ordinary array. */
+    duk_push_array(ctx);
+    duk_size_t count = duk_get_length(ctx, -2);
+    for (duk_size_t i = 0; i < count; i++) {
+        duk_get_prop_index(ctx, -2, (duk_uarridx_t) i);
+        duk_put_prop_index(ctx, -2, (duk_uarridx_t) i);
+    }
+    duk_remove(ctx, -2);
+    cduk_get_own_hidden(ctx, record, CDUK__P_INDEX); /* on a record: true for `any` */
+    int is_any = duk_to_boolean(ctx, -1);
+    duk_pop(ctx);
+    if (is_any) {
+        /* any: every element rejected */
+        cduk__push_aggregate_error(ctx, -1, "all promises were rejected");
+        cduk__resolve_through(ctx, -3, -1, 1);
+        duk_pop_3(ctx);
+        return;
+    }
+    cduk__resolve_through(ctx, -2, -1, 0);
+    duk_pop_2(ctx);
+}
+
+static duk_ret_t cduk__combinator_element(duk_context *ctx) {
+    /* [value] */
+    int magic = duk_get_current_magic(ctx);
+    duk_push_current_function(ctx); /* [value fn] */
+    cduk_get_own_hidden(ctx, 1, CDUK__P_DONE);
+    if (duk_to_boolean(ctx, -1)) {
+        return 0;
+    }
+    duk_pop(ctx);
+    duk_push_true(ctx);
+    cduk_put_own_hidden(ctx, 1, CDUK__P_DONE);
+    cduk_get_own_hidden(ctx, 1, CDUK__P_RECORD); /* [value fn record] */
+    cduk_get_own_hidden(ctx, 1, CDUK__P_INDEX);
+    duk_uarridx_t index = (duk_uarridx_t) duk_get_uint(ctx, -1);
+    duk_pop(ctx);
+    cduk_get_own_hidden(ctx, 2, CDUK__P_VALUES); /* [value fn record values] */
+    if (magic == CDUK__SETTLED_FULFILLED || magic == CDUK__SETTLED_REJECTED) {
+        duk_push_object(ctx);
+        duk_push_string(ctx, magic == CDUK__SETTLED_FULFILLED ? "fulfilled" : "rejected");
+        duk_put_prop_string(ctx, -2, "status");
+        duk_dup(ctx, 0);
+        duk_put_prop_string(ctx, -2, magic == CDUK__SETTLED_FULFILLED ? "value" : "reason");
+    } else {
+        duk_dup(ctx, 0);
+    }
+    duk_put_prop_index(ctx, -2, index);
+    duk_pop(ctx);
+    cduk__combinator_finish_one(ctx, 2);
+    return 0;
+}
+
+/* The iterable at idx as far as Duktape has iterables: a string (by code points), or an object
+ * with a length (an array or array-like). Pushes the items as a bare array; throws TypeError
+ * for anything else. */
+static void cduk__push_items(duk_context *ctx, duk_idx_t idx) {
+    idx = duk_normalize_index(ctx, idx);
+    duk_push_bare_array(ctx);
+    if (duk_is_string(ctx, idx) && !duk_is_symbol(ctx, idx)) {
+        /* By code points, as the String iterator: a surrogate pair is one item. */
+        duk_size_t length = duk_get_length(ctx, idx);
+        duk_uarridx_t out = 0;
+        for (duk_size_t i = 0; i < length;) {
+            duk_codepoint_t c = duk_char_code_at(ctx, idx, i);
+            duk_size_t width = 1;
+            if (c >= 0xD800 && c <= 0xDBFF && i + 1 < length) {
+                duk_codepoint_t d = duk_char_code_at(ctx, idx, i + 1);
+                if (d >= 0xDC00 && d <= 0xDFFF) width = 2;
+            }
+            duk_dup(ctx, idx);
+            duk_substring(ctx, -1, i, i + width);
+            duk_put_prop_index(ctx, -2, out++);
+            i += width;
+        }
+        return;
+    }
+    if (!cduk__is_object_like(ctx, idx)) {
+        (void) duk_type_error(ctx, "value is not iterable (an array, array-like or string)");
+    }
+    duk_get_prop_string(ctx, idx, "length");
+    if (duk_is_undefined(ctx, -1)) {
+        (void) duk_type_error(ctx, "value is not iterable (an array, array-like or string)");
+    }
+    double length = duk_to_number(ctx, -1);
+    duk_pop(ctx);
+    if (!(length > 0)) {
+        return;
+    }
+    if (length > 4294967295.0) {
+        length = 4294967295.0;
+    }
+    for (duk_uarridx_t i = 0; (double) i < length; i++) {
+        duk_get_prop_index(ctx, idx, i);
+        duk_put_prop_index(ctx, -2, i);
+    }
+}
+
+enum { CDUK__ALL = 0, CDUK__ALL_SETTLED = 1, CDUK__ANY = 2, CDUK__RACE = 3 };
+
+/* The body of all/allSettled/any/race, called protected: [iterable result record] */
+static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
+    int kind = *(int *) udata;
+    duk_idx_t record = duk_get_top(ctx) - 1, iterable = record - 2;
+    cduk__push_items(ctx, iterable); /* [.. items] */
+    duk_idx_t items = duk_get_top_index(ctx);
+    duk_size_t count = duk_get_length(ctx, items);
+    cduk_get_own_hidden(ctx, record, CDUK__P_CAPABILITY); /* [.. items capability] */
+    cduk__push_resolving_functions(ctx, -1);               /* [.. items capability resolve reject] */
+    duk_idx_t resolve = duk_get_top(ctx) - 2, reject = resolve + 1;
+    for (duk_size_t i = 0; i < count; i++) {
+        duk_get_prop_index(ctx, items, (duk_uarridx_t) i);
+        cduk__push_promise_resolve(ctx, -1); /* [.. item next] */
+        if (kind == CDUK__RACE) {
+            duk_push_undefined(ctx);
+            cduk__perform_then(ctx, -2, resolve, reject, -1);
+            duk_pop_3(ctx);
+            continue;
+        }
+        cduk_get_own_hidden(ctx, record, CDUK__P_VALUES);
+        duk_push_undefined(ctx);
+        duk_put_prop_index(ctx, -2, (duk_uarridx_t) i);
+        duk_pop(ctx);
+        cduk_get_own_hidden(ctx, record, CDUK__P_REMAINING);
+        duk_push_number(ctx, duk_get_number(ctx, -1) + 1);
+        cduk_put_own_hidden(ctx, record, CDUK__P_REMAINING);
+        duk_pop(ctx);
+        /* [.. item next onFulfilled onRejected] */
+        int on_fulfilled_magic = kind == CDUK__ANY ? -1 : kind == CDUK__ALL ? CDUK__ALL_ELEMENT : CDUK__SETTLED_FULFILLED;
+        int on_rejected_magic = kind == CDUK__ANY ? CDUK__ANY_ELEMENT : kind == CDUK__ALL ? -1 : CDUK__SETTLED_REJECTED;
+        int magics[2] = { on_fulfilled_magic, on_rejected_magic };
+        for (int side = 0; side < 2; side++) {
+            if (magics[side] < 0) {
+                duk_dup(ctx, side == 0 ? resolve : reject);
+                continue;
+            }
+            cduk__push_function(ctx, cduk__combinator_element, 1, magics[side]);
+            duk_dup(ctx, record);
+            cduk_put_own_hidden(ctx, -2, CDUK__P_RECORD);
+            duk_push_uint(ctx, (duk_uint_t) i);
+            cduk_put_own_hidden(ctx, -2, CDUK__P_INDEX);
+        }
+        duk_push_undefined(ctx);
+        cduk__perform_then(ctx, -4, -3, -2, -1);
+        duk_pop_n(ctx, 5);
+    }
+    if (kind != CDUK__RACE) {
+        /* The initial count of 1, taken off now that every element is registered. */
+        cduk__combinator_finish_one(ctx, record);
+    }
+    return 0;
+}
+
+static duk_ret_t cduk__promise_combinator(duk_context *ctx) {
+    static const char *const names[4] = { "all", "allSettled", "any", "race" };
+    int kind = duk_get_current_magic(ctx);
+    cduk__require_object_this(ctx, names[kind]);
+    duk_set_top(ctx, 1);
+    cduk__push_new_promise(ctx);                /* [iterable result] */
+    cduk__push_resolving_record(ctx, 1);        /* [iterable result capability] */
+    duk_push_bare_object(ctx);                  /* [iterable result capability record] */
+    duk_dup(ctx, 2);
+    cduk_put_own_hidden(ctx, 3, CDUK__P_CAPABILITY);
+    duk_push_bare_array(ctx);
+    cduk_put_own_hidden(ctx, 3, CDUK__P_VALUES);
+    duk_push_int(ctx, 1);
+    cduk_put_own_hidden(ctx, 3, CDUK__P_REMAINING);
+    duk_push_boolean(ctx, kind == CDUK__ANY);
+    cduk_put_own_hidden(ctx, 3, CDUK__P_INDEX); /* on the record: "reject with AggregateError" */
+    duk_dup(ctx, 0);
+    duk_dup(ctx, 2);
+    duk_dup(ctx, 3);                            /* [.. iterable capability record] */
+    if (duk_safe_call(ctx, cduk__combinator_body, &kind, 3, 1) != DUK_EXEC_SUCCESS) {
+        /* IfAbruptRejectPromise */
+        if (cduk__past_deadline(cduk__state(ctx))) {
+            return duk_throw(ctx);
+        }
+        cduk__resolve_through(ctx, 2, -1, 1);
+    }
+    duk_dup(ctx, 1);
+    return 1;
+}
+
+/* ---- AggregateError ----------------------------------------------------------------------- */
+
+static duk_ret_t cduk__aggregate_error_constructor(duk_context *ctx) {
+    /* [errors message] */
+    duk_idx_t nargs = duk_get_top(ctx);
+    duk_set_top(ctx, 2);
+    cduk__push_items(ctx, 0); /* [errors message list] */
+    duk_push_array(ctx);
+    duk_size_t count = duk_get_length(ctx, 2);
+    for (duk_size_t i = 0; i < count; i++) {
+        duk_get_prop_index(ctx, 2, (duk_uarridx_t) i);
+        duk_put_prop_index(ctx, -2, (duk_uarridx_t) i);
+    }
+    /* [errors message list array] */
+    duk_push_error_object(ctx, DUK_ERR_ERROR, "");
+    cduk__push_stash_value(ctx, CDUK__STASH_AGGREGATE);
+    duk_set_prototype(ctx, -2);
+    duk_push_string(ctx, "message");
+    duk_del_prop(ctx, -2);
+    if (nargs >= 2 && !duk_is_undefined(ctx, 1)) {
+        duk_push_string(ctx, "message");
+        duk_dup(ctx, 1);
+        duk_to_string(ctx, -1);
+        duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                                  DUK_DEFPROP_SET_CONFIGURABLE);
+    }
+    duk_push_string(ctx, "errors");
+    duk_dup(ctx, 3);
+    duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                              DUK_DEFPROP_SET_CONFIGURABLE);
+    return 1;
+}
+
+/* ---- Realm installation ------------------------------------------------------------------- */
+
+#define CDUK__BUILTIN_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
+                            DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
+#define CDUK__FIXED_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
+                          DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE)
+#define CDUK__NAME_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
+                         DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
+
+/* [obj] -> [obj]: obj[name] = a native method (with its `name`). */
+static void cduk__def_method(duk_context *ctx, const char *name, duk_c_function fn, duk_idx_t nargs, int magic) {
+    duk_push_string(ctx, name);
+    cduk__push_function(ctx, fn, nargs, magic);
+    duk_push_string(ctx, "name");
+    duk_push_string(ctx, name);
+    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+}
+
+void cduk_install_promise(duk_context *ctx) {
+    duk_require_stack(ctx, 12);
+    duk_push_global_object(ctx);  /* [global] */
+    duk_push_global_stash(ctx);   /* [global stash] */
+    duk_push_pointer(ctx, (void *) ctx);
+    duk_put_prop_string(ctx, -2, CDUK__STASH_THREAD);
+
+    /* Promise and Promise.prototype */
+    duk_push_c_function(ctx, cduk__promise_constructor, 1); /* [global stash Promise] */
+    duk_push_object(ctx);                                     /* [global stash Promise proto] */
+    cduk__def_method(ctx, "then", cduk__promise_then, 2, 0);
+    cduk__def_method(ctx, "catch", cduk__promise_catch, 1, 0);
+    cduk__def_method(ctx, "finally", cduk__promise_finally, 1, 0);
+    duk_push_string(ctx, "constructor");
+    duk_dup(ctx, -3);
+    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    cduk_push_to_string_tag_symbol(ctx);
+    duk_push_string(ctx, "Promise");
+    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_dup(ctx, -1);
+    duk_put_prop_string(ctx, -4, CDUK__STASH_PROTOTYPE);
+    duk_push_string(ctx, "prototype");
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, -3, CDUK__FIXED_PROP); /* [global stash Promise] */
+    duk_push_string(ctx, "name");
+    duk_push_string(ctx, "Promise");
+    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    cduk__def_method(ctx, "resolve", cduk__promise_static_resolve, 1, 0);
+    cduk__def_method(ctx, "reject", cduk__promise_static_reject, 1, 0);
+    cduk__def_method(ctx, "all", cduk__promise_combinator, 1, CDUK__ALL);
+    cduk__def_method(ctx, "allSettled", cduk__promise_combinator, 1, CDUK__ALL_SETTLED);
+    cduk__def_method(ctx, "any", cduk__promise_combinator, 1, CDUK__ANY);
+    cduk__def_method(ctx, "race", cduk__promise_combinator, 1, CDUK__RACE);
+    duk_dup(ctx, -1);
+    duk_put_prop_string(ctx, -3, CDUK__STASH_CONSTRUCTOR);
+    duk_push_string(ctx, "Promise");
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP); /* [global stash] */
+
+    /* AggregateError and its prototype (inheriting Error.prototype) */
+    duk_push_c_function(ctx, cduk__aggregate_error_constructor, DUK_VARARGS); /* [global stash AE] */
+    duk_push_object(ctx);
+    cduk_push_error_prototype(ctx);
+    duk_set_prototype(ctx, -2); /* [global stash AE proto] */
+    duk_push_string(ctx, "name");
+    duk_push_string(ctx, "AggregateError");
+    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_push_string(ctx, "message");
+    duk_push_string(ctx, "");
+    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_push_string(ctx, "constructor");
+    duk_dup(ctx, -3);
+    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_dup(ctx, -1);
+    duk_put_prop_string(ctx, -4, CDUK__STASH_AGGREGATE);
+    duk_push_string(ctx, "prototype");
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, -3, CDUK__FIXED_PROP);
+    duk_push_string(ctx, "name");
+    duk_push_string(ctx, "AggregateError");
+    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_push_string(ctx, "AggregateError");
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP);
+    duk_pop_2(ctx);
+}
+
+/* ---- Running jobs ------------------------------------------------------------------------- */
+
+/* Drops every queued job (after a timeout: the VM must stay usable). */
+static void cduk__clear_jobs(duk_context *ctx, cduk_heap_state *state) {
+    if (state->job_queue != NULL) {
+        duk_push_heapptr(ctx, state->job_queue);
+        duk_set_length(ctx, -1, 0);
+        duk_pop(ctx);
+    }
+    state->job_head = state->job_tail = 0;
+}
+
+/* One job on its realm's thread: [kind a b c] -> []. */
+static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    duk_idx_t base = duk_get_top(ctx) - 4;
+    duk_idx_t a = base + 1, b = base + 2, c = base + 3;
+    duk_require_stack(ctx, 12);
+    switch (duk_get_int(ctx, base)) {
+    case CDUK__JOB_FULFILL:
+    case CDUK__JOB_REJECT: {
+        /* NewPromiseReactionJob: a = handler or undefined, b = derived promise or undefined,
+         * c = the argument. */
+        int abrupt = duk_get_int(ctx, base) == CDUK__JOB_REJECT;
+        if (duk_is_callable(ctx, a)) {
+            duk_dup(ctx, a);
+            duk_push_undefined(ctx);
+            duk_dup(ctx, c);
+            abrupt = duk_pcall_method(ctx, 1) != DUK_EXEC_SUCCESS;
+            if (abrupt && cduk__past_deadline(state)) {
+                return duk_throw(ctx);
+            }
+        } else {
+            duk_dup(ctx, c);
+        }
+        if (duk_is_undefined(ctx, b)) {
+            /* No promise to settle (the library's own reactions): a throw is reported. */
+            return abrupt ? duk_throw(ctx) : 0;
+        }
+        if (abrupt) {
+            cduk__settle(ctx, b, -1, 1);
+        } else {
+            cduk__resolve(ctx, b, -1);
+        }
+        return 0;
+    }
+    case CDUK__JOB_THENABLE: {
+        /* NewPromiseResolveThenableJob: a = the promise to resolve, b = the thenable, c = its then.
+         * A promise of ours with its own then: the then's reaction settles `a` directly (the
+         * resolving functions it would be given are never observable). */
+        if (duk_get_c_function(ctx, c) == cduk__promise_then && cduk__promise_state(ctx, b) >= 0) {
+            duk_push_undefined(ctx);
+            cduk__perform_then(ctx, b, -1, -1, a);
+            return 0;
+        }
+        cduk__push_resolving_record(ctx, a);
+        duk_idx_t record = duk_get_top_index(ctx);
+        cduk__push_resolving_functions(ctx, record);
+        duk_dup(ctx, c);
+        duk_dup(ctx, b);
+        duk_dup(ctx, record + 1);
+        duk_dup(ctx, record + 2);
+        if (duk_pcall_method(ctx, 2) != DUK_EXEC_SUCCESS) {
+            if (cduk__past_deadline(state)) {
+                return duk_throw(ctx);
+            }
+            cduk__resolve_through(ctx, record, -1, 1);
+        }
+        return 0;
+    }
+    case CDUK__JOB_CALL:
+        duk_dup(ctx, a);
+        duk_push_undefined(ctx);
+        duk_call_method(ctx, 0);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Takes the next job: [] -> [thread kind a b c]. */
+static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
+    duk_push_heapptr(ctx, state->job_queue);
+    duk_uarridx_t head = state->job_head;
+    duk_get_prop_index(ctx, -1, head + 4);
+    for (duk_uarridx_t i = 0; i < 4; i++) {
+        duk_get_prop_index(ctx, -2 - (duk_idx_t) i, head + i);
+    }
+    for (duk_uarridx_t i = 0; i < CDUK__JOB_SLOTS; i++) {
+        duk_push_undefined(ctx);
+        duk_put_prop_index(ctx, -7, head + i);
+    }
+    state->job_head = head + CDUK__JOB_SLOTS;
+    if (state->job_head == state->job_tail) {
+        state->job_head = state->job_tail = 0;
+        duk_set_length(ctx, -6, 0);
+    }
+    duk_remove(ctx, -6);
+}
+
+static duk_ret_t cduk__run_jobs(duk_context *ctx, void *udata) {
+    cduk_job_report *report = (cduk_job_report *) udata;
+    cduk_heap_state *state = cduk__state(ctx);
+    duk_require_stack(ctx, 12);
+    while (state->job_head != state->job_tail) {
+        cduk__take_job(ctx, state); /* [thread kind a b c] */
+        duk_context *thread = duk_get_context(ctx, -5);
+        report->thread = thread;
+        if (cduk__past_deadline(state)) {
+            cduk__clear_jobs(ctx, state);
+            report->event = CDUK_JOBS_TIMEOUT;
+            return duk_range_error(ctx, "execution timeout");
+        }
+        if (thread == NULL) {
+            duk_pop_n(ctx, 5);
+            continue;
+        }
+        duk_int_t rc;
+        if (thread == ctx) {
+            rc = duk_safe_call(ctx, cduk__run_job, state, 4, 1); /* [thread result] */
+        } else {
+            duk_require_stack(thread, 16);
+            duk_xmove_top(thread, ctx, 4);
+            rc = duk_safe_call(thread, cduk__run_job, state, 4, 1);
+            duk_xmove_top(ctx, thread, 1); /* [thread result] */
+        }
+        duk_remove(ctx, -2);
+        if (rc != DUK_EXEC_SUCCESS) {
+            if (cduk__past_deadline(state)) {
+                cduk__clear_jobs(ctx, state);
+                report->event = CDUK_JOBS_TIMEOUT;
+            } else {
+                report->event = CDUK_JOBS_THREW;
+            }
+            return duk_throw(ctx);
+        }
+        duk_pop(ctx);
+    }
+    while (state->rejection_head != state->rejection_slots) {
+        duk_push_heapptr(ctx, state->rejections);
+        duk_uarridx_t head = state->rejection_head;
+        duk_get_prop_index(ctx, -1, head);     /* promise */
+        duk_get_prop_index(ctx, -2, head + 1); /* thread */
+        duk_get_prop_index(ctx, -3, head + 2); /* kind */
+        for (duk_uarridx_t i = 0; i < CDUK__EVENT_SLOTS; i++) {
+            duk_push_undefined(ctx);
+            duk_put_prop_index(ctx, -5, head + i);
+        }
+        state->rejection_head = head + CDUK__EVENT_SLOTS;
+        if (state->rejection_head == state->rejection_slots) {
+            state->rejection_head = state->rejection_slots = 0;
+            duk_set_length(ctx, -4, 0);
+        }
+        int kind = duk_get_int(ctx, -1);
+        report->thread = duk_get_context(ctx, -2);
+        duk_pop_2(ctx);
+        duk_remove(ctx, -2); /* [promise] */
+        int promise_state = cduk__promise_state(ctx, -1);
+        if (promise_state < 0 || report->thread == NULL) {
+            duk_pop(ctx);
+            continue;
+        }
+        if (kind == CDUK__EVENT_REJECTED) {
+            if (promise_state & CDUK__HANDLED) {
+                duk_pop(ctx);
+                continue;
+            }
+            cduk__set_state(ctx, -1, promise_state | CDUK__REPORTED);
+            report->event = CDUK_JOBS_UNHANDLED;
+        } else {
+            report->event = CDUK_JOBS_HANDLED;
+        }
+        cduk_get_own_hidden(ctx, -1, CDUK__P_RESULT);
+        return 2;
+    }
+    report->event = CDUK_JOBS_IDLE;
+    report->thread = NULL;
+    duk_push_undefined(ctx);
+    duk_push_undefined(ctx);
+    return 2;
+}
+
+duk_int_t cduk_prun_jobs(duk_context *ctx, cduk_job_report *report) {
+    report->thread = NULL;
+    report->event = CDUK_JOBS_IDLE;
+    return cduk__protect(ctx, cduk__run_jobs, report, 0, 2);
+}
+
+/* ---- Entry points for Swift ----------------------------------------------------------------- */
+
+static duk_ret_t cduk__new_promise(duk_context *ctx, void *udata) {
+    (void) udata;
+    cduk__push_new_promise(ctx);
+    cduk__push_resolving_record(ctx, -1);
+    cduk__push_resolving_functions(ctx, -1); /* [promise record resolve reject] */
+    duk_remove(ctx, -3);
+    return 3;
+}
+
+duk_int_t cduk_pnew_promise(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__new_promise, NULL, 0, 3);
+}
+
+static duk_ret_t cduk__await(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [value onFulfilled onRejected] */
+    duk_idx_t base = duk_get_top(ctx) - 3;
+    cduk__push_promise_resolve(ctx, base);
+    duk_push_undefined(ctx);
+    cduk__perform_then(ctx, -2, base + 1, base + 2, -1);
+    return 0;
+}
+
+duk_int_t cduk_pawait(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__await, NULL, 3, 0);
+}
+
+static duk_ret_t cduk__promise_state_of(duk_context *ctx, void *udata) {
+    *(int *) udata = cduk__promise_state(ctx, -1);
+    return 0;
+}
+
+duk_int_t cduk_ppromise_state(duk_context *ctx, int *state) {
+    *state = -1;
+    return cduk__protect(ctx, cduk__promise_state_of, state, 1, 0);
+}
+
+static duk_ret_t cduk__queue_call(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_idx_t fn = duk_get_top_index(ctx);
+    cduk__enqueue(ctx, CDUK__JOB_CALL, fn, fn, fn);
+    return 0;
+}
+
+duk_int_t cduk_pqueue_call(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__queue_call, NULL, 1, 0);
+}
