@@ -73,6 +73,10 @@ void cduk_push_builtin(duk_context *ctx, cduk_builtin builtin);
 /* The cduk_heap_state of ctx's heap (its udata). engine.c. */
 void *_Nullable cduk_heap_state_of(duk_context *ctx);
 
+/* True when ctx runs as a coroutine (resumed by another thread, Duktape.Thread.resume): its
+ * realm's main thread is another one. engine.c. */
+int cduk_is_resumed_coroutine(duk_context *ctx);
+
 /* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
 void cduk_push_to_string_tag_symbol(duk_context *ctx);
 
@@ -99,6 +103,10 @@ void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
  * obj's state. */
 #define cduk_put_own_hidden(ctx, obj_idx, key) cduk_put_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
 void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
+
+/* Grows obj's property table to hold `count` properties (when it holds fewer), so that the
+ * next definitions do not reallocate it one by one. May throw (allocation). engine.c. */
+void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count);
 
 /* [fn] -> []: makes fn obj's finalizer, whatever obj's state (duk_set_finalizer
  * throws on a frozen or non-extensible object). */

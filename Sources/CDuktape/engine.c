@@ -18,6 +18,8 @@
  *   pattern (cduk_native_check in shims.c).
  * - DUK_USE_CALLSTACK_LIMIT: read from the heap's state instead of the fixed
  *   10,000, so a VM can set its own maximum call depth (JSSandbox).
+ * - DUK_USE_MARK_AND_SWEEP_RECLIMIT: no fixed depth while the native stack has room (see
+ *   cduk__mark_recursion_limit), so long chains of objects are marked in one pass.
  * - DUK_SINGLE_FILE: Duktape's internal functions become static to this
  *   translation unit, so they do not leak as symbols; the few shims below that
  *   need internals live in this file for that reason.
@@ -69,6 +71,20 @@ static inline __attribute__((always_inline)) int cduk__native_check_inline(void 
     }
     return cduk_native_check(udata);
 }
+
+/* Mark-and-sweep marks recursively up to a fixed depth (256 levels), then marks the object
+ * "temproot" and finishes it in later passes over the whole heap. A chain of objects whose
+ * links point from older to newer objects (an appended linked list, a `then` chain: each
+ * promise holds the next) needs one pass per 256 links: a 100,000-step chain took seconds per
+ * collection. The limit is lifted while the thread's native stack is above the guard's floor (the
+ * frame check of the native stack guard, shims.c), and is Duktape's 256 levels below it (where a
+ * collection that starts low on stack keeps today's bound, inside the guard's headroom). */
+static inline __attribute__((always_inline)) duk_uint_t cduk__mark_recursion_limit(void) {
+    return (cduk__stack_known == 1 && (uintptr_t) __builtin_frame_address(0) >= cduk__stack_floor) ? 0xFFFFFFFFU
+                                                                                                    : 256U;
+}
+#undef DUK_USE_MARK_AND_SWEEP_RECLIMIT
+#define DUK_USE_MARK_AND_SWEEP_RECLIMIT cduk__mark_recursion_limit()
 
 #include "/usr/share/duktape/duktape.c"
 
@@ -411,9 +427,29 @@ int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *u
 void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);
-    duk_push_literal_raw(thr, key, length);
+    duk_push_literal_raw(thr, key, length); /* [value key] */
+    /* An existing slot (a writable data property: all of ours are) is overwritten in place, as
+     * the forced define would; the slot is written before the old value is released. */
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    duk_uint_t attributes = 0;
+    duk_tval *found = h == NULL ? NULL
+                                : duk_hobject_find_entry_tval_ptr_and_attrs(thr->heap, h, duk_known_hstring(thr, -1),
+                                                                            &attributes);
+    if (found != NULL && (attributes & DUK_PROPDESC_FLAG_WRITABLE)) {
+        DUK_TVAL_SET_TVAL_UPDREF(thr, found, duk_get_tval(thr, -2));
+        duk_pop_2(thr);
+        return;
+    }
     duk_insert(thr, -2);
     duk_def_prop(thr, obj_idx, CDUK__HIDDEN_SLOT);
+}
+
+void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h != NULL && DUK_HOBJECT_GET_ESIZE(h) < count) {
+        duk_hobject_resize_entrypart(thr, h, count);
+    }
 }
 
 void cduk_force_finalizer(duk_context *ctx, duk_idx_t obj_idx) {
@@ -504,6 +540,10 @@ void cduk_push_builtin(duk_context *ctx, cduk_builtin builtin) {
 
 void *cduk_heap_state_of(duk_context *ctx) {
     return ((duk_hthread *) ctx)->heap->heap_udata;
+}
+
+int cduk_is_resumed_coroutine(duk_context *ctx) {
+    return ((duk_hthread *) ctx)->resumer != NULL;
 }
 
 void cduk_push_to_string_tag_symbol(duk_context *ctx) {

@@ -30,6 +30,13 @@
 #define CDUK__P_STATE DUK_HIDDEN_SYMBOL("PromiseState")      /* number: state | flags */
 #define CDUK__P_RESULT DUK_HIDDEN_SYMBOL("PromiseResult")    /* value or reason */
 #define CDUK__P_REACTIONS DUK_HIDDEN_SYMBOL("PromiseReactions") /* bare array of triples */
+/* The first reaction is kept in three slots of the promise itself (most promises get exactly
+ * one): no array to allocate. */
+#define CDUK__P_ON_FULFILLED DUK_HIDDEN_SYMBOL("PromiseOnFulfilled")
+#define CDUK__P_ON_REJECTED DUK_HIDDEN_SYMBOL("PromiseOnRejected")
+#define CDUK__P_DERIVED DUK_HIDDEN_SYMBOL("PromiseDerived")
+/* Property slots a promise gets at once: state, result, the first reaction, the others. */
+#define CDUK__PROMISE_SLOTS 6U
 #define CDUK__P_TARGET DUK_HIDDEN_SYMBOL("PromiseTarget")    /* on resolving records: the promise */
 #define CDUK__P_DONE DUK_HIDDEN_SYMBOL("PromiseDone")        /* on records and element functions */
 #define CDUK__P_RECORD DUK_HIDDEN_SYMBOL("PromiseRecord")    /* on functions: their shared record */
@@ -55,7 +62,8 @@ enum {
     CDUK__REJECTED = 2,
     CDUK__STATE_MASK = 3,
     CDUK__HANDLED = 4,  /* [[PromiseIsHandled]] */
-    CDUK__REPORTED = 8  /* reported as unhandled */
+    CDUK__REPORTED = 8, /* reported as unhandled */
+    CDUK__HAS_FIRST_REACTION = 16 /* the first reaction's slots are filled */
 };
 
 enum { CDUK__JOB_FULFILL = 1, CDUK__JOB_REJECT = 2, CDUK__JOB_THENABLE = 3, CDUK__JOB_CALL = 4 };
@@ -123,6 +131,7 @@ static void cduk__push_function(duk_context *ctx, duk_c_function fn, duk_idx_t n
 /* [] -> [new pending promise of ctx's realm]. */
 static void cduk__push_new_promise(duk_context *ctx) {
     duk_push_object(ctx);
+    cduk_reserve_properties(ctx, -1, CDUK__PROMISE_SLOTS);
     cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
     duk_set_prototype(ctx, -2);
     cduk__set_state(ctx, -1, CDUK__PENDING);
@@ -146,6 +155,10 @@ static void cduk__push_heap_list(duk_context *ctx, void **pointer, const char *k
 
 /* [] -> [the main thread of ctx's realm] (a coroutine's jobs run on it). */
 static void cduk__push_realm_thread(duk_context *ctx) {
+    if (!cduk_is_resumed_coroutine(ctx)) {
+        duk_push_current_thread(ctx);
+        return;
+    }
     cduk__push_stash_value(ctx, CDUK__STASH_THREAD);
     void *thread = duk_get_pointer(ctx, -1);
     duk_pop(ctx);
@@ -205,22 +218,43 @@ static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejecte
         return;
     }
     duk_require_stack(ctx, 8);
-    cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS); /* [.. reactions] */
-    duk_idx_t reactions = duk_get_top_index(ctx);
     duk_dup(ctx, v);
     cduk_put_own_hidden(ctx, p, CDUK__P_RESULT);
-    duk_push_undefined(ctx);
-    cduk_put_own_hidden(ctx, p, CDUK__P_REACTIONS);
-    cduk__set_state(ctx, p, (state & ~CDUK__STATE_MASK) | (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
+    cduk__set_state(ctx, p, (state & ~(CDUK__STATE_MASK | CDUK__HAS_FIRST_REACTION)) |
+                                (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
     if (rejected && !(state & CDUK__HANDLED)) {
         cduk__track_rejection(ctx, p, CDUK__EVENT_REJECTED);
     }
+    if (!(state & CDUK__HAS_FIRST_REACTION)) {
+        return;
+    }
+    /* The reactions, in order: the first one's slots, then the list (each emptied: a settled
+     * promise keeps no handler alive). */
+    if (rejected) {
+        cduk_get_own_hidden(ctx, p, CDUK__P_ON_REJECTED);
+    } else {
+        cduk_get_own_hidden(ctx, p, CDUK__P_ON_FULFILLED);
+    }
+    cduk_get_own_hidden(ctx, p, CDUK__P_DERIVED);
+    duk_idx_t top = duk_get_top(ctx);
+    cduk__enqueue(ctx, rejected ? CDUK__JOB_REJECT : CDUK__JOB_FULFILL, top - 2, top - 1, v);
+    duk_pop_2(ctx);
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, p, CDUK__P_ON_FULFILLED);
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, p, CDUK__P_ON_REJECTED);
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, p, CDUK__P_DERIVED);
+    cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS); /* [.. reactions] */
+    duk_idx_t reactions = duk_get_top_index(ctx);
     if (duk_is_array(ctx, reactions)) {
+        duk_push_undefined(ctx);
+        cduk_put_own_hidden(ctx, p, CDUK__P_REACTIONS);
         duk_size_t count = duk_get_length(ctx, reactions);
         for (duk_size_t i = 0; i + 2 < count; i += 3) {
             duk_get_prop_index(ctx, reactions, (duk_uarridx_t) (i + (rejected ? 1 : 0))); /* handler */
             duk_get_prop_index(ctx, reactions, (duk_uarridx_t) (i + 2));                  /* derived */
-            duk_idx_t top = duk_get_top(ctx);
+            top = duk_get_top(ctx);
             cduk__enqueue(ctx, rejected ? CDUK__JOB_REJECT : CDUK__JOB_FULFILL, top - 2, top - 1, v);
             duk_pop_2(ctx);
         }
@@ -330,6 +364,17 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
     int state = cduk__promise_state(ctx, p);
     switch (state & CDUK__STATE_MASK) {
     case CDUK__PENDING: {
+        if (!(state & CDUK__HAS_FIRST_REACTION)) {
+            duk_dup(ctx, on_fulfilled);
+            cduk_put_own_hidden(ctx, p, CDUK__P_ON_FULFILLED);
+            duk_dup(ctx, on_rejected);
+            cduk_put_own_hidden(ctx, p, CDUK__P_ON_REJECTED);
+            duk_dup(ctx, d);
+            cduk_put_own_hidden(ctx, p, CDUK__P_DERIVED);
+            state |= CDUK__HAS_FIRST_REACTION;
+            cduk__set_state(ctx, p, state);
+            break;
+        }
         cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS);
         if (!duk_is_array(ctx, -1)) {
             duk_pop(ctx);
@@ -470,6 +515,7 @@ static duk_ret_t cduk__promise_constructor(duk_context *ctx) {
         return duk_type_error(ctx, "Promise constructor needs an executor function");
     }
     duk_push_this(ctx); /* the new object, with Promise.prototype as its prototype */
+    cduk_reserve_properties(ctx, 1, CDUK__PROMISE_SLOTS);
     cduk__set_state(ctx, 1, CDUK__PENDING);
     cduk__push_resolving_record(ctx, 1);     /* [executor this record] */
     cduk__push_resolving_functions(ctx, 2); /* [executor this record resolve reject] */
@@ -916,7 +962,9 @@ static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
     }
 }
 
-/* Takes the next job: [] -> [thread kind a b c]. */
+/* Takes the next job: [] -> [thread kind a b c]. Its slots are not cleared: a slot is
+ * overwritten when the queue reaches it again, and the whole array is emptied when the drain
+ * ends (cduk__release_queue), so a drain releases everything its jobs held. */
 static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
     duk_push_heapptr(ctx, state->job_queue);
     duk_uarridx_t head = state->job_head;
@@ -924,16 +972,20 @@ static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
     for (duk_uarridx_t i = 0; i < 4; i++) {
         duk_get_prop_index(ctx, -2 - (duk_idx_t) i, head + i);
     }
-    for (duk_uarridx_t i = 0; i < CDUK__JOB_SLOTS; i++) {
-        duk_push_undefined(ctx);
-        duk_put_prop_index(ctx, -7, head + i);
-    }
+    duk_remove(ctx, -6);
     state->job_head = head + CDUK__JOB_SLOTS;
     if (state->job_head == state->job_tail) {
-        state->job_head = state->job_tail = 0;
-        duk_set_length(ctx, -6, 0);
+        state->job_head = state->job_tail = 0; /* empty: start again at slot 0 */
     }
-    duk_remove(ctx, -6);
+}
+
+/* Empties the queue's array (the queue is empty): the values of jobs already run go. */
+static void cduk__release_queue(duk_context *ctx, cduk_heap_state *state) {
+    if (state->job_queue != NULL) {
+        duk_push_heapptr(ctx, state->job_queue);
+        duk_set_length(ctx, -1, 0);
+        duk_pop(ctx);
+    }
 }
 
 static duk_ret_t cduk__run_jobs(duk_context *ctx, void *udata) {
@@ -955,7 +1007,14 @@ static duk_ret_t cduk__run_jobs(duk_context *ctx, void *udata) {
         }
         duk_int_t rc;
         if (thread == ctx) {
-            rc = duk_safe_call(ctx, cduk__run_job, state, 4, 1); /* [thread result] */
+            /* On this thread, inside this protected call: what the job's own code throws, it
+             * catches; anything else ends the drain here as the job's exception. */
+            duk_idx_t base = duk_get_top(ctx) - 4;
+            report->event = CDUK_JOBS_THREW; /* what a throw out of the job means */
+            (void) cduk__run_job(ctx, state);
+            duk_set_top(ctx, base);
+            duk_push_undefined(ctx); /* [thread result] */
+            rc = DUK_EXEC_SUCCESS;
         } else {
             duk_require_stack(thread, 16);
             duk_xmove_top(thread, ctx, 4);
@@ -1011,6 +1070,7 @@ static duk_ret_t cduk__run_jobs(duk_context *ctx, void *udata) {
         cduk_get_own_hidden(ctx, -1, CDUK__P_RESULT);
         return 2;
     }
+    cduk__release_queue(ctx, state);
     report->event = CDUK_JOBS_IDLE;
     report->thread = NULL;
     duk_push_undefined(ctx);

@@ -168,6 +168,25 @@ extension EngineStack {
 }
 
 extension JSContext {
+    /// Queues a call of `function` (with no arguments) as a job, as the web's `queueMicrotask`
+    /// does: it runs when the outermost API call on the VM ends, after the jobs already queued;
+    /// what it throws goes to this context's `exceptionHandler`. Beyond JavaScriptCore.
+    ///
+    /// ```swift
+    /// context.queueMicrotask(context.evaluateScript("(function () { ready = true })"))
+    /// ```
+    ///
+    /// A value that is not a function is reported as a TypeError.
+    public func queueMicrotask(_ function: JSValue) {
+        reporting(()) { stack throws(JSException) in
+            try stack.push(function)
+            guard duk_is_function(stack.ctx, -1) != 0 else {
+                throw stack.makeError(.typeError, "queueMicrotask needs a function")
+            }
+            try stack.check(cduk_pqueue_call(stack.ctx))
+        }
+    }
+
     /// A new pending promise of this context and its resolving functions.
     func makePromise() throws(JSException) -> (promise: JSValue.Storage, resolve: JSValue, reject: JSValue) {
         try withStack { stack throws(JSException) in

@@ -1,0 +1,370 @@
+import Foundation
+import Testing
+
+@testable import DuktapeCore
+
+/// A Swift object whose instances are counted (for promise leak tests).
+final class PromiseCapture: @unchecked Sendable {
+    static let live = LiveCounter()
+    init() { PromiseCapture.live.increment() }
+    deinit { PromiseCapture.live.decrement() }
+}
+
+/// JavaScriptCore's rules for promises and their jobs, each written in Apple's spellings (as a
+/// ported WebKit API test would be).
+@Suite("Promise: JavaScriptCore's rules")
+struct PromiseJSCRulesTests {
+    @Test func reactionsRunWhenEvaluateScriptReturns() {
+        // WebKit's own API test.
+        let context = JSContext()!
+        context.evaluateScript("result = 0; Promise.resolve(42).then(function (v) { result = v })")
+        #expect(context.objectForKeyedSubscript("result").toInt32() == 42)
+    }
+
+    @Test func jobsNeverRunInTheMiddleOfAScriptThatCallsSwift() {
+        let context = JSContext()!
+        var seenBySwift = ""
+        let nativeFn = JSValue(newFunctionIn: context) { () in
+            seenBySwift = JSContext.current().evaluateScript("arr.join()").toString()
+        }
+        context.setObject(nativeFn, forKeyedSubscript: "nativeFn" as NSString)
+        context.evaluateScript("var arr = []; Promise.resolve().then(function(){ arr.push(3) }); arr.push(1); nativeFn(); arr.push(2)")
+        #expect(seenBySwift == "1")
+        #expect(context.evaluateScript("arr.join()").toString() == "1,2,3")
+    }
+
+    @Test func everyOutermostEntryDrains() throws {
+        let context = JSContext()!
+        context.evaluateScript("""
+            var log = [];
+            function queue(tag) { Promise.resolve().then(function () { log.push(tag) }); return tag }
+            function Maker() { queue('construct') }
+            var holder = { queue: queue };
+            Object.defineProperty(globalThis, 'getter', { get: function () { return queue('getter') } });
+            """)
+        func drained(_ tag: String) -> Bool { context.evaluateScript("log.indexOf('\(tag)') >= 0").toBool() }
+        _ = context.objectForKeyedSubscript("queue").call(withArguments: ["call"])
+        #expect(drained("call"))
+        _ = context.objectForKeyedSubscript("Maker").construct(withArguments: [])
+        #expect(drained("construct"))
+        _ = context.objectForKeyedSubscript("holder").invokeMethod("queue", withArguments: ["invoke"])
+        #expect(drained("invoke"))
+        _ = context.globalObject.forProperty("getter")
+        #expect(drained("getter"))
+        _ = try context.evaluate("queue('evaluate')")
+        #expect(drained("evaluate"))
+        _ = try context.objectForKeyedSubscript("queue").call("throwing call")
+        #expect(drained("throwing call"))
+    }
+
+    @Test func newPromiseRunsTheExecutorAsACallback() throws {
+        let context = JSContext()!
+        var sawContext = false, thisIsPromise = false, calleeIsNil = false, argumentCount = -1
+        var savedResolve: JSValue?
+        let promise = try #require(JSValue(newPromiseIn: context) { resolve, reject in
+            sawContext = JSContext.current() === context
+            calleeIsNil = JSContext.currentCallee() == nil
+            argumentCount = JSContext.currentArguments()?.count ?? -1
+            thisIsPromise = JSContext.currentThis()?.isPromise == true
+            #expect(resolve != nil && reject != nil)
+            savedResolve = resolve
+        })
+        #expect(sawContext && thisIsPromise && calleeIsNil && argumentCount == 2)
+        #expect(promise.isPromise)
+        context.setObject(promise, forKeyedSubscript: "p" as NSString)
+        context.evaluateScript("var got; p.then(function (v) { got = v })")
+        #expect(context.objectForKeyedSubscript("got").isUndefined)
+        // Called later (here from another thread): the reactions run before the call returns.
+        let resolve = try #require(savedResolve)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            resolve.call(withArguments: ["later"])
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(context.objectForKeyedSubscript("got").toString() == "later")
+    }
+
+    @Test func anExceptionLeftByTheExecutorRejects() throws {
+        let context = JSContext()!
+        let byException = try #require(JSValue(newPromiseIn: context) { _, _ in
+            JSContext.current().exception = JSValue(newErrorFromMessage: "left", in: JSContext.current())
+        })
+        #expect(context.exception == nil)
+        let byScript = try #require(JSValue(newPromiseIn: context) { _, _ in
+            JSContext.current().evaluateScript("throw new TypeError('thrown')")
+        })
+        #expect(context.exception == nil)
+        context.setObject(byException, forKeyedSubscript: "a" as NSString)
+        context.setObject(byScript, forKeyedSubscript: "b" as NSString)
+        context.evaluateScript("var r = []; a.catch(function (e) { r.push(e.message) }); b.catch(function (e) { r.push(e.name) })")
+        #expect(context.evaluateScript("r.join()").toString() == "left,TypeError")
+    }
+
+    @Test func resolvedAndRejectedInitializers() {
+        let context = JSContext()!
+        context.setObject(JSValue(newPromiseResolvedWithResult: NSNull(), in: context), forKeyedSubscript: "n" as NSString)
+        context.setObject(JSValue(newPromiseResolvedWithResult: ["a": 1], in: context), forKeyedSubscript: "o" as NSString)
+        let inner = context.evaluateScript("Promise.resolve('adopted')")
+        context.setObject(JSValue(newPromiseResolvedWithResult: inner, in: context), forKeyedSubscript: "q" as NSString)
+        context.setObject(JSValue(newPromiseRejectedWithReason: "no", in: context), forKeyedSubscript: "x" as NSString)
+        context.evaluateScript("""
+            var r = [];
+            n.then(function (v) { r.push(v === null) });
+            o.then(function (v) { r.push(v.a) });
+            q.then(function (v) { r.push(v) });
+            x.catch(function (e) { r.push('rejected ' + e) });
+            """)
+        // q's thenable job ran when its own initializer call ended, so q is settled already.
+        #expect(context.evaluateScript("r.join()").toString() == "true,1,adopted,rejected no")
+    }
+
+    @Test func isPromiseOnlyForPromises() {
+        let context = JSContext()!
+        #expect(context.evaluateScript("Promise.resolve()").isPromise)
+        #expect(!context.evaluateScript("({ then: function () {} })").isPromise)
+        #expect(!context.evaluateScript("Promise").isPromise)
+        #expect(!JSValue(int32: 1, in: context).isPromise)
+        // A script cannot forge one: the state is in a hidden slot.
+        #expect(!context.evaluateScript("Object.create(Promise.prototype)").isPromise)
+    }
+}
+
+/// The job queue: one per VM, errors, limits, explicit draining, rejection tracking.
+@Suite("Promise job queue")
+struct PromiseJobQueueTests {
+    @Test func aJobThatThrowsGoesToItsContextsHandlerAndTheQueueGoesOn() {
+        let context = JSContext()!
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        context.queueMicrotask(context.evaluateScript("(function () { throw new Error('job failed') })"))
+        context.queueMicrotask(context.evaluateScript("(function () { ran = true })"))
+        #expect(recorder.messages.count == 1)
+        #expect(recorder.messages.first?.contains("job failed") == true)
+        #expect(context.evaluateScript("ran").toBool())
+    }
+
+    @Test func oneQueueForEveryContextOfAVM() {
+        let vm = JSVirtualMachine()!
+        let a = JSContext(virtualMachine: vm)!, b = JSContext(virtualMachine: vm)!
+        a.evaluateScript("var log = []")
+        b.setObject(a.objectForKeyedSubscript("log"), forKeyedSubscript: "log" as NSString)
+        a.evaluateScript("Promise.resolve().then(function () { log.push('a1') }).then(function () { log.push('a2') })")
+        #expect(a.evaluateScript("log.join()").toString() == "a1,a2")
+        vm.drainsMicrotasksAutomatically = false
+        a.evaluateScript("Promise.resolve().then(function () { log.push('a3') })")
+        b.evaluateScript("Promise.resolve().then(function () { log.push('b1') })")
+        #expect(vm.hasPendingMicrotasks)
+        #expect(vm.drainMicrotasks())
+        #expect(!vm.hasPendingMicrotasks)
+        #expect(a.evaluateScript("log.join()").toString() == "a1,a2,a3,b1")
+    }
+
+    @Test func jobsRunInTheirOwnRealm() {
+        let vm = JSVirtualMachine()!
+        let a = JSContext(virtualMachine: vm)!, b = JSContext(virtualMachine: vm)!
+        _ = a
+        b.evaluateScript("var ok; Promise.resolve().then(function () { ok = [] instanceof Array && {} instanceof Object })")
+        #expect(b.evaluateScript("ok").toBool())
+        // Queued inside a coroutine: run on the realm's main thread once the call ends.
+        b.evaluateScript("""
+            var fromCoroutine;
+            var t = new Duktape.Thread(function () { Promise.resolve().then(function () { fromCoroutine = [] instanceof Array }) });
+            Duktape.Thread.resume(t);
+            """)
+        #expect(b.evaluateScript("fromCoroutine").toBool())
+    }
+
+    @Test func drainMicrotasksDoesNothingInsideACall() {
+        let context = JSContext()!
+        var drainedInside = true
+        context.setObject(JSValue(newFunctionIn: context) { () in
+            drainedInside = context.virtualMachine.drainMicrotasks()
+        }, forKeyedSubscript: "drain" as NSString)
+        context.evaluateScript("var ran = false; Promise.resolve().then(function () { ran = true }); drain(); var ranDuring = ran")
+        #expect(!drainedInside)
+        #expect(!context.evaluateScript("ranDuring").toBool())
+        #expect(context.evaluateScript("ran").toBool())
+    }
+
+    @Test func reentrantJobsAllRunInTheSameDrain() {
+        let context = JSContext()!
+        context.setObject(JSValue(newFunctionIn: context) { (tag: String) in
+            JSContext.current().evaluateScript("Promise.resolve().then(function () { log.push('nested \(tag)') }); log.push('swift \(tag)')")
+        }, forKeyedSubscript: "swift" as NSString)
+        context.evaluateScript("""
+            var log = [];
+            Promise.resolve().then(function () { swift('a'); log.push('after a') }).then(function () { log.push('second') });
+            Promise.resolve().then(function () { log.push('b') });
+            """)
+        // [a, b] -> a runs Swift, which queues "nested a" behind b and a's successor:
+        // [b, second?]: "second" is queued when a's job ends, after "nested a".
+        #expect(context.evaluateScript("log.join('|')").toString() == "swift a|after a|b|nested a|second")
+    }
+
+    @Test func aJobLoopEndsInTheTimeLimitAndTheVMStaysUsable() throws {
+        let clock = ManualClock()
+        let vm = JSVirtualMachine(clock: clock)!
+        vm.executionTimeLimit = 5
+        let context = JSContext(virtualMachine: vm)!
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        // Each job advances the VM's clock by a second: only the deadline can stop the loop.
+        context.setObject(JSValue(newFunctionIn: context) { () in clock.advance(by: .seconds(1)) }, forKeyedSubscript: "tick" as NSString)
+        context.evaluateScript("var n = 0; function again() { n++; tick(); Promise.resolve().then(again) } Promise.resolve().then(again)")
+        #expect(recorder.messages == ["RangeError: execution timeout"])
+        let runs = context.evaluateScript("n").toInt32()
+        #expect(runs >= 4 && runs <= 6)
+        #expect(!vm.hasPendingMicrotasks)
+        #expect(context.evaluateScript("[1, 2].map(function (x) { return x * 2 }).join()").toString() == "2,4")
+        // Each drain has the deadline of the call that drains it: a new call, a new budget.
+        context.evaluateScript("var m = 0; Promise.resolve().then(function () { m++; tick() }).then(function () { m++; tick() })")
+        #expect(context.evaluateScript("m").toInt32() == 2)
+        #expect(recorder.messages.count == 1)
+    }
+
+    @Test func unhandledRejectionsAreReportedOnceAndHandledLater() throws {
+        let context = JSContext()!
+        var events: [(JSPromiseRejection.Kind, String)] = []
+        context.unhandledRejectionHandler = { _, rejection in
+            events.append((rejection.kind, rejection.reason.toString()))
+        }
+        context.evaluateScript("""
+            var lost = Promise.reject(new Error('lost'));
+            var caughtNow = Promise.reject('now'); caughtNow.catch(function () {});
+            var caughtInAJob = Promise.reject('job');
+            Promise.resolve().then(function () { caughtInAJob.catch(function () {}) });
+            """)
+        #expect(events.map(\.0) == [.unhandled])
+        #expect(events.first?.1 == "Error: lost")
+        context.evaluateScript("1")  // nothing new
+        #expect(events.count == 1)
+        context.evaluateScript("lost.catch(function () {})")
+        #expect(events.map(\.0) == [.unhandled, .handledLater])
+        // A rejection by a handler in a chain is reported too (the chain's last promise).
+        context.evaluateScript("Promise.resolve().then(function () { throw new TypeError('in chain') })")
+        #expect(events.last?.0 == .unhandled && events.last?.1 == "TypeError: in chain")
+        #expect(context.exception == nil)
+    }
+
+    @Test func withoutAHandlerNothingIsReported() {
+        let context = JSContext()!
+        context.evaluateScript("Promise.reject(new Error('quiet'))")
+        #expect(context.exception == nil)
+        #expect(!context.virtualMachine.hasPendingMicrotasks)
+    }
+}
+
+/// Scripts that try to break the machinery.
+@Suite("Promise: hostile scripts")
+struct PromiseHostileTests {
+    @Test func overwrittenBuiltInsChangeNothingForTheEngine() async throws {
+        let context = JSContext()!
+        context.evaluateScript("""
+            var log = [];
+            var P = Promise, then = P.prototype.then;
+            var pending = new P(function (resolve) { release = resolve });
+            Promise = null;
+            P.prototype.then = function () { throw new Error('hijacked then') };
+            Function.prototype.call = function () { throw new Error('hijacked call') };
+            Function.prototype.apply = function () { throw new Error('hijacked apply') };
+            Array.prototype.push = function () { throw new Error('hijacked push') };
+            """)
+        // The engine's own promises: combinators, resolution, awaiting from Swift.
+        context.evaluateScript("""
+            var all = P.all([1, pending]);
+            all.t = then;
+            all.t(function (v) { log[log.length] = 'all ' + v.join('+') });
+            release('two');
+            """)
+        #expect(context.evaluateScript("log.join()").toString() == "all 1+two")
+        let fromSwift = try #require(JSValue(newPromiseResolvedWithResult: 7, in: context))
+        #expect(try await fromSwift.awaited().toInt32() == 7)
+        let chain = context.evaluateScript("var c = P.resolve(1); c.t = then; var d = c.t(function (v) { return v + 1 }); d")!
+        #expect(try await chain.awaited().toInt32() == 2)
+    }
+
+    @Test func aThrowingThenGetterRejects() async throws {
+        let context = JSContext()!
+        let promise = context.evaluateScript("""
+            var hostile = {};
+            Object.defineProperty(hostile, 'then', { get: function () { throw new SyntaxError('getter says no') } });
+            Promise.resolve(hostile)
+            """)!
+        await #expect(throws: JSException.self) { try await promise.awaited() }
+        do {
+            _ = try await promise.awaited()
+        } catch let exception as JSException {
+            #expect(exception.name == "SyntaxError" && exception.message == "getter says no")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10))) func aMillionStepChainOverflowsNoStack() {
+        // Run on a thread with a 256 KiB stack: anything that recursed once per link (settling,
+        // adoption, the collector's marking) would overflow it many times over. A chain of then
+        // (each promise holds the next) and a chain of adoptions (each promise resolved with the
+        // one before it) both settle through jobs.
+        let finished = finishesOnSmallStack(within: 500) {
+            let context = JSContext()!
+            context.evaluateScript("""
+                var p = Promise.resolve(0);
+                function inc(v) { return v + 1 }
+                for (var i = 0; i < 1000000; i++) p = p.then(inc);
+                p.then(function (v) { thenChain = v });
+                """)
+            #expect(context.evaluateScript("thenChain").toInt32() == 1_000_000)
+            context.evaluateScript("""
+                var resolveFirst, first = new Promise(function (r) { resolveFirst = r }), q = first;
+                function adopt(previous) { return new Promise(function (r) { r(previous) }) }
+                for (var j = 0; j < 100000; j++) q = adopt(q);
+                q.then(function (v) { adoptionChain = v });
+                resolveFirst('deep');
+                """)
+            #expect(context.evaluateScript("adoptionChain").toString() == "deep")
+            context.virtualMachine.garbageCollect()
+        }
+        #expect(finished)
+        #expect(fatalErrorCount == 0)
+    }
+
+    /// Runs `body` on a thread with a 256 KiB stack and waits for it (a hang fails the test).
+    private func finishesOnSmallStack(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.stackSize = 256 << 10
+        thread.start()
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
+    @Test func sandboxedContextsHavePromisesAndStillNoDuktape() {
+        let vm = JSVirtualMachine(sandbox: JSSandbox())!
+        let context = JSContext(virtualMachine: vm)!
+        context.evaluateScript("var r; Promise.all([1, Promise.resolve(2)]).then(function (v) { r = v.join() })")
+        #expect(context.evaluateScript("r").toString() == "1,2")
+        #expect(context.evaluateScript("typeof Duktape").toString() == "undefined")
+    }
+
+    @Test func closuresHeldByPendingPromisesAreReleasedWithTheContext() {
+        do {
+            let context = JSContext()!
+            let capture = PromiseCapture()
+            context.setObject(JSValue(newFunctionIn: context) { () in _ = capture }, forKeyedSubscript: "handler" as NSString)
+            context.evaluateScript("new Promise(function () {}).then(handler); var forever = new Promise(function () {}); forever.then(handler)")
+            #expect(PromiseCapture.live.value >= 1)
+        }
+        #expect(PromiseCapture.live.value == 0)
+        // A context of a shared VM: its pending promises go with it at the next collection.
+        let vm = JSVirtualMachine()!
+        do {
+            let context = JSContext(virtualMachine: vm)!
+            let capture = PromiseCapture()
+            context.setObject(JSValue(newFunctionIn: context) { () in _ = capture }, forKeyedSubscript: "handler" as NSString)
+            context.evaluateScript("new Promise(function () {}).then(handler)")
+        }
+        vm.garbageCollect()
+        #expect(PromiseCapture.live.value == 0)
+    }
+}
