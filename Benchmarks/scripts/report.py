@@ -30,6 +30,9 @@ BATCH = {
     "W8 1 MiB string host to JS": (1, "µs/MiB", 1.0),
     "W8 1 MiB string JS to host": (1, "µs/MiB", 1.0),
     "W9 exported object method and property from JS": (100_000, "ns/use", 1000.0),
+    "W10 100k-step then chain": (1, "ms/op", 0.001),
+    "W10 all() of 10k resolved promises": (1, "ms/op", 0.001),
+    "W10 10k promises resolved and awaited from Swift": (1, "ms/op", 0.001),
 }
 
 
@@ -125,6 +128,24 @@ for workload in BATCH:
     pair = f"**{paired[workload][0]:.2f}** ({paired[workload][1]:.2f}–{paired[workload][2]:.2f})" if workload in paired else "–"
     lines.append(f"| {workload} | {unit} | " + " | ".join(cell(row[e]) if e in row else "–" for e in ("ours", "raw", "jsc"))
                  + f" | {ratio('raw')} | {pair} | {ratio('jsc')} |")
+
+lines += ["", "W10's raw column runs an ES5 Promise polyfill (Benchmarks/Sources/Baselines/polyfill.h): raw",
+          "Duktape has no Promise. Its last row: ours awaits each promise from Swift (`awaited()`); the",
+          "baselines read each value with a C reaction."]
+
+node = os.path.join(results, "node-w10.json")
+if os.path.exists(node):
+    figures = json.load(open(node))
+    lines += ["", f"## W10 against Node ({figures['version']}, in process, same scripts)", "",
+              "| workload | ours ms | Node ms | ours/Node |", "| --- | --- | --- | --- |"]
+    for workload, key in (("W10 100k-step then chain", "chain"), ("W10 all() of 10k resolved promises", "all")):
+        ours_key = f"{workload} [ours]"
+        if ours_key not in data:
+            continue
+        ours = per_op(workload, data[ours_key])[0]
+        times = figures[key]
+        node_values = (statistics.median(times), min(times), max(times))
+        lines.append(f"| {workload} | {cell(ours)} | {cell(node_values)} | {ours[0] / node_values[0]:.2f} |")
 
 startup = os.path.join(results, "startup.json")
 if os.path.exists(startup):

@@ -1,4 +1,4 @@
-// Workloads W1–W9 of issue 4, each measured for DuktapeCore ("ours"), raw Duktape ("raw") and
+// Workloads W1–W10 (W1–W9 of issue 4, W10 promises), each measured for DuktapeCore ("ours"), raw Duktape ("raw") and
 // JavaScriptCore ("jsc") in the same run. Benchmark names are "<workload> [<engine>]"; one
 // iteration does `Batch.size(of:)` operations, and scripts/report.py turns the results into
 // per-operation figures and ratios (Benchmarks/RESULTS.md).
@@ -16,6 +16,9 @@ enum Batch {
     static let entries = 10_000
     static let stringBytes = 1 << 20
     static let exportedUses = 100_000
+    static let chainSteps = 100_000
+    static let allCount = 10_000
+    static let hostPromises = 10_000
 }
 
 /// A counter exported to JavaScript: the W9 workload (`c.add(1); s += c.value`).
@@ -37,6 +40,12 @@ let prelude = """
     function callHost(n) { var s = 0; for (var i = 0; i < n; i++) s = add(s, 1); return s }
     function useCounter(c, n) { var s = 0; for (var i = 0; i < n; i++) { c.add(1); s += c.value } return s }
     function makeString(n) { return new Array(n + 1).join('x') }
+    function inc(v) { return v + 1 }
+    function chain(n) { var p = Promise.resolve(0); for (var i = 0; i < n; i++) p = p.then(inc);
+      p.then(function (v) { chainResult = v }) }
+    function allOf(n) { var a = []; for (var i = 0; i < n; i++) a.push(Promise.resolve(i));
+      Promise.all(a).then(function (v) { allResult = v.length }) }
+    var chainResult = 0, allResult = 0;
     """
 
 func makeOurs() -> JSContext {
@@ -242,6 +251,51 @@ let benchmarks: @Sendable () -> Void = {
          ours: { blackHole($0.objectForKeyedSubscript("makeString").call(withArguments: [Batch.stringBytes]).toString()) },
          raw: { blackHole(raw_string_to_host($0, Batch.stringBytes)) },
          jsc: { blackHole(jsc_string_to_host($0, Batch.stringBytes)) })
+    // W10: promises. Each call drains its jobs before returning (JavaScriptCore's rule); raw
+    // Duktape has no Promise, so its column runs the ES5 polyfill of Baselines/polyfill.h.
+    trio("W10 100k-step then chain",
+         ours: { context in
+             context.objectForKeyedSubscript("chain").call(withArguments: [Batch.chainSteps])
+             blackHole(context.objectForKeyedSubscript("chainResult").toDouble())
+         },
+         raw: { blackHole(raw_promise_chain($0, Int32(Batch.chainSteps))) },
+         jsc: { blackHole(jsc_promise_chain($0, Int32(Batch.chainSteps))) })
+    trio("W10 all() of 10k resolved promises",
+         ours: { context in
+             context.objectForKeyedSubscript("allOf").call(withArguments: [Batch.allCount])
+             blackHole(context.objectForKeyedSubscript("allResult").toDouble())
+         },
+         raw: { blackHole(raw_promise_all($0, Int32(Batch.allCount))) },
+         jsc: { blackHole(jsc_promise_all($0, Int32(Batch.allCount))) })
+    // Ours: made with JSValue(newPromiseIn:), resolved from Swift, awaited from Swift. The
+    // baselines: made, resolved and read (by a C reaction) from C.
+    Benchmark("W10 10k promises resolved and awaited from Swift [ours]") { benchmark in
+        let context = makeOurs()
+        for _ in benchmark.scaledIterations {
+            var sum = 0.0
+            for index in 0..<Batch.hostPromises {
+                var resolver: JSValue?
+                let promise = JSValue(newPromiseIn: context) { resolve, _ in resolver = resolve }!
+                resolver?.call(withArguments: [index])
+                sum += (try? await promise.awaited().toDouble()) ?? .nan
+            }
+            blackHole(sum)
+        }
+    }
+    Benchmark("W10 10k promises resolved and awaited from Swift [raw]") { benchmark in
+        guard let state = raw_create() else { return }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(raw_promise_host(state, Int32(Batch.hostPromises))) }
+        benchmark.stopMeasurement()
+        raw_destroy(state)
+    }
+    Benchmark("W10 10k promises resolved and awaited from Swift [jsc]") { benchmark in
+        guard let state = jsc_create() else { return }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(jsc_promise_host(state, Int32(Batch.hostPromises))) }
+        benchmark.stopMeasurement()
+        jsc_destroy(state)
+    }
     trio("W9 exported object method and property from JS",
          ours: { blackHole($0.objectForKeyedSubscript("useCounter").call(withArguments: [$0.objectForKeyedSubscript("counter")!, Batch.exportedUses]).toDouble()) },
          raw: { blackHole(raw_exported($0, Int32(Batch.exportedUses))) },

@@ -1,6 +1,7 @@
 /* JavaScriptCore baseline: WebKitGTK's JavaScriptCore C API (the engine Apple ships, with its
  * JIT as Debian builds it). Same workloads and JavaScript source as raw.c. */
 #include "Baselines.h"
+#include "polyfill.h"
 #include <JavaScriptCore/JavaScript.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,4 +262,67 @@ double jsc_bytes_per_vm(int count) {
 
 double jsc_bytes_per_context(int count) {
     return jsc_bytes_per_context_in(count, 1);
+}
+
+/* ---- W10: promises (JavaScriptCore's own; microtasks drain as each API call returns) ---- */
+
+static double jsc_global_number(jsc_state *state, const char *name) {
+    JSStringRef string = JSStringCreateWithUTF8CString(name);
+    JSValueRef value = JSObjectGetProperty(state->context, state->global, string, NULL);
+    JSStringRelease(string);
+    return JSValueToNumber(state->context, value, NULL);
+}
+
+static void jsc_call_global(jsc_state *state, const char *name, int argument) {
+    JSValueRef arguments[1] = { JSValueMakeNumber(state->context, argument) };
+    JSObjectCallAsFunction(state->context, jsc_global_function(state, name), NULL, 1, arguments, NULL);
+}
+
+static void jsc_install_w10(jsc_state *state) {
+    JSStringRef probe = JSStringCreateWithUTF8CString("chain");
+    int present = JSObjectHasProperty(state->context, state->global, probe);
+    JSStringRelease(probe);
+    if (!present) {
+        jsc_evaluate(state->context, W10_SCRIPTS);
+    }
+}
+
+double jsc_promise_chain(jsc_state *state, int steps) {
+    jsc_install_w10(state);
+    jsc_call_global(state, "chain", steps);
+    return jsc_global_number(state, "chainResult");
+}
+
+double jsc_promise_all(jsc_state *state, int count) {
+    jsc_install_w10(state);
+    jsc_call_global(state, "allOf", count);
+    return jsc_global_number(state, "allResult");
+}
+
+static double jsc_awaited_sum;
+
+static JSValueRef jsc_on_fulfilled(JSContextRef ctx, JSObjectRef function, JSObjectRef thisObject, size_t argumentCount,
+                                   const JSValueRef arguments[], JSValueRef *exception) {
+    (void) function;
+    (void) thisObject;
+    if (argumentCount > 0) jsc_awaited_sum += JSValueToNumber(ctx, arguments[0], exception);
+    return JSValueMakeUndefined(ctx);
+}
+
+double jsc_promise_host(jsc_state *state, int count) {
+    /* Each promise made by the C API, resolved from C, and its value taken by a C reaction. */
+    JSGlobalContextRef context = state->context;
+    JSStringRef thenName = JSStringCreateWithUTF8CString("then");
+    jsc_awaited_sum = 0;
+    for (int i = 0; i < count; i++) {
+        JSObjectRef resolve = NULL, reject = NULL;
+        JSObjectRef promise = JSObjectMakeDeferredPromise(context, &resolve, &reject, NULL);
+        JSValueRef value = JSValueMakeNumber(context, i);
+        JSObjectCallAsFunction(context, resolve, NULL, 1, &value, NULL);
+        JSObjectRef then = JSValueToObject(context, JSObjectGetProperty(context, promise, thenName, NULL), NULL);
+        JSValueRef onFulfilled = JSObjectMakeFunctionWithCallback(context, NULL, jsc_on_fulfilled);
+        JSObjectCallAsFunction(context, then, promise, 1, &onFulfilled, NULL);
+    }
+    JSStringRelease(thenName);
+    return jsc_awaited_sum;
 }

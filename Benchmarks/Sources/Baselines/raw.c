@@ -2,6 +2,7 @@
  * calls that could throw run at the top of a heap whose default fatal handler would abort,
  * which is the honest cost of "no protection" the wrapper is compared with. */
 #include "Baselines.h"
+#include "polyfill.h"
 #include <duktape.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@ raw_state *raw_create(void) {
     duk_put_global_string(ctx, "counter");
     duk_pop(ctx);
     raw_object_to_js(state, 10000); /* `received`, read back by the W7 JS-to-host workloads */
+    duk_eval_string_noresult(ctx, W10_POLYFILL W10_SCRIPTS);
     return state;
 }
 
@@ -270,4 +272,61 @@ double raw_bytes_per_context(int count) {
     size_t after = baseline_resident_bytes();
     duk_destroy_heap(ctx);
     return (double) (after - before) / count;
+}
+
+/* ---- W10: promises (the polyfill of polyfill.h, its queue drained after each call) ---- */
+
+static double raw_global_number(duk_context *ctx, const char *name) {
+    duk_get_global_string(ctx, name);
+    double value = duk_get_number(ctx, -1);
+    duk_pop(ctx);
+    return value;
+}
+
+double raw_promise_chain(raw_state *state, int steps) {
+    duk_context *ctx = state->ctx;
+    duk_get_global_string(ctx, "chain");
+    duk_push_int(ctx, steps);
+    duk_call(ctx, 1);
+    duk_pop(ctx);
+    duk_eval_string_noresult(ctx, "drainPromiseJobs()");
+    return raw_global_number(ctx, "chainResult");
+}
+
+double raw_promise_all(raw_state *state, int count) {
+    duk_context *ctx = state->ctx;
+    duk_get_global_string(ctx, "allOf");
+    duk_push_int(ctx, count);
+    duk_call(ctx, 1);
+    duk_pop(ctx);
+    duk_eval_string_noresult(ctx, "drainPromiseJobs()");
+    return raw_global_number(ctx, "allResult");
+}
+
+static double raw_awaited_sum;
+
+static duk_ret_t raw_on_fulfilled(duk_context *ctx) {
+    raw_awaited_sum += duk_get_number(ctx, 0);
+    return 0;
+}
+
+double raw_promise_host(raw_state *state, int count) {
+    /* Each promise made, resolved from C, and its value taken by a C reaction. */
+    duk_context *ctx = state->ctx;
+    raw_awaited_sum = 0;
+    for (int i = 0; i < count; i++) {
+        duk_get_global_string(ctx, "makeDeferred");
+        duk_call(ctx, 0);                       /* [d] */
+        duk_get_prop_string(ctx, -1, "resolve");
+        duk_push_int(ctx, i);
+        duk_call(ctx, 1);
+        duk_pop(ctx);
+        duk_get_prop_string(ctx, -1, "promise"); /* [d promise] */
+        duk_push_string(ctx, "then");
+        duk_push_c_function(ctx, raw_on_fulfilled, 1);
+        duk_call_prop(ctx, -3, 1);
+        duk_pop_3(ctx);
+        duk_eval_string_noresult(ctx, "drainPromiseJobs()");
+    }
+    return raw_awaited_sum;
 }

@@ -29,6 +29,11 @@ double raw_json_to_host(raw_state *state, int entries);
 size_t raw_string_to_js(raw_state *state, const char *bytes, size_t length);
 size_t raw_string_to_host(raw_state *state, size_t length);
 double raw_exported(raw_state *state, int count);
+/* W10: a `count`-step then chain, Promise.all of `count` resolved promises, `count` promises
+ * resolved and read by the host; each returns its result (for a check). */
+double raw_promise_chain(raw_state *state, int steps);
+double raw_promise_all(raw_state *state, int count);
+double raw_promise_host(raw_state *state, int count);
 
 typedef struct jsc_state jsc_state;
 jsc_state *jsc_create(void);
@@ -47,6 +52,9 @@ double jsc_json_to_host(jsc_state *state, int entries);
 size_t jsc_string_to_js(jsc_state *state, const char *bytes, size_t length);
 size_t jsc_string_to_host(jsc_state *state, size_t length);
 double jsc_exported(jsc_state *state, int count);
+double jsc_promise_chain(jsc_state *state, int steps);
+double jsc_promise_all(jsc_state *state, int count);
+double jsc_promise_host(jsc_state *state, int count);
 
 /* The W7 JSON text {"k0":0,...} with `entries` entries, NUL-terminated (caller frees). */
 char *baseline_json_text(int entries, size_t *length);
