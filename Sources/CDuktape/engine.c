@@ -440,7 +440,15 @@ void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
         duk_pop_2(thr);
         return;
     }
-    duk_insert(thr, -2);
+    duk_insert(thr, -2); /* [key value] */
+    if (found == NULL && h != NULL && !DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(h)) {
+        /* A new slot on an ordinary object: the engine's internal definition (what a forced
+         * define comes down to there, without the descriptor checks), whatever the object's
+         * extensibility. */
+        duk_hobject_define_property_internal(thr, h, duk_known_hstring(thr, -2), DUK_PROPDESC_FLAGS_WC);
+        duk_pop(thr);
+        return;
+    }
     duk_def_prop(thr, obj_idx, CDUK__HIDDEN_SLOT);
 }
 

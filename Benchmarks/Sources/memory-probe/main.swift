@@ -4,6 +4,7 @@
 // extra context.
 import Baselines
 import DuktapeCore
+import Foundation
 
 let count = 1000
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -41,6 +42,27 @@ func oursPerContext() -> Double {
     let after = baseline_resident_bytes()
     _ = (first, contexts.count)
     return Double(after - before) / Double(count)
+}
+
+/// `memory-probe ours|raw churn-vm|churn-context N`: W1's work N times, for instruction counts
+/// under callgrind (the difference between two N, divided, is the cost per operation).
+if arguments.count == 3, arguments[1].hasPrefix("churn"), let times = Int(arguments[2]) {
+    let vmChurn = arguments[1] == "churn-vm"
+    switch (engine, vmChurn) {
+    case ("raw", true): raw_create_destroy_vm(Int32(times))
+    case ("raw", false):
+        if let state = raw_create() {
+            raw_new_context(state, Int32(times))
+            raw_destroy(state)
+        }
+    case (_, true):
+        for _ in 0..<times { _ = JSContext() }
+    case (_, false):
+        let vm = JSVirtualMachine()!
+        for _ in 0..<times { _ = JSContext(virtualMachine: vm) }
+        vm.garbageCollect()
+    }
+    exit(0)
 }
 
 switch (engine, perContext) {
