@@ -77,6 +77,10 @@ void *_Nullable cduk_heap_state_of(duk_context *ctx);
  * realm's main thread is another one. engine.c. */
 int cduk_is_resumed_coroutine(duk_context *ctx);
 
+/* [] -> [the thread at the root of ctx's resume chain: the one running the current call].
+ * engine.c. */
+void cduk_push_resume_root(duk_context *ctx);
+
 /* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
 void cduk_push_to_string_tag_symbol(duk_context *ctx);
 

@@ -76,12 +76,23 @@ static inline __attribute__((always_inline)) int cduk__native_check_inline(void 
  * "temproot" and finishes it in later passes over the whole heap. A chain of objects whose
  * links point from older to newer objects (an appended linked list, a `then` chain: each
  * promise holds the next) needs one pass per 256 links: a 100,000-step chain took seconds per
- * collection. The limit is lifted while the thread's native stack is above the guard's floor (the
- * frame check of the native stack guard, shims.c), and is Duktape's 256 levels below it (where a
- * collection that starts low on stack keeps today's bound, inside the guard's headroom). */
+ * collection. Here the depth is free while the thread's native stack is above the marking floor
+ * (halfway into the guard's headroom, shims.c), and below it a few levels per KiB left above the
+ * relaxed floor (1 KiB per level covers AddressSanitizer's frames; at least 8, so that a
+ * collection that starts low on stack still makes progress). The depth Duktape compares is
+ * counted from the start of marking, so marking that reaches the floor stops there. */
+extern __thread uintptr_t cduk__stack_relaxed_floor;
+extern __thread uintptr_t cduk__stack_mark_floor;
 static inline __attribute__((always_inline)) duk_uint_t cduk__mark_recursion_limit(void) {
-    return (cduk__stack_known == 1 && (uintptr_t) __builtin_frame_address(0) >= cduk__stack_floor) ? 0xFFFFFFFFU
-                                                                                                    : 256U;
+    if (cduk__stack_known != 1) {
+        return 256U;
+    }
+    uintptr_t here = (uintptr_t) __builtin_frame_address(0);
+    if (here >= cduk__stack_mark_floor) {
+        return 0xFFFFFFFFU;
+    }
+    uintptr_t left = here > cduk__stack_relaxed_floor ? (here - cduk__stack_relaxed_floor) / 1024U : 0U;
+    return left < 8U ? 8U : (duk_uint_t) left;
 }
 #undef DUK_USE_MARK_AND_SWEEP_RECLIMIT
 #define DUK_USE_MARK_AND_SWEEP_RECLIMIT cduk__mark_recursion_limit()
@@ -552,6 +563,14 @@ void *cduk_heap_state_of(duk_context *ctx) {
 
 int cduk_is_resumed_coroutine(duk_context *ctx) {
     return ((duk_hthread *) ctx)->resumer != NULL;
+}
+
+void cduk_push_resume_root(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    while (thr->resumer != NULL) {
+        thr = thr->resumer;
+    }
+    duk_push_hobject((duk_hthread *) ctx, (duk_hobject *) thr);
 }
 
 void cduk_push_to_string_tag_symbol(duk_context *ctx) {

@@ -68,6 +68,8 @@ enum {
 
 enum { CDUK__JOB_FULFILL = 1, CDUK__JOB_REJECT = 2, CDUK__JOB_THENABLE = 3, CDUK__JOB_CALL = 4 };
 #define CDUK__JOB_SLOTS 5U
+/* Slots an emptied queue keeps allocated (beyond that, its storage is released). */
+#define CDUK__KEPT_QUEUE_SLOTS 1024U
 
 /* Rejection events (slots per event: promise, thread, kind). */
 enum { CDUK__EVENT_REJECTED = 1, CDUK__EVENT_HANDLED = 2 };
@@ -94,6 +96,25 @@ static int cduk__past_deadline(const cduk_heap_state *state) {
 }
 
 /* ---- Small helpers --------------------------------------------------------------------- */
+
+/* [value] -> []: CreateDataProperty(obj, index, value): defined, so no setter a script put on
+ * Array.prototype or Object.prototype sees it. */
+static void cduk__define_index(duk_context *ctx, duk_idx_t obj, duk_uarridx_t index) {
+    obj = duk_normalize_index(ctx, obj);
+    duk_push_uint(ctx, (duk_uint_t) index);
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, obj, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
+                               DUK_DEFPROP_SET_CONFIGURABLE);
+}
+
+/* [value] -> []: CreateDataProperty(obj, name, value). */
+static void cduk__define_named(duk_context *ctx, duk_idx_t obj, const char *name) {
+    obj = duk_normalize_index(ctx, obj);
+    duk_push_string(ctx, name);
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, obj, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
+                               DUK_DEFPROP_SET_CONFIGURABLE);
+}
 
 static void cduk__push_stash_value(duk_context *ctx, const char *key) {
     duk_push_global_stash(ctx);
@@ -153,7 +174,12 @@ static void cduk__push_heap_list(duk_context *ctx, void **pointer, const char *k
     *pointer = duk_get_heapptr(ctx, -1);
 }
 
-/* [] -> [the main thread of ctx's realm] (a coroutine's jobs run on it). */
+/* [] -> [the main thread of ctx's realm], where ctx's jobs run (a coroutine's thread may be
+ * suspended or finished by then). Outside a coroutine that is ctx itself. A coroutine reads its
+ * realm's main thread from the stash: an address, not a reference (a reference would make a
+ * cycle through the realm's global object), which JSContext's deinit clears
+ * (cduk_pforget_realm) before the thread can be freed. A coroutine of a realm whose context is
+ * gone runs its jobs on the thread at the root of the resume chain, which is running the call. */
 static void cduk__push_realm_thread(duk_context *ctx) {
     if (!cduk_is_resumed_coroutine(ctx)) {
         duk_push_current_thread(ctx);
@@ -165,18 +191,19 @@ static void cduk__push_realm_thread(duk_context *ctx) {
     if (thread != NULL) {
         duk_push_heapptr(ctx, thread);
     } else {
-        duk_push_current_thread(ctx);
+        cduk_push_resume_root(ctx);
     }
 }
 
-/* Queues a job of `kind` with the values at a, b, c (absolute indices). */
+/* Queues a job of `kind` with the values at a, b, c (absolute indices). The slots are reserved
+ * first (writing them can run a finalizer that queues a job of its own) and the kind is written
+ * last: a job whose writing failed (memory) has no kind and is skipped. */
 static void cduk__enqueue(duk_context *ctx, int kind, duk_idx_t a, duk_idx_t b, duk_idx_t c) {
     cduk_heap_state *state = cduk__state(ctx);
     duk_require_stack(ctx, 4);
     cduk__push_heap_list(ctx, &state->job_queue, CDUK__HEAP_QUEUE);
     duk_uarridx_t tail = state->job_tail;
-    duk_push_int(ctx, kind);
-    duk_put_prop_index(ctx, -2, tail);
+    state->job_tail = tail + CDUK__JOB_SLOTS;
     duk_dup(ctx, a);
     duk_put_prop_index(ctx, -2, tail + 1);
     duk_dup(ctx, b);
@@ -185,24 +212,26 @@ static void cduk__enqueue(duk_context *ctx, int kind, duk_idx_t a, duk_idx_t b, 
     duk_put_prop_index(ctx, -2, tail + 3);
     cduk__push_realm_thread(ctx);
     duk_put_prop_index(ctx, -2, tail + 4);
-    state->job_tail = tail + CDUK__JOB_SLOTS; /* only once every slot is written */
+    duk_push_int(ctx, kind);
+    duk_put_prop_index(ctx, -2, tail);
     duk_pop(ctx);
 }
 
-/* HostPromiseRejectionTracker: records an event for the promise at idx. */
+/* HostPromiseRejectionTracker: records an event for the promise at idx (slots reserved first,
+ * the kind written last, as for jobs). */
 static void cduk__track_rejection(duk_context *ctx, duk_idx_t idx, int kind) {
     cduk_heap_state *state = cduk__state(ctx);
     idx = duk_normalize_index(ctx, idx);
     duk_require_stack(ctx, 4);
     cduk__push_heap_list(ctx, &state->rejections, CDUK__HEAP_REJECTIONS);
     duk_uarridx_t end = state->rejection_slots;
+    state->rejection_slots = end + CDUK__EVENT_SLOTS;
     duk_dup(ctx, idx);
     duk_put_prop_index(ctx, -2, end);
     cduk__push_realm_thread(ctx);
     duk_put_prop_index(ctx, -2, end + 1);
     duk_push_int(ctx, kind);
     duk_put_prop_index(ctx, -2, end + 2);
-    state->rejection_slots = end + CDUK__EVENT_SLOTS;
     duk_pop(ctx);
 }
 
@@ -398,7 +427,7 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
         duk_pop(ctx);
         break;
     default:
-        if (state & CDUK__REPORTED) {
+        if ((state & CDUK__REPORTED) && !(state & CDUK__HANDLED)) {
             cduk__track_rejection(ctx, p, CDUK__EVENT_HANDLED);
         }
         cduk_get_own_hidden(ctx, p, CDUK__P_RESULT);
@@ -585,7 +614,7 @@ static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
     duk_size_t count = duk_get_length(ctx, -2);
     for (duk_size_t i = 0; i < count; i++) {
         duk_get_prop_index(ctx, -2, (duk_uarridx_t) i);
-        duk_put_prop_index(ctx, -2, (duk_uarridx_t) i);
+        cduk__define_index(ctx, -2, (duk_uarridx_t) i);
     }
     duk_remove(ctx, -2);
     cduk_get_own_hidden(ctx, record, CDUK__P_INDEX); /* on a record: true for `any` */
@@ -621,9 +650,9 @@ static duk_ret_t cduk__combinator_element(duk_context *ctx) {
     if (magic == CDUK__SETTLED_FULFILLED || magic == CDUK__SETTLED_REJECTED) {
         duk_push_object(ctx);
         duk_push_string(ctx, magic == CDUK__SETTLED_FULFILLED ? "fulfilled" : "rejected");
-        duk_put_prop_string(ctx, -2, "status");
+        cduk__define_named(ctx, -2, "status");
         duk_dup(ctx, 0);
-        duk_put_prop_string(ctx, -2, magic == CDUK__SETTLED_FULFILLED ? "value" : "reason");
+        cduk__define_named(ctx, -2, magic == CDUK__SETTLED_FULFILLED ? "value" : "reason");
     } else {
         duk_dup(ctx, 0);
     }
@@ -766,33 +795,32 @@ static duk_ret_t cduk__promise_combinator(duk_context *ctx) {
 /* ---- AggregateError ----------------------------------------------------------------------- */
 
 static duk_ret_t cduk__aggregate_error_constructor(duk_context *ctx) {
-    /* [errors message] */
-    duk_idx_t nargs = duk_get_top(ctx);
-    duk_set_top(ctx, 2);
-    cduk__push_items(ctx, 0); /* [errors message list] */
-    duk_push_array(ctx);
-    duk_size_t count = duk_get_length(ctx, 2);
-    for (duk_size_t i = 0; i < count; i++) {
-        duk_get_prop_index(ctx, 2, (duk_uarridx_t) i);
-        duk_put_prop_index(ctx, -2, (duk_uarridx_t) i);
-    }
-    /* [errors message list array] */
+    /* [errors message]: the message is converted first, then the errors are listed (the
+     * spec's order). */
     duk_push_error_object(ctx, DUK_ERR_ERROR, "");
     cduk__push_stash_value(ctx, CDUK__STASH_AGGREGATE);
     duk_set_prototype(ctx, -2);
     duk_push_string(ctx, "message");
-    duk_del_prop(ctx, -2);
-    if (nargs >= 2 && !duk_is_undefined(ctx, 1)) {
+    duk_del_prop(ctx, -2); /* [errors message error] */
+    if (!duk_is_undefined(ctx, 1)) {
         duk_push_string(ctx, "message");
         duk_dup(ctx, 1);
         duk_to_string(ctx, -1);
-        duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
-                                  DUK_DEFPROP_SET_CONFIGURABLE);
+        duk_def_prop(ctx, 2, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                                 DUK_DEFPROP_SET_CONFIGURABLE);
+    }
+    cduk__push_items(ctx, 0); /* [errors message error list] */
+    duk_push_array(ctx);
+    duk_size_t count = duk_get_length(ctx, 3);
+    for (duk_size_t i = 0; i < count; i++) {
+        duk_get_prop_index(ctx, 3, (duk_uarridx_t) i);
+        cduk__define_index(ctx, -2, (duk_uarridx_t) i);
     }
     duk_push_string(ctx, "errors");
-    duk_dup(ctx, 3);
-    duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
-                              DUK_DEFPROP_SET_CONFIGURABLE);
+    duk_insert(ctx, -2);
+    duk_def_prop(ctx, 2, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+                             DUK_DEFPROP_SET_CONFIGURABLE);
+    duk_dup(ctx, 2);
     return 1;
 }
 
@@ -855,7 +883,12 @@ void cduk_install_promise(duk_context *ctx) {
     duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP); /* [global stash] */
 
     /* AggregateError and its prototype (inheriting Error.prototype) */
-    duk_push_c_function(ctx, cduk__aggregate_error_constructor, DUK_VARARGS); /* [global stash AE] */
+    duk_push_c_function(ctx, cduk__aggregate_error_constructor, 2); /* [global stash AE] */
+    cduk_push_builtin(ctx, CDUK_BUILTIN_ERROR);
+    duk_set_prototype(ctx, -2);
+    duk_push_string(ctx, "length");
+    duk_push_int(ctx, 2);
+    duk_def_prop(ctx, -3, CDUK__NAME_PROP); /* own: it would read Error.length (1) otherwise */ /* AggregateError inherits from Error, as the other error types */
     duk_push_object(ctx);
     cduk_push_error_prototype(ctx);
     duk_set_prototype(ctx, -2); /* [global stash AE proto] */
@@ -883,16 +916,6 @@ void cduk_install_promise(duk_context *ctx) {
 }
 
 /* ---- Running jobs ------------------------------------------------------------------------- */
-
-/* Drops every queued job (after a timeout: the VM must stay usable). */
-static void cduk__clear_jobs(duk_context *ctx, cduk_heap_state *state) {
-    if (state->job_queue != NULL) {
-        duk_push_heapptr(ctx, state->job_queue);
-        duk_set_length(ctx, -1, 0);
-        duk_pop(ctx);
-    }
-    state->job_head = state->job_tail = 0;
-}
 
 /* One job on its realm's thread: [kind a b c] -> []. */
 static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
@@ -962,9 +985,7 @@ static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
     }
 }
 
-/* Takes the next job: [] -> [thread kind a b c]. Its slots are not cleared: a slot is
- * overwritten when the queue reaches it again, and the whole array is emptied when the drain
- * ends (cduk__release_queue), so a drain releases everything its jobs held. */
+/* Takes the next job: [] -> [thread kind a b c], emptying its slots. */
 static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
     duk_push_heapptr(ctx, state->job_queue);
     duk_uarridx_t head = state->job_head;
@@ -972,67 +993,49 @@ static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
     for (duk_uarridx_t i = 0; i < 4; i++) {
         duk_get_prop_index(ctx, -2 - (duk_idx_t) i, head + i);
     }
-    duk_remove(ctx, -6);
+    for (duk_uarridx_t i = 0; i < CDUK__JOB_SLOTS; i++) {
+        duk_push_undefined(ctx);
+        duk_put_prop_index(ctx, -7, head + i);
+    }
     state->job_head = head + CDUK__JOB_SLOTS;
     if (state->job_head == state->job_tail) {
-        state->job_head = state->job_tail = 0; /* empty: start again at slot 0 */
+        /* Empty: start again at slot 0 (its slots are all empty), keeping a small array's
+         * storage (a chain empties the queue at every step). */
+        state->job_head = state->job_tail = 0;
+        if (head >= CDUK__KEPT_QUEUE_SLOTS) {
+            duk_set_length(ctx, -6, 0);
+        }
+    } else if (state->job_head >= CDUK__KEPT_QUEUE_SLOTS && state->job_head >= state->job_tail - state->job_head) {
+        /* Jobs that queue jobs keep the queue from emptying: once the taken part is large and
+         * at least as long as what is left, what is left moves to the front (amortized O(1) per
+         * job), so the array's storage follows the jobs waiting, not the jobs run. */
+        duk_uarridx_t from = state->job_head, to = 0, end = state->job_tail;
+        duk_require_stack(ctx, 2);
+        for (; from < end; from++, to++) {
+            duk_get_prop_index(ctx, -6, from);
+            duk_put_prop_index(ctx, -7, to);
+        }
+        duk_set_length(ctx, -6, to);
+        state->job_head = 0;
+        state->job_tail = to;
     }
+    duk_remove(ctx, -6);
 }
 
-/* Empties the queue's array (the queue is empty): the values of jobs already run go. */
-static void cduk__release_queue(duk_context *ctx, cduk_heap_state *state) {
+/* Drops every queued job (after a timeout: the VM must stay usable). */
+static duk_ret_t cduk__clear_jobs(duk_context *ctx, void *udata) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
     if (state->job_queue != NULL) {
         duk_push_heapptr(ctx, state->job_queue);
         duk_set_length(ctx, -1, 0);
         duk_pop(ctx);
     }
+    state->job_head = state->job_tail = 0;
+    return 0;
 }
 
-static duk_ret_t cduk__run_jobs(duk_context *ctx, void *udata) {
-    cduk_job_report *report = (cduk_job_report *) udata;
-    cduk_heap_state *state = cduk__state(ctx);
-    duk_require_stack(ctx, 12);
-    while (state->job_head != state->job_tail) {
-        cduk__take_job(ctx, state); /* [thread kind a b c] */
-        duk_context *thread = duk_get_context(ctx, -5);
-        report->thread = thread;
-        if (cduk__past_deadline(state)) {
-            cduk__clear_jobs(ctx, state);
-            report->event = CDUK_JOBS_TIMEOUT;
-            return duk_range_error(ctx, "execution timeout");
-        }
-        if (thread == NULL) {
-            duk_pop_n(ctx, 5);
-            continue;
-        }
-        duk_int_t rc;
-        if (thread == ctx) {
-            /* On this thread, inside this protected call: what the job's own code throws, it
-             * catches; anything else ends the drain here as the job's exception. */
-            duk_idx_t base = duk_get_top(ctx) - 4;
-            report->event = CDUK_JOBS_THREW; /* what a throw out of the job means */
-            (void) cduk__run_job(ctx, state);
-            duk_set_top(ctx, base);
-            duk_push_undefined(ctx); /* [thread result] */
-            rc = DUK_EXEC_SUCCESS;
-        } else {
-            duk_require_stack(thread, 16);
-            duk_xmove_top(thread, ctx, 4);
-            rc = duk_safe_call(thread, cduk__run_job, state, 4, 1);
-            duk_xmove_top(ctx, thread, 1); /* [thread result] */
-        }
-        duk_remove(ctx, -2);
-        if (rc != DUK_EXEC_SUCCESS) {
-            if (cduk__past_deadline(state)) {
-                cduk__clear_jobs(ctx, state);
-                report->event = CDUK_JOBS_TIMEOUT;
-            } else {
-                report->event = CDUK_JOBS_THREW;
-            }
-            return duk_throw(ctx);
-        }
-        duk_pop(ctx);
-    }
+/* The next rejection event: [] -> [promise reason] and 1, or 0 with nothing pushed. */
+static int cduk__take_rejection(duk_context *ctx, cduk_heap_state *state, cduk_job_report *report) {
     while (state->rejection_head != state->rejection_slots) {
         duk_push_heapptr(ctx, state->rejections);
         duk_uarridx_t head = state->rejection_head;
@@ -1068,20 +1071,104 @@ static duk_ret_t cduk__run_jobs(duk_context *ctx, void *udata) {
             report->event = CDUK_JOBS_HANDLED;
         }
         cduk_get_own_hidden(ctx, -1, CDUK__P_RESULT);
-        return 2;
+        return 1;
     }
-    cduk__release_queue(ctx, state);
-    report->event = CDUK_JOBS_IDLE;
+    return 0;
+}
+
+/* What cduk__run_own_jobs stopped for, besides the public events: a job of another realm. */
+#define CDUK__JOBS_FOREIGN 100
+
+/* Runs, on the heap's initial thread (ctx), the jobs of its own realm, one after another: [] ->
+ * [x x x a b] with report->event IDLE (all undefined) or a rejection event ([promise reason]),
+ * or [thread kind a b c] with CDUK__JOBS_FOREIGN for a job of another realm, which must not run
+ * inside this call: Duktape runs finalizers on this thread, and only while it is the current
+ * thread or inactive. A job that throws ends the call (its error is the call's), with
+ * report->event THREW (TIMEOUT when the deadline had passed: the queue is then emptied). */
+static duk_ret_t cduk__run_own_jobs(duk_context *ctx, void *udata) {
+    cduk_job_report *report = (cduk_job_report *) udata;
+    cduk_heap_state *state = cduk__state(ctx);
+    duk_require_stack(ctx, 16);
+    while (state->job_head != state->job_tail) {
+        cduk__take_job(ctx, state); /* [thread kind a b c] */
+        duk_context *thread = duk_get_context(ctx, -5);
+        report->thread = thread; /* the realm the timeout is reported to */
+        if (cduk__past_deadline(state)) {
+            (void) cduk__clear_jobs(ctx, state);
+            report->event = CDUK_JOBS_TIMEOUT;
+            return duk_range_error(ctx, "execution timeout");
+        }
+        if (thread == NULL) {
+            duk_pop_n(ctx, 5);
+            continue;
+        }
+        if (thread != ctx) {
+            report->event = (cduk_jobs_event) CDUK__JOBS_FOREIGN;
+            return 5;
+        }
+        duk_idx_t base = duk_get_top(ctx) - 5;
+        report->event = CDUK_JOBS_THREW; /* what a throw out of the job means */
+        (void) cduk__run_job(ctx, state);
+        duk_set_top(ctx, base);
+    }
     report->thread = NULL;
+    report->event = CDUK_JOBS_IDLE;
     duk_push_undefined(ctx);
     duk_push_undefined(ctx);
-    return 2;
+    duk_push_undefined(ctx);
+    if (!cduk__take_rejection(ctx, state, report)) {
+        duk_push_undefined(ctx);
+        duk_push_undefined(ctx);
+    }
+    return 5;
 }
 
 duk_int_t cduk_prun_jobs(duk_context *ctx, cduk_job_report *report) {
-    report->thread = NULL;
-    report->event = CDUK_JOBS_IDLE;
-    return cduk__protect(ctx, cduk__run_jobs, report, 0, 2);
+    cduk_heap_state *state = cduk__state(ctx);
+    for (;;) {
+        report->thread = NULL;
+        report->event = CDUK_JOBS_IDLE;
+        duk_int_t rc = cduk__protect(ctx, cduk__run_own_jobs, report, 0, 5);
+        if (rc != DUK_EXEC_SUCCESS) {
+            if (rc == DUK_EXEC_ERROR && report->event == CDUK_JOBS_THREW && cduk__past_deadline(state)) {
+                report->event = CDUK_JOBS_TIMEOUT;
+                if (cduk__protect(ctx, cduk__clear_jobs, state, 0, 0) != DUK_EXEC_SUCCESS) {
+                    duk_pop(ctx);
+                }
+            }
+            return rc;
+        }
+        if ((int) report->event != CDUK__JOBS_FOREIGN) {
+            /* [x x x a b] -> [a b] */
+            duk_remove(ctx, -3);
+            duk_remove(ctx, -3);
+            duk_remove(ctx, -3);
+            return DUK_EXEC_SUCCESS;
+        }
+        /* [thread kind a b c]: the job runs on its realm's thread, from here, where the heap's
+         * initial thread is inactive. */
+        duk_context *thread = report->thread;
+        if (thread == NULL || !duk_check_stack(thread, 16)) {
+            duk_pop_n(ctx, 5); /* its realm's thread cannot even take its values: dropped */
+            continue;
+        }
+        duk_xmove_top(thread, ctx, 4); /* ctx: [thread] */
+        rc = cduk__protect(thread, cduk__run_job, state, 4, 0);
+        if (rc == DUK_EXEC_SUCCESS || rc == CDUK_EXEC_NOSTACK) {
+            duk_pop(ctx);
+            continue;
+        }
+        duk_xmove_top(ctx, thread, 1); /* [thread error] */
+        duk_remove(ctx, -2);
+        report->event = CDUK_JOBS_THREW;
+        if (cduk__past_deadline(state)) {
+            report->event = CDUK_JOBS_TIMEOUT;
+            if (cduk__protect(ctx, cduk__clear_jobs, state, 0, 0) != DUK_EXEC_SUCCESS) {
+                duk_pop(ctx);
+            }
+        }
+        return DUK_EXEC_ERROR;
+    }
 }
 
 /* ---- Entry points for Swift ----------------------------------------------------------------- */
@@ -1132,4 +1219,17 @@ static duk_ret_t cduk__queue_call(duk_context *ctx, void *udata) {
 
 duk_int_t cduk_pqueue_call(duk_context *ctx) {
     return cduk__protect(ctx, cduk__queue_call, NULL, 1, 0);
+}
+
+static duk_ret_t cduk__forget_realm(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_push_global_stash(ctx);
+    duk_push_pointer(ctx, NULL);
+    duk_put_prop_string(ctx, -2, CDUK__STASH_THREAD);
+    duk_pop(ctx);
+    return 0;
+}
+
+duk_int_t cduk_pforget_realm(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__forget_realm, NULL, 0, 0);
 }

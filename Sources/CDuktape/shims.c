@@ -74,7 +74,10 @@ duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata
  * once per thread (pthread_getattr_np). */
 /* Not static: engine.c reads the floor for the inlined fast path of the native check. */
 __thread uintptr_t cduk__stack_floor = 0;          /* lowest usable address + headroom */
-static __thread uintptr_t cduk__stack_relaxed_floor = 0; /* the same with a quarter of the headroom */
+__thread uintptr_t cduk__stack_relaxed_floor = 0; /* the same with a quarter of the headroom */
+/* Where the collector's marking stops recursing freely (engine.c, cduk__mark_recursion_limit):
+ * halfway between the relaxed floor and the floor. Not static: engine.c reads both. */
+__thread uintptr_t cduk__stack_mark_floor = 0;
 __thread int cduk__stack_known = 0;                /* 0 unknown, 1 known, -1 unavailable */
 static __thread int cduk__stack_relax = 0;         /* > 0 while Swift builds or reads an error */
 
@@ -98,6 +101,7 @@ static void cduk__find_stack(void) {
         if (headroom < size) {
             cduk__stack_floor = (uintptr_t) low + headroom;
             cduk__stack_relaxed_floor = (uintptr_t) low + headroom / 4;
+            cduk__stack_mark_floor = cduk__stack_relaxed_floor + (cduk__stack_floor - cduk__stack_relaxed_floor) / 2;
             cduk__stack_known = 1;
         }
     }

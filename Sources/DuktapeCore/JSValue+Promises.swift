@@ -101,16 +101,20 @@ extension JSValue {
     /// during whichever API call or job drain settles it (another thread's call, a Swift async
     /// closure finishing, a runtime's timer). Registering takes the VM lock only if it is free;
     /// otherwise the thread inside the VM registers it when its call ends. Cancelling the
-    /// awaiting task ends the wait with `CancellationError`; the promise is not affected.
+    /// awaiting task ends the wait with `CancellationError`; the promise is not affected. When the
+    /// execution time limit stops a drain (the queue is emptied), every wait in progress on the VM
+    /// ends with that timeout's exception: its reaction may have been among the dropped jobs.
     public func awaited() async throws -> JSValue {
         let waiter = PromiseWaiter()
+        let engine = owner.engine
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiter.start(continuation)
-                owner.engine.perform(.run { [self] in self.registerReactions(for: waiter) })
+                engine.perform(.run { [self] in self.registerReactions(for: waiter) })
             }
         } onCancel: {
             waiter.finish(.failure(CancellationError()))
+            engine.perform(.run { engine.waiters.removeValue(forKey: ObjectIdentifier(waiter)) })
         }
     }
 
@@ -133,11 +137,15 @@ extension JSValue {
     /// Adds reactions to this value's promise that finish `waiter` (under the lock, in an entry).
     private func registerReactions(for waiter: PromiseWaiter) {
         let context = owner
+        let key = ObjectIdentifier(waiter)
+        guard !waiter.isFinished else { return }  // cancelled before it got here
         let onFulfilled = HostFunction(context: context) { call in
+            call.context.engine.waiters.removeValue(forKey: key)
             waiter.finish(.success(call.argument(0)))
             return .undefined
         }
         let onRejected = HostFunction(context: context) { call in
+            call.context.engine.waiters.removeValue(forKey: key)
             waiter.finish(.failure(call.stack.exception(describing: call.argument(0))))
             return .undefined
         }
@@ -149,6 +157,7 @@ extension JSValue {
                 try onRejected.push(on: stack, name: nil, length: 1)
                 try stack.check(cduk_pawait(stack.ctx))
             }
+            if !waiter.isFinished { context.engine.waiters[key] = waiter }
         } catch {
             waiter.finish(.failure(error.underlyingError ?? error))
         }

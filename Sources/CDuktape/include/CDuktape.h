@@ -232,7 +232,7 @@ duk_int_t cduk_peval(duk_context *ctx, const char *_Nullable source, size_t sour
  * `new func(args)` ignoring this (construct == 1). */
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
 
-/* [] -> []: prepares ctx's realm: JavaScriptCore's spellings on Error.prototype
+/* [] -> []: prepares ctx's realm: Promise and AggregateError (promise.c), JavaScriptCore's spellings on Error.prototype
  * (`line` reads lineNumber, `sourceURL` reads fileName; configurable, non-enumerable
  * accessors), Duktape.fin wrapped so that scripts cannot detach our finalizers, and with
  * sandboxed != 0 the `Duktape` global removed (no fin/act/gc/info/enc/dec/compact/Thread/
@@ -277,6 +277,11 @@ duk_int_t cduk_ppromise_state(duk_context *ctx, int *state);
 
 /* [function] -> []: queues a job calling function() (what it throws is reported). */
 duk_int_t cduk_pqueue_call(duk_context *ctx);
+
+/* [] -> []: forgets the address of ctx's thread as its realm's main thread (jobs queued by the
+ * realm's coroutines then run on the thread running the call). Call it before the thread can be
+ * freed (JSContext's deinit). */
+duk_int_t cduk_pforget_realm(duk_context *ctx);
 
 /* ---- Deaths decided after the finalizer ---------------------------------------
  * A finalizer can rescue its object (or another's), and Duktape then keeps it. The library's

@@ -201,6 +201,11 @@ final class Engine: @unchecked Sendable {
     /// (`JSVirtualMachine.drainsMicrotasksAutomatically`). Guarded by the lock.
     @exclusivity(unchecked) var drainsJobsAutomatically = true
 
+    /// Swift awaits (`JSValue.awaited()`) whose reactions are registered and have not run, by
+    /// waiter. When a timeout empties the job queue, their reactions may be among the dropped
+    /// jobs: they all end with the timeout instead of waiting forever. Guarded by the lock.
+    @exclusivity(unchecked) var waiters: [ObjectIdentifier: PromiseWaiter] = [:]
+
     /// True when jobs or rejection events are queued (caller holds the lock).
     var hasJobs: Bool {
         state.pointee.job_head != state.pointee.job_tail
@@ -250,12 +255,20 @@ final class Engine: @unchecked Sendable {
                 // The timeout is this entry's end: its report (a handler that may use the API) runs
                 // without the deadline, as a call's own timeout is reported after its entry.
                 if timedOut { state.pointee.deadline_ns = 0 }
+                var exception: JSException?
                 if let context {
-                    let exception = EngineStack(ctx: heapContext, context: context).takeException()
-                    context.notifyException(exception.value)
+                    exception = EngineStack(ctx: heapContext, context: context).takeException()
                 } else {
                     duk_pop(heapContext)
                 }
+                if timedOut {
+                    let ended = waiters.values
+                    waiters.removeAll()
+                    for waiter in ended {
+                        waiter.finish(.failure(exception ?? PromiseAbandoned()))
+                    }
+                }
+                if let context, let exception { context.notifyException(exception.value) }
                 if timedOut { return false }
             default:
                 return false

@@ -28,6 +28,16 @@ final class PromiseWaiter: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
+    /// Whether an outcome was delivered.
+    var isFinished: Bool {
+        state.withLock { state in
+            switch state {
+            case .waiting, .started: return false
+            case .finishedEarly, .done: return true
+            }
+        }
+    }
+
     /// Delivers the outcome (once).
     func finish(_ outcome: Result<JSValue, any Error>) {
         let continuation = state.withLock { state -> CheckedContinuation<JSValue, any Error>? in
