@@ -985,18 +985,25 @@ static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
     }
 }
 
-/* Takes the next job: [] -> [thread kind a b c], emptying its slots. */
+/* [list] -> [list v0 .. v(count-1)]: the values of `count` slots from `head`, each slot emptied
+ * (a taken job or event keeps nothing alive). */
+static void cduk__take_slots(duk_context *ctx, duk_uarridx_t head, duk_uarridx_t count) {
+    duk_idx_t list = duk_get_top_index(ctx);
+    for (duk_uarridx_t i = 0; i < count; i++) {
+        duk_get_prop_index(ctx, list, head + i);
+    }
+    for (duk_uarridx_t i = 0; i < count; i++) {
+        duk_push_undefined(ctx);
+        duk_put_prop_index(ctx, list, head + i);
+    }
+}
+
+/* Takes the next job: [] -> [thread kind a b c]. */
 static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
     duk_push_heapptr(ctx, state->job_queue);
     duk_uarridx_t head = state->job_head;
-    duk_get_prop_index(ctx, -1, head + 4);
-    for (duk_uarridx_t i = 0; i < 4; i++) {
-        duk_get_prop_index(ctx, -2 - (duk_idx_t) i, head + i);
-    }
-    for (duk_uarridx_t i = 0; i < CDUK__JOB_SLOTS; i++) {
-        duk_push_undefined(ctx);
-        duk_put_prop_index(ctx, -7, head + i);
-    }
+    cduk__take_slots(ctx, head, CDUK__JOB_SLOTS); /* [q kind a b c thread] */
+    duk_insert(ctx, -5);                           /* [q thread kind a b c] */
     state->job_head = head + CDUK__JOB_SLOTS;
     if (state->job_head == state->job_tail) {
         /* Empty: start again at slot 0 (its slots are all empty), keeping a small array's
@@ -1039,13 +1046,7 @@ static int cduk__take_rejection(duk_context *ctx, cduk_heap_state *state, cduk_j
     while (state->rejection_head != state->rejection_slots) {
         duk_push_heapptr(ctx, state->rejections);
         duk_uarridx_t head = state->rejection_head;
-        duk_get_prop_index(ctx, -1, head);     /* promise */
-        duk_get_prop_index(ctx, -2, head + 1); /* thread */
-        duk_get_prop_index(ctx, -3, head + 2); /* kind */
-        for (duk_uarridx_t i = 0; i < CDUK__EVENT_SLOTS; i++) {
-            duk_push_undefined(ctx);
-            duk_put_prop_index(ctx, -5, head + i);
-        }
+        cduk__take_slots(ctx, head, CDUK__EVENT_SLOTS); /* [list promise thread kind] */
         state->rejection_head = head + CDUK__EVENT_SLOTS;
         if (state->rejection_head == state->rejection_slots) {
             state->rejection_head = state->rejection_slots = 0;

@@ -283,24 +283,23 @@ static double raw_global_number(duk_context *ctx, const char *name) {
     return value;
 }
 
-double raw_promise_chain(raw_state *state, int steps) {
+/* Calls the global `function`(count), drains the polyfill's jobs and reads global `result`. */
+static double raw_promise_workload(raw_state *state, const char *function, int count, const char *result) {
     duk_context *ctx = state->ctx;
-    duk_get_global_string(ctx, "chain");
-    duk_push_int(ctx, steps);
-    duk_call(ctx, 1);
-    duk_pop(ctx);
-    duk_eval_string_noresult(ctx, "drainPromiseJobs()");
-    return raw_global_number(ctx, "chainResult");
-}
-
-double raw_promise_all(raw_state *state, int count) {
-    duk_context *ctx = state->ctx;
-    duk_get_global_string(ctx, "allOf");
+    duk_get_global_string(ctx, function);
     duk_push_int(ctx, count);
     duk_call(ctx, 1);
     duk_pop(ctx);
     duk_eval_string_noresult(ctx, "drainPromiseJobs()");
-    return raw_global_number(ctx, "allResult");
+    return raw_global_number(ctx, result);
+}
+
+double raw_promise_chain(raw_state *state, int steps) {
+    return raw_promise_workload(state, "chain", steps, "chainResult");
+}
+
+double raw_promise_all(raw_state *state, int count) {
+    return raw_promise_workload(state, "allOf", count, "allResult");
 }
 
 static double raw_awaited_sum;
