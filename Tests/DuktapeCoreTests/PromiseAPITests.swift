@@ -10,6 +10,14 @@ final class PromiseCapture: @unchecked Sendable {
     deinit { PromiseCapture.live.decrement() }
 }
 
+/// An exported class whose instances are counted (held by pending promises in a leak test).
+final class PendingThing: JSExport {
+    static let live = LiveCounter()
+    init() { PendingThing.live.increment() }
+    deinit { PendingThing.live.decrement() }
+    static let jsClass = JSClass(PendingThing.self) { c in c.constructor { () in PendingThing() } }
+}
+
 /// JavaScriptCore's rules for promises and their jobs, each written in Apple's spellings (as a
 /// ported WebKit API test would be).
 @Suite("Promise: JavaScriptCore's rules")
@@ -353,9 +361,12 @@ struct PromiseHostileTests {
             let capture = PromiseCapture()
             context.setObject(JSValue(newFunctionIn: context) { () in _ = capture }, forKeyedSubscript: "handler" as NSString)
             context.evaluateScript("new Promise(function () {}).then(handler); var forever = new Promise(function () {}); forever.then(handler)")
-            #expect(PromiseCapture.live.value >= 1)
+            context["Thing"] = PendingThing.self
+            context.evaluateScript("var thing = new Thing(); forever.then(function () { return thing }); thing = null")
+            #expect(PromiseCapture.live.value >= 1 && PendingThing.live.value == 1)
         }
         #expect(PromiseCapture.live.value == 0)
+        #expect(PendingThing.live.value == 0)
         // A context of a shared VM: its pending promises go with it at the next collection.
         let vm = JSVirtualMachine()!
         do {

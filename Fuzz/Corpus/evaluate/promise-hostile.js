@@ -1,0 +1,13 @@
+var P = Promise, then = P.prototype.then;
+var t = {}; Object.defineProperty(t, 'then', { get: function () { throw new Error('getter') } });
+P.resolve(t).catch(function () {});
+var loop = { then: function (r) { r(loop) } };
+P.resolve(loop);
+Object.defineProperty(Array.prototype, '0', { set: function () { throw 1 }, configurable: true });
+Promise = null; P.prototype.then = function () { throw 2 };
+Function.prototype.call = null; Array.prototype.push = null;
+var q = new P(function (r) { r(q) });
+P.all({ length: 3, 0: q, 1: 1, get 2() { throw 3 } });
+var c = new Duktape.Thread(function () { P.resolve().t = then; });
+Duktape.Thread.resume(c);
+function again() { P.resolve().t = then; var x = P.resolve(); x.t = then; x.t(again) } again();
