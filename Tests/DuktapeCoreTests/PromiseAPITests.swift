@@ -362,7 +362,7 @@ struct PromiseHostileTests {
             context.setObject(JSValue(newFunctionIn: context) { () in _ = capture }, forKeyedSubscript: "handler" as NSString)
             context.evaluateScript("new Promise(function () {}).then(handler); var forever = new Promise(function () {}); forever.then(handler)")
             context["Thing"] = PendingThing.self
-            context.evaluateScript("var thing = new Thing(); forever.then(function () { return thing }); thing = null")
+            context.evaluateScript("forever.then((function (thing) { return function () { return thing } })(new Thing()))")
             #expect(PromiseCapture.live.value >= 1 && PendingThing.live.value == 1)
         }
         #expect(PromiseCapture.live.value == 0)
