@@ -833,13 +833,18 @@ static duk_ret_t cduk__aggregate_error_constructor(duk_context *ctx) {
 #define CDUK__NAME_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
                          DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
 
+/* [obj] -> [obj]: obj[key] = the string `value`, with `flags`. */
+static void cduk__def_string(duk_context *ctx, const char *key, const char *value, duk_uint_t flags) {
+    duk_push_string(ctx, key);
+    duk_push_string(ctx, value);
+    duk_def_prop(ctx, -3, flags);
+}
+
 /* [obj] -> [obj]: obj[name] = a native method (with its `name`). */
 static void cduk__def_method(duk_context *ctx, const char *name, duk_c_function fn, duk_idx_t nargs, int magic) {
     duk_push_string(ctx, name);
     cduk__push_function(ctx, fn, nargs, magic);
-    duk_push_string(ctx, "name");
-    duk_push_string(ctx, name);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    cduk__def_string(ctx, "name", name, CDUK__NAME_PROP);
     duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
 }
 
@@ -867,9 +872,7 @@ void cduk_install_promise(duk_context *ctx) {
     duk_push_string(ctx, "prototype");
     duk_insert(ctx, -2);
     duk_def_prop(ctx, -3, CDUK__FIXED_PROP); /* [global stash Promise] */
-    duk_push_string(ctx, "name");
-    duk_push_string(ctx, "Promise");
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    cduk__def_string(ctx, "name", "Promise", CDUK__NAME_PROP);
     cduk__def_method(ctx, "resolve", cduk__promise_static_resolve, 1, 0);
     cduk__def_method(ctx, "reject", cduk__promise_static_reject, 1, 0);
     cduk__def_method(ctx, "all", cduk__promise_combinator, 1, CDUK__ALL);
@@ -885,19 +888,15 @@ void cduk_install_promise(duk_context *ctx) {
     /* AggregateError and its prototype (inheriting Error.prototype) */
     duk_push_c_function(ctx, cduk__aggregate_error_constructor, 2); /* [global stash AE] */
     cduk_push_builtin(ctx, CDUK_BUILTIN_ERROR);
-    duk_set_prototype(ctx, -2);
+    duk_set_prototype(ctx, -2); /* AggregateError inherits from Error, as the other error types */
     duk_push_string(ctx, "length");
     duk_push_int(ctx, 2);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP); /* own: it would read Error.length (1) otherwise */ /* AggregateError inherits from Error, as the other error types */
+    duk_def_prop(ctx, -3, CDUK__NAME_PROP); /* own: it would read Error.length (1) otherwise */
     duk_push_object(ctx);
     cduk_push_error_prototype(ctx);
     duk_set_prototype(ctx, -2); /* [global stash AE proto] */
-    duk_push_string(ctx, "name");
-    duk_push_string(ctx, "AggregateError");
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
-    duk_push_string(ctx, "message");
-    duk_push_string(ctx, "");
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    cduk__def_string(ctx, "name", "AggregateError", CDUK__BUILTIN_PROP);
+    cduk__def_string(ctx, "message", "", CDUK__BUILTIN_PROP);
     duk_push_string(ctx, "constructor");
     duk_dup(ctx, -3);
     duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
@@ -906,9 +905,7 @@ void cduk_install_promise(duk_context *ctx) {
     duk_push_string(ctx, "prototype");
     duk_insert(ctx, -2);
     duk_def_prop(ctx, -3, CDUK__FIXED_PROP);
-    duk_push_string(ctx, "name");
-    duk_push_string(ctx, "AggregateError");
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    cduk__def_string(ctx, "name", "AggregateError", CDUK__NAME_PROP);
     duk_push_string(ctx, "AggregateError");
     duk_insert(ctx, -2);
     duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP);

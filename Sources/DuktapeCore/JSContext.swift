@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// A JavaScript execution environment: a global object and its built-ins, in a virtual machine.
@@ -97,12 +96,7 @@ public final class JSContext: @unchecked Sendable {
             }
         }
         if let threadSlot {
-            // The realm's coroutines must stop naming this thread before it can be freed.
-            let thread = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(ctx)))
-            engine.perform(.run {
-                guard let ctx = OpaquePointer(bitPattern: thread) else { return }
-                if cduk_pforget_realm(ctx) == DUK_EXEC_ERROR { duk_pop(ctx) }
-            })
+            engine.forgetRealm(of: ctx)
             engine.release(threadSlot)
         }
     }

@@ -1,5 +1,3 @@
-import CDuktape
-
 /// Promises: JavaScriptCore's initializers, and Swift concurrency in both directions.
 ///
 /// Every context has `Promise` (ES2021: `then`, `catch`, `finally`, `resolve`, `reject`, `all`,
@@ -71,18 +69,8 @@ extension JSValue {
     /// context.evaluateScript("Promise.resolve(1)")!.isPromise   // true
     /// ```
     public var isPromise: Bool {
-        promiseState >= 0
-    }
-
-    /// -1 (not a promise), 0 pending, 1 fulfilled, 2 rejected.
-    var promiseState: Int32 {
-        guard case .reference = storage else { return -1 }
-        return (try? owner.withStack { stack throws(JSException) -> Int32 in
-            try stack.push(self)
-            var state: Int32 = -1
-            try stack.check(cduk_ppromise_state(stack.ctx, &state))
-            return state < 0 ? -1 : state & 3
-        }) ?? -1
+        guard case .reference = storage else { return false }
+        return (try? owner.withStack { stack throws(JSException) in try stack.isPromise(self) }) ?? false
     }
 
     // MARK: - Awaiting from Swift
@@ -155,24 +143,12 @@ extension JSValue {
                 try stack.push(self)
                 try onFulfilled.push(on: stack, name: nil, length: 1)
                 try onRejected.push(on: stack, name: nil, length: 1)
-                try stack.check(cduk_pawait(stack.ctx))
+                try stack.addReactionsToTopValue()
             }
             if !waiter.isFinished { context.engine.waiters[key] = waiter }
         } catch {
             waiter.finish(.failure(error.underlyingError ?? error))
         }
-    }
-}
-
-extension EngineStack {
-    /// The error a rejection with `reason` throws in Swift: the Swift error behind it, or a
-    /// `JSException` describing it.
-    func exception(describing reason: JSValue) -> any Error {
-        guard (try? push(reason)) != nil else {
-            return makeError(.rangeError, "out of memory while reading a rejection reason")
-        }
-        let exception = takeException()
-        return exception.underlyingError ?? exception
     }
 }
 
@@ -189,38 +165,18 @@ extension JSContext {
     public func queueMicrotask(_ function: JSValue) {
         reporting(()) { stack throws(JSException) in
             try stack.push(function)
-            guard duk_is_function(stack.ctx, -1) != 0 else {
-                throw stack.makeError(.typeError, "queueMicrotask needs a function")
-            }
-            try stack.check(cduk_pqueue_call(stack.ctx))
+            try stack.queueCallOfTopValue()
         }
     }
 
     /// A new pending promise of this context and its resolving functions.
     func makePromise() throws(JSException) -> (promise: JSValue.Storage, resolve: JSValue, reject: JSValue) {
         try withStack { stack throws(JSException) in
-            try stack.reserve(3)
-            try stack.check(cduk_pnew_promise(stack.ctx))
+            try stack.pushNewPromise()
             return (try stack.storage(at: -3), try stack.value(at: -2), try stack.value(at: -1))
         }
     }
 
-    /// Runs `body` as a callback from JavaScript would run (JavaScriptCore's executor rule): in
-    /// an entry, with a frame whose `this` is `this`, whose callee is nil and whose arguments are
-    /// `arguments`, and with `exception` saved and cleared around it. Returns the exception the
-    /// body left.
-    func runAsCallback(this: JSValue, arguments: [JSValue], _ body: () -> Void) -> JSValue? {
-        engine.enter {
-            var frame = CallbackFrame(context: self, this: this, arguments: arguments)
-            return withUnsafeMutablePointer(to: &frame) { frame in
-                cduk_set_current_frame(frame)
-                defer { cduk_set_current_frame(frame.pointee.previous) }
-                let saved = swapExceptionLocked(nil)
-                body()
-                return swapExceptionLocked(saved).map { JSValue(context: self, storage: $0) }
-            }
-        }
-    }
 }
 
 // MARK: - Async Swift closures as JavaScript functions

@@ -500,6 +500,17 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Makes the realm whose main thread is `thread` stop naming it as the thread its coroutines'
+    /// jobs run on (promise.c keeps its address): called before the thread's slot is released,
+    /// from any thread, never blocking (the work runs in order with the release).
+    func forgetRealm(of thread: OpaquePointer) {
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(thread)))
+        perform(.run {
+            guard let ctx = OpaquePointer(bitPattern: address) else { return }
+            if cduk_pforget_realm(ctx) == DUK_EXEC_ERROR { duk_pop(ctx) }
+        })
+    }
+
     func register(_ context: JSContext) {
         lock.withLock { contextsByThread[context.ctx] = Unmanaged.passUnretained(context) }
     }

@@ -51,4 +51,21 @@ extension JSContext {
             return try stack.storage(at: -1)
         }
     }
+
+    /// Runs `body` as a callback from JavaScript would run (JavaScriptCore's promise-executor
+    /// rule): in an entry, with a frame whose `this` is `this`, whose callee is nil and whose
+    /// arguments are `arguments`, and with `exception` saved and cleared around it. Returns the
+    /// exception the body left.
+    func runAsCallback(this: JSValue, arguments: [JSValue], _ body: () -> Void) -> JSValue? {
+        engine.enter {
+            var frame = CallbackFrame(context: self, this: this, arguments: arguments)
+            return withUnsafeMutablePointer(to: &frame) { frame in
+                cduk_set_current_frame(frame)
+                defer { cduk_set_current_frame(frame.pointee.previous) }
+                let saved = swapExceptionLocked(nil)
+                body()
+                return swapExceptionLocked(saved).map { JSValue(context: self, storage: $0) }
+            }
+        }
+    }
 }

@@ -1,0 +1,46 @@
+import CDuktape
+
+/// The promise machinery's engine calls (promise.c), for the public promise API.
+extension EngineStack {
+    /// [] -> [promise resolve reject]: a new pending promise of this realm and its resolving
+    /// functions.
+    func pushNewPromise() throws(JSException) {
+        try reserve(3)
+        try check(cduk_pnew_promise(ctx))
+    }
+
+    /// Whether `value` is a promise (of any context of the VM).
+    func isPromise(_ value: JSValue) throws(JSException) -> Bool {
+        try push(value)
+        var state: Int32 = -1
+        try check(cduk_ppromise_state(ctx, &state))
+        return state >= 0
+    }
+
+    /// [value onFulfilled onRejected] -> []: the handlers become reactions of
+    /// `Promise.resolve(value)`, with no derived promise (what they throw is reported as a job's
+    /// exception).
+    func addReactionsToTopValue() throws(JSException) {
+        try check(cduk_pawait(ctx))
+    }
+
+    /// [function] -> []: queues a job that calls it; a value that is not a function is a
+    /// TypeError.
+    func queueCallOfTopValue() throws(JSException) {
+        guard duk_is_function(ctx, -1) != 0 else {
+            duk_pop(ctx)
+            throw makeError(.typeError, "queueMicrotask needs a function")
+        }
+        try check(cduk_pqueue_call(ctx))
+    }
+
+    /// The error a rejection with `reason` throws in Swift: the Swift error behind it, or a
+    /// `JSException` describing it.
+    func exception(describing reason: JSValue) -> any Error {
+        guard (try? push(reason)) != nil else {
+            return makeError(.rangeError, "out of memory while reading a rejection reason")
+        }
+        let exception = takeException()
+        return exception.underlyingError ?? exception
+    }
+}
