@@ -5,6 +5,7 @@ let package = Package(
     name: "DuktapeCore",
     products: [
         .library(name: "DuktapeCore", targets: ["DuktapeCore"]),
+        .library(name: "DuktapeRuntime", targets: ["DuktapeRuntime"]),
         .executable(name: "dukjs", targets: ["dukjs"]),
     ],
     dependencies: [
@@ -21,6 +22,17 @@ let package = Package(
         .target(
             name: "DuktapeCore",
             dependencies: ["CDuktape"],
+            swiftSettings: swiftSettings
+        ),
+        // The event loop (timers, posted work), console and require on top of the core.
+        .target(
+            name: "DuktapeRuntime",
+            dependencies: ["DuktapeCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DuktapeRuntimeTests",
+            dependencies: ["DuktapeRuntime"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,3 +1,4 @@
+import CDuktape
 import Foundation
 
 // MARK: - Type checks
@@ -48,6 +49,16 @@ extension JSValue {
     /// True for objects, functions included.
     public var isObject: Bool {
         inspect { stack in stack.isObject(at: -1) }
+    }
+
+    /// True for functions (`typeof value === 'function'`). A Swift-first addition: JavaScriptCore
+    /// has no such property.
+    ///
+    /// ```swift
+    /// context.evaluateScript("(function () {})")!.isFunction   // true
+    /// ```
+    public var isFunction: Bool {
+        inspect { stack in duk_is_function(stack.ctx, -1) != 0 }
     }
 
     /// True for arrays (`Array.isArray`).
