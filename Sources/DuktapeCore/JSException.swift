@@ -52,6 +52,19 @@ public struct JSException: Error, CustomStringConvertible {
         return text
     }
 
+    /// Swift-first: the exception for a thrown value, described as the throwing API describes
+    /// what it catches. A callback that throws it throws `value` itself into the script.
+    ///
+    /// ```swift
+    /// throw JSException(JSValue(newTypeErrorFromMessage: "expected a function", in: context))
+    /// ```
+    public init(_ value: JSValue) {
+        self = (try? value.owner.withStack { stack throws(JSException) in
+            try stack.push(value)
+            return stack.takeException()
+        }) ?? JSException(value: value, name: nil, message: "", stack: nil, line: nil, sourceURL: nil)
+    }
+
     init(
         value: JSValue, name: String?, message: String, stack: String?, line: Int?, sourceURL: String?,
         underlyingError: (any Error)? = nil

@@ -152,6 +152,35 @@ public final class JSValue: @unchecked Sendable {
         }
     }
 
+    /// Swift-first: a new `TypeError(message)`, made with the realm's own constructor (a script
+    /// that replaces the global `TypeError` does not change it). A callback throws it by
+    /// assigning it to `context.exception`, or by throwing it as `JSException(value)`.
+    ///
+    /// ```swift
+    /// JSValue(newTypeErrorFromMessage: "expected a function", in: context)!.toString()
+    /// // "TypeError: expected a function"
+    /// ```
+    public convenience init!(newTypeErrorFromMessage message: String!, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in
+            try stack.pushString(message ?? "")
+            try stack.callBuiltin(.typeError, argumentCount: 1, construct: true)
+        }
+    }
+
+    /// Swift-first: a new `RangeError(message)`, made with the realm's own constructor.
+    ///
+    /// ```swift
+    /// JSValue(newRangeErrorFromMessage: "too many", in: context)!.toString()   // "RangeError: too many"
+    /// ```
+    public convenience init!(newRangeErrorFromMessage message: String!, in context: JSContext!) {
+        guard let context else { return nil }
+        self.init(creatingIn: context) { stack throws(JSException) in
+            try stack.pushString(message ?? "")
+            try stack.callBuiltin(.rangeError, argumentCount: 1, construct: true)
+        }
+    }
+
     /// A new unique symbol, `Symbol(description)`.
     ///
     /// ```swift

@@ -1,222 +1,347 @@
 import DuktapeCore
 import Foundation
-import Synchronization
 
 /// An event loop for one context: timers (`setTimeout`, `setInterval`, `setImmediate` and their
-/// `clear…`), `queueMicrotask`, and work posted from any thread, run one macrotask at a time;
-/// the VM's promise jobs drain after each (the end of each call into the context).
+/// `clear…`), `queueMicrotask`, and work posted from any thread, run one macrotask at a time,
+/// with the VM's promise jobs drained after each.
 ///
-/// Work in progress (issue 16): this first slice runs on the caller's thread, on a manual clock or
-/// the system's monotonic clock; the loop's own thread, `async` evaluation and shutdown rules come
-/// next.
+/// A loop is bound to one context because the globals it installs live in that context's realm;
+/// several contexts of one VM can each have a loop, and they share the VM's lock and job queue.
+///
+/// It runs on the caller's thread (`run()`, `run(until:)`, `run(while:)`, `runReady()`), or on
+/// a thread it owns (`start()` … `stop()`) to which any thread posts work. Each turn follows
+/// Node's phases: the timers due at the start of the turn, then posted work (Node's poll phase:
+/// I/O completions), then the immediates queued before the turn's check phase.
 ///
 /// ```swift
-/// let clock = ManualClock()
-/// let loop = EventLoop(context: context, clock: clock)
-/// context.evaluateScript("setTimeout(function () { done = true }, 100)")
-/// loop.advance(by: .milliseconds(100))   // the timer runs
+/// let context = JSContext()!
+/// let loop = EventLoop(context: context)
+/// context.evaluateScript("setTimeout(function () { console.log('later') }, 10)")
+/// try loop.run()          // returns once nothing is left to run
 /// ```
+///
+/// The loop holds its context weakly: the callbacks it keeps (timers, immediates) keep the
+/// context alive while they wait; once the context is released, the loop stops itself.
 public final class EventLoop: @unchecked Sendable {
-    // @unchecked: `state` is guarded by its mutex; the rest is immutable.
+    // @unchecked: mutable state is in `state` (its own lock); `context` is a weak reference,
+    // whose loads are atomic; the rest is immutable.
 
-    /// The context the loop's globals live in and its callbacks run in.
-    public let context: JSContext
-    private let clock: ManualClock?
-    private let start = ContinuousClock.now
-    private let state = Mutex(State())
+    /// The context whose globals the loop installed, or nil once it was released.
+    public private(set) weak var context: JSContext?
+    let clock: ManualClock?
+    private let origin = ContinuousClock.now
+    let state = Guarded(State())
 
-    struct Timer {
-        let id: Int
-        var due: Duration
-        let interval: Duration?
+    struct Immediate {
         let callback: JSValue
         let arguments: [JSValue]
-        let sequence: Int
+    }
+
+    /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
+    struct Posted {
+        let run: @Sendable (JSContext) throws -> Void
+        let cancel: (@Sendable (EventLoopError) -> Void)?
     }
 
     struct State {
         var nextID = 1
-        var sequence = 0
-        var timers: [Int: Timer] = [:]
-        var immediates: [(id: Int, callback: JSValue, arguments: [JSValue])] = []
-        var posted: [@Sendable (JSContext) -> Void] = []
-        var clearedImmediates: Set<Int> = []
+        var timers = TimerQueue()
+        var immediates: [Int: Immediate] = [:]
+        var immediateOrder: [Int] = []
+        var posted: [Posted] = []
+        /// Outstanding `PendingWork` handles.
+        var pending = 0
+        /// The thread inside `run…` (the loop's own or a caller's).
+        var runner: pthread_t?
+        /// `start()` was called: callers' `run…` are refused.
+        var ownsThread = false
+        var threadFinished = false
+        var isStopped = false
+        /// Tasks in `waitUntilStopped()`.
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// A loop for `context`, installing its globals there. Times are read on `clock` when one is
-    /// given (tests), else on the system's monotonic clock.
+    /// Makes a loop for `context` and installs its globals there (`setTimeout`, `clearTimeout`,
+    /// `setInterval`, `clearInterval`, `setImmediate`, `clearImmediate`, `queueMicrotask`).
+    /// Times are read on `clock` when one is given (tests), else on the system's monotonic clock.
+    ///
+    /// ```swift
+    /// let loop = EventLoop(context: context)                       // real time
+    /// let test = EventLoop(context: other, clock: ManualClock())   // time moves when told
+    /// ```
     public init(context: JSContext, clock: ManualClock? = nil) {
         self.context = context
         self.clock = clock
-        installGlobals()
+        installGlobals(in: context)
     }
 
-    /// The loop's current time.
+    deinit {
+        // No thread can be running the loop (a running loop is retained by its runner).
+        let dropped = state.withLock { Self.takeAll(&$0) }
+        for work in dropped.posted { work.cancel?(.stopped) }
+    }
+
+    /// The loop's time since it was made (or the manual clock's time).
+    ///
+    /// ```swift
+    /// let started = loop.now
+    /// ```
     public var now: Duration {
-        clock?.now ?? (ContinuousClock.now - start)
+        clock?.now ?? (ContinuousClock.now - origin)
     }
 
-    // MARK: - Running
+    /// True while timers, immediates, posted work or `PendingWork` handles are outstanding.
+    ///
+    /// ```swift
+    /// while loop.hasPendingWork { try loop.runReady() }
+    /// ```
+    public var hasPendingWork: Bool {
+        state.withLock { !$0.timers.isEmpty || !$0.immediateOrder.isEmpty || !$0.posted.isEmpty || $0.pending > 0 }
+    }
 
-    /// Advances the manual clock by `duration`, running every timer that falls due on the way, in
-    /// order of due time (then of creation), each at its own time, with the immediates and jobs
-    /// between. Does nothing without a manual clock.
-    public func advance(by duration: Duration) {
-        guard let clock else { return }
-        let target = clock.now + duration
-        while true {
-            runImmediatesAndPosted()
-            guard let due = nextDue(), due <= target else { break }
-            if due > clock.now { clock.advance(by: due - clock.now) }
-            runDueTimers()
+    /// True once the loop was stopped (by `stop()`, or because its context was released).
+    public var isStopped: Bool {
+        state.withLock { $0.isStopped }
+    }
+
+    // MARK: - Running on the caller's thread
+
+    /// Runs the loop on this thread until it is idle: no timers, immediates, posted work or
+    /// `PendingWork` left. Waits (without spinning) for timers to fall due and for work posted
+    /// by other threads. With a manual clock, an idle wait for a timer moves the clock to it
+    /// instead (virtual time), unless `PendingWork` is outstanding (then the loop waits for it).
+    ///
+    /// ```swift
+    /// context.evaluateScript("setTimeout(function () { done = true }, 50)")
+    /// try loop.run()
+    /// ```
+    ///
+    /// Throws `EventLoopError.alreadyRunning` when the loop is running elsewhere (or this is one
+    /// of its callbacks), `.stopped` after `stop()`.
+    public func run() throws(EventLoopError) {
+        try drive(.untilIdle)
+    }
+
+    /// `run()` that also returns at `deadline` (a wall-clock time).
+    ///
+    /// ```swift
+    /// try loop.run(until: Date(timeIntervalSinceNow: 5))
+    /// ```
+    public func run(until deadline: Date) throws(EventLoopError) {
+        try drive(.until(deadline))
+    }
+
+    /// `run()` that also returns as soon as `condition` is false; it is checked before each turn.
+    ///
+    /// ```swift
+    /// try loop.run(while: { !context.evaluateScript("done").toBool() })
+    /// ```
+    public func run(while condition: () -> Bool) throws(EventLoopError) {
+        try withoutActuallyEscaping(condition) { condition throws(EventLoopError) in
+            try drive(.whileTrue(condition))
         }
-        if target > clock.now { clock.advance(by: target - clock.now) }
-        runImmediatesAndPosted()
     }
 
-    /// Runs what is ready now (due timers, immediates, posted work) until nothing more is.
-    public func runReady() {
-        while runDueTimers() + runImmediatesAndPosted() > 0 {}
+    /// Runs what is ready now (timers due, posted work, immediates, and what they make ready
+    /// without time passing) and returns without waiting.
+    ///
+    /// ```swift
+    /// try loop.runReady()
+    /// ```
+    public func runReady() throws(EventLoopError) {
+        try drive(.ready)
     }
 
-    /// Posts `work` to run on the loop as a macrotask (from any thread).
-    public func post(_ work: @escaping @Sendable (JSContext) -> Void) {
-        state.withLock { $0.posted.append(work) }
-    }
-
-    /// Number of timers and immediates waiting.
-    public var pendingCount: Int {
-        state.withLock { $0.timers.count + $0.immediates.count + $0.posted.count }
-    }
-
-    private func nextDue() -> Duration? {
-        state.withLock { $0.timers.values.map(\.due).min() }
-    }
-
-    /// Runs the timers due now, in order; an interval is re-armed from its scheduled time and runs
-    /// at most once per call. Returns how many ran.
-    @discardableResult
-    private func runDueTimers() -> Int {
-        let now = self.now
-        let due = state.withLock { state in
-            state.timers.values.filter { $0.due <= now }.sorted { ($0.due, $0.sequence) < ($1.due, $1.sequence) }
+    /// Moves the manual clock forward by `duration`, running every timer that falls due on the
+    /// way at its own time, in order of due time then of creation, with the other phases and
+    /// the jobs between them.
+    ///
+    /// On a loop running on its own thread, only moves the clock and wakes the loop, which runs
+    /// the timers there.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let loop = EventLoop(context: context, clock: clock)
+    /// context.evaluateScript("setTimeout(function () { done = true }, 100)")
+    /// try loop.advance(by: .milliseconds(100))   // the timer runs
+    /// ```
+    public func advance(by duration: Duration) throws(EventLoopError) {
+        guard let clock else { throw .noManualClock }
+        if state.withLock({ $0.ownsThread && !$0.threadFinished }) {
+            clock.advance(by: duration)
+            state.broadcast()
+            return
         }
-        var ran = 0
-        for timer in due {
-            // Cleared by an earlier callback of this turn: skipped.
-            let current = state.withLock { state -> Timer? in
-                guard let live = state.timers[timer.id], live.sequence == timer.sequence else { return nil }
-                if let interval = live.interval {
-                    var next = live
-                    next.due = live.due + interval
-                    while next.due <= now { next.due += interval }  // missed runs are skipped, not bunched
-                    state.timers[timer.id] = next
-                } else {
-                    state.timers[timer.id] = nil
-                }
-                return live
-            }
-            guard let current else { continue }
-            current.callback.call(withArguments: current.arguments)
-            ran += 1
-        }
-        return ran
+        try drive(.advance(to: clock.now + duration))
     }
 
-    /// Runs the immediates queued before this call, then posted work. Returns how many ran.
-    @discardableResult
-    private func runImmediatesAndPosted() -> Int {
-        let (immediates, posted) = state.withLock { state in
-            defer {
-                state.immediates.removeAll()
-                state.posted.removeAll()
-            }
-            return (state.immediates, state.posted)
-        }
-        var ran = 0
-        for immediate in immediates {
-            let live = state.withLock { $0.clearedImmediates.remove(immediate.id) == nil }
-            if live {
-                immediate.callback.call(withArguments: immediate.arguments)
-                ran += 1
-            }
-        }
-        for work in posted {
-            work(context)
-            ran += 1
-        }
-        return ran
-    }
+    // MARK: - Running on the loop's own thread
 
-    // MARK: - Globals
-
-    private func installGlobals() {
-        let global = context.globalObject!
-        let timer = { [weak self] (repeating: Bool) in
-            JSValue(newFunctionIn: self?.context ?? JSContext.current()) { _, arguments in
-                guard let self else { return nil }
-                return try self.schedule(arguments, repeating: repeating)
-            }
-        }
-        global.setValue(timer(false), forProperty: "setTimeout")
-        global.setValue(timer(true), forProperty: "setInterval")
-        let clear = JSValue(newFunctionIn: context) { [weak self] _, arguments in
-            guard let self, let id = arguments.first, id.isNumber else { return nil }
-            let key = Int(exactly: id.toDouble()) ?? -1
-            self.state.withLock { state in
-                if state.timers.removeValue(forKey: key) == nil { _ = state.clearedImmediates.insert(key) }
-            }
+    /// Runs the loop on a thread of its own until `stop()`: timers fire on time and work posted
+    /// from any thread runs there. The loop (and so its context's callbacks) stays alive while
+    /// the thread runs.
+    ///
+    /// ```swift
+    /// let loop = EventLoop(context: context)
+    /// try loop.start()
+    /// let sum = try await loop.post { context in context.evaluateScript("1 + 2").toInt32() }
+    /// loop.stop()
+    /// ```
+    public func start() throws(EventLoopError) {
+        let refusal = state.withLock { state -> EventLoopError? in
+            if state.isStopped { return .stopped }
+            if state.runner != nil || state.ownsThread { return .alreadyRunning }
+            state.ownsThread = true
             return nil
         }
-        global.setValue(clear, forProperty: "clearTimeout")
-        global.setValue(clear, forProperty: "clearInterval")
-        global.setValue(clear, forProperty: "clearImmediate")
-        global.setValue(
-            JSValue(newFunctionIn: context) { [weak self] _, arguments in
-                guard let self else { return nil }
-                let callback = try Self.requireFunction(arguments.first)
-                return self.state.withLock { state in
-                    let id = state.nextID
-                    state.nextID += 1
-                    state.immediates.append((id, callback, Array(arguments.dropFirst())))
-                    return id
-                }
-            }, forProperty: "setImmediate")
-        global.setValue(
-            JSValue(newFunctionIn: context) { _, arguments in
-                let callback = try Self.requireFunction(arguments.first)
-                JSContext.current().queueMicrotask(callback)
-                return nil
-            }, forProperty: "queueMicrotask")
-    }
-
-    private static func requireFunction(_ value: JSValue?) throws -> JSValue {
-        guard let value, value.isFunction else {
-            throw TimerArgumentError()
+        if let refusal { throw refusal }
+        let thread = Thread { [self] in
+            try? drive(.forever)
+            state.withLock { $0.threadFinished = true }
+            state.broadcast()
         }
-        return value
+        thread.name = "DuktapeRuntime.EventLoop"
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 
-    private func schedule(_ arguments: [JSValue], repeating: Bool) throws -> Int {
-        let callback = try Self.requireFunction(arguments.first)
-        var delay = arguments.count > 1 ? arguments[1].toDouble() : 0
-        if !delay.isFinite || delay < 0 { delay = 0 }
-        let milliseconds = Duration.milliseconds(Int64(min(delay, 2_147_483_647)))
-        let extra = Array(arguments.dropFirst(2))
-        let now = self.now
-        return state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.sequence += 1
-            state.timers[id] = Timer(
-                id: id, due: now + milliseconds, interval: repeating ? milliseconds : nil, callback: callback,
-                arguments: extra, sequence: state.sequence)
-            return id
+    /// Stops the loop for good: cancels its timers and immediates, fails posted work that has
+    /// not run with `EventLoopError.stopped`, releases every callback, and waits for the loop's
+    /// thread to finish (unless called on it). Safe to call twice, from any thread, and from
+    /// inside a callback (the running callback finishes first).
+    ///
+    /// ```swift
+    /// loop.stop()
+    /// ```
+    public func stop() {
+        let (dropped, waiters, join) = state.withLock { state in
+            let dropped = Self.takeAll(&state)
+            state.isStopped = true
+            let waiters = state.stopWaiters
+            state.stopWaiters = []
+            let onLoopThread = state.runner.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            return (dropped, waiters, state.ownsThread && !onLoopThread)
+        }
+        state.broadcast()
+        for work in dropped.posted { work.cancel?(.stopped) }
+        for waiter in waiters { waiter.resume() }
+        // `dropped` releases the callbacks here, outside the loop's lock.
+        if join {
+            var finished = false
+            while !finished {
+                state.withLock(waitingIf: { state in
+                    finished = state.threadFinished
+                    return (!finished, nil)
+                })
+            }
         }
     }
-}
 
-/// A timer's callback that is not a function (a string is refused: no `eval` of strings).
-struct TimerArgumentError: Error, CustomStringConvertible {
-    var description: String { "the callback must be a function (strings are not evaluated)" }
+    /// Returns once the loop is stopped: by `stop()`, or on its own because its context was
+    /// released.
+    ///
+    /// ```swift
+    /// try loop.start()
+    /// await loop.waitUntilStopped()   // a script's `process.exit()` called loop.stop()
+    /// ```
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in
+            let stopped = state.withLock { state -> Bool in
+                if state.isStopped { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    // MARK: - Posting work
+
+    /// Posts `work` to run on the loop as a macrotask (from any thread). An error it throws goes
+    /// to the context's `exceptionHandler` (a `JSException` as its value). Returns false, and
+    /// drops `work`, when the loop is stopped.
+    ///
+    /// ```swift
+    /// loop.post { context in context.evaluateScript("onMessage('hello')") }
+    /// ```
+    @discardableResult
+    public func post(_ work: @escaping @Sendable (JSContext) throws -> Void) -> Bool {
+        enqueue(Posted(run: work, cancel: nil))
+    }
+
+    /// Posts `work` to the loop and returns its result, or rethrows its error. Throws
+    /// `EventLoopError.stopped` when the loop stops before the work runs.
+    ///
+    /// ```swift
+    /// let count = try await loop.post { context in context.evaluateScript("items.length").toInt32() }
+    /// ```
+    public func post<T: Sendable>(_ work: @escaping @Sendable (JSContext) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let accepted = enqueue(
+                Posted(
+                    run: { context in continuation.resume(with: Result { try work(context) }) },
+                    cancel: { continuation.resume(throwing: $0) }))
+            if !accepted { continuation.resume(throwing: EventLoopError.stopped) }
+        }
+    }
+
+    /// Evaluates `script` on the loop and returns its completion value; when that value is a
+    /// promise, returns once it settles (its value, or its rejection thrown).
+    ///
+    /// ```swift
+    /// let body = try await loop.evaluate("fetchConfig().then(function (c) { return c.name })")
+    /// ```
+    public func evaluate(_ script: String, sourceURL: URL? = nil) async throws -> JSValue {
+        let value = try await post { context in try context.evaluate(script, sourceURL: sourceURL) }
+        return value.isPromise ? try await value.awaited() : value
+    }
+
+    /// Marks native work in flight (a request, a child process): until the handle completes or
+    /// is cancelled (or released), `run()` does not return for lack of work.
+    ///
+    /// ```swift
+    /// let request = loop.beginPendingWork()
+    /// download(url) { data in
+    ///     request.complete { context in callback.call(withArguments: [data.count]) }
+    /// }
+    /// ```
+    public func beginPendingWork() -> PendingWork {
+        state.withLock { $0.pending += 1 }
+        return PendingWork(loop: self)
+    }
+
+    /// Ends one pending handle, posting `work` in the same step when given (so the loop never
+    /// sees itself idle between the two).
+    func endPendingWork(posting work: Posted?) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            state.pending -= 1
+            guard let work, !state.isStopped else { return false }
+            state.posted.append(work)
+            return true
+        }
+        state.broadcast()
+        if !accepted { work?.cancel?(.stopped) }
+        return accepted
+    }
+
+    private func enqueue(_ work: Posted) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.isStopped else { return false }
+            state.posted.append(work)
+            return true
+        }
+        if accepted { state.broadcast() }
+        return accepted
+    }
+
+    /// Empties every queue, returning what was in them, to be released (and posted work
+    /// cancelled) after the lock.
+    private static func takeAll(_ state: inout State) -> (timers: [TimerQueue.Entry], immediates: [Immediate], posted: [Posted]) {
+        let immediates = Array(state.immediates.values)
+        state.immediates = [:]
+        state.immediateOrder = []
+        let posted = state.posted
+        state.posted = []
+        return (state.timers.removeAll(), immediates, posted)
+    }
 }

@@ -1,0 +1,165 @@
+import DuktapeCore
+import Foundation
+
+extension EventLoop {
+    enum Mode {
+        case untilIdle
+        case until(Date)
+        case whileTrue(() -> Bool)
+        case ready
+        case advance(to: Duration)
+        /// The loop's own thread: waits for work until stopped.
+        case forever
+    }
+
+    /// What an idle loop does next.
+    private enum Idle {
+        case turnAgain
+        case moveClock(to: Duration)
+        case finish
+    }
+
+    /// The loop: turns until the mode says to return, the loop is stopped or its context gone.
+    func drive(_ mode: Mode) throws(EventLoopError) {
+        try claim(ownThread: { if case .forever = mode { true } else { false } }())
+        defer {
+            state.withLock { $0.runner = nil }
+        }
+        while true {
+            if case .whileTrue(let condition) = mode, !condition() { return }
+            guard let ran = turn() else {
+                stop()  // the context was released
+                return
+            }
+            if state.withLock({ $0.isStopped }) { return }
+            if case .until(let deadline) = mode, Date() >= deadline { return }
+            if ran > 0 { continue }
+            switch idle(mode) {
+            case .turnAgain: continue
+            case .moveClock(let time):
+                if let clock, time > clock.now { clock.advance(by: time - clock.now) }
+            case .finish: return
+            }
+        }
+    }
+
+    private func claim(ownThread: Bool) throws(EventLoopError) {
+        let refusal = state.withLock { state -> EventLoopError? in
+            if state.isStopped { return .stopped }
+            if state.runner != nil || (state.ownsThread && !ownThread) { return .alreadyRunning }
+            state.runner = pthread_self()
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
+    /// Decides, under the loop's lock, what an idle loop does; waits there (for a post, a
+    /// timer's time, a stop) when it has to.
+    private func idle(_ mode: Mode) -> Idle {
+        var decision = Idle.turnAgain
+        let now = self.now
+        state.withLock(waitingIf: { state in
+            decision = .turnAgain
+            if state.isStopped || !state.posted.isEmpty || !state.immediateOrder.isEmpty { return (false, nil) }
+            let next = state.timers.nextDue()
+            if let next, next <= now { return (false, nil) }
+            switch mode {
+            case .ready:
+                decision = .finish
+                return (false, nil)
+            case .advance(let target):
+                if let next, next <= target {
+                    decision = .moveClock(to: next)
+                } else {
+                    decision = target > now ? .moveClock(to: target) : .finish
+                }
+                return (false, nil)
+            case .untilIdle, .until, .whileTrue:
+                if next == nil && state.pending == 0 {
+                    decision = .finish
+                    return (false, nil)
+                }
+            case .forever:
+                break
+            }
+            var deadline: Date?
+            if let next {
+                if clock != nil {
+                    // Virtual time: jump to the next timer, unless native work may still post.
+                    if state.pending == 0, !isForever(mode) {
+                        decision = .moveClock(to: next)
+                        return (false, nil)
+                    }
+                } else {
+                    deadline = Date(timeIntervalSinceNow: Self.seconds(next - now))
+                }
+            }
+            if case .until(let limit) = mode { deadline = min(deadline ?? limit, limit) }
+            return (true, deadline)
+        })
+        return decision
+    }
+
+    private func isForever(_ mode: Mode) -> Bool {
+        if case .forever = mode { true } else { false }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    // MARK: - One turn
+
+    /// One turn: the timers due at its start (in due order, then creation order; timers made
+    /// during the turn wait for the next), then the posted work queued so far, then the
+    /// immediates queued before this phase. Jobs drain after each callback. Returns how many
+    /// callbacks ran, or nil when the context is gone.
+    private func turn() -> Int? {
+        guard let context else { return nil }
+        var ran = 0
+        let now = self.now
+        let lastSequence = state.withLock { $0.timers.lastSequence }
+        while let (_, timer) = state.withLock({ $0.isStopped ? nil : $0.timers.popDue(at: now, upTo: lastSequence) }) {
+            timer.callback.call(withArguments: timer.arguments)
+            finishMacrotask(in: context)
+            ran += 1
+        }
+        let posted = state.withLock { state in
+            defer { state.posted = [] }
+            return state.isStopped ? [] : state.posted
+        }
+        for work in posted {
+            do {
+                try work.run(context)
+            } catch {
+                report(error, in: context)
+            }
+            finishMacrotask(in: context)
+            ran += 1
+        }
+        let order = state.withLock { state in
+            defer { state.immediateOrder = [] }
+            return state.immediateOrder
+        }
+        for id in order {
+            guard let immediate = state.withLock({ $0.isStopped ? nil : $0.immediates.removeValue(forKey: id) }) else { continue }
+            immediate.callback.call(withArguments: immediate.arguments)
+            finishMacrotask(in: context)
+            ran += 1
+        }
+        return ran
+    }
+
+    /// Drains the jobs a macrotask left (the end of each API call drains them already, unless
+    /// the VM's automatic draining is off).
+    private func finishMacrotask(in context: JSContext) {
+        if let vm = context.virtualMachine, vm.hasPendingMicrotasks { vm.drainMicrotasks() }
+    }
+
+    /// Gives an error thrown by posted work to the context's exception handler.
+    func report(_ error: any Error, in context: JSContext) {
+        let value = (error as? JSException)?.value ?? JSValue(newErrorFromMessage: String(describing: error), in: context)
+        context.exceptionHandler?(context, value)
+    }
+}

@@ -1,0 +1,127 @@
+import DuktapeCore
+
+/// The loop's timers: a binary min-heap of (due, sequence, id) with lazy deletion, beside the
+/// live entries by id. A cleared or re-armed timer leaves its old heap node behind; the node is
+/// skipped when it surfaces (its sequence no longer matches the live entry's).
+struct TimerQueue {
+    struct Entry {
+        let callback: JSValue
+        let arguments: [JSValue]
+        /// The re-arm period of an interval; nil for a timeout.
+        let interval: Duration?
+        var due: Duration
+        var sequence: Int
+    }
+
+    private struct Node {
+        let due: Duration
+        let sequence: Int
+        let id: Int
+
+        func precedes(_ other: Node) -> Bool {
+            due < other.due || (due == other.due && sequence < other.sequence)
+        }
+    }
+
+    private(set) var entries: [Int: Entry] = [:]
+    private var heap: [Node] = []
+    private var nextSequence = 0
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// The sequence number of the timer scheduled (or re-armed) last.
+    var lastSequence: Int { nextSequence }
+
+    /// Adds (or re-arms) timer `id`, ordered after every timer already due at the same time.
+    mutating func schedule(_ id: Int, _ entry: Entry) {
+        var entry = entry
+        nextSequence += 1
+        entry.sequence = nextSequence
+        entries[id] = entry
+        push(Node(due: entry.due, sequence: entry.sequence, id: id))
+    }
+
+    /// Removes timer `id`, returning its entry (to be released outside the loop's lock).
+    mutating func remove(_ id: Int) -> Entry? {
+        entries.removeValue(forKey: id)
+    }
+
+    /// The due time of the earliest live timer.
+    mutating func nextDue() -> Duration? {
+        dropStaleTop()
+        return heap.first?.due
+    }
+
+    /// Takes the earliest live timer if it is due at `now` and was scheduled at or before
+    /// `lastSequence` (a timer made or re-armed since waits for the next turn): a timeout leaves
+    /// the queue; an interval is re-armed from its scheduled time, missed periods skipped.
+    ///
+    /// Stopping at a newer timer on top is exact: any older timer due by `now` is due no later,
+    /// so it would be on top first.
+    mutating func popDue(at now: Duration, upTo lastSequence: Int) -> (id: Int, entry: Entry)? {
+        dropStaleTop()
+        guard let top = heap.first, top.due <= now, top.sequence <= lastSequence, let entry = entries[top.id] else {
+            return nil
+        }
+        popTop()
+        if let interval = entry.interval {
+            var next = entry
+            if interval > .zero {
+                next.due = entry.due + interval
+                if next.due <= now {
+                    // Skip the periods that were missed, in one step.
+                    let missed = ((now - next.due) / interval).rounded(.down)
+                    next.due += interval * missed + interval
+                }
+            } else {
+                next.due = now
+            }
+            schedule(top.id, next)
+        } else {
+            entries[top.id] = nil
+        }
+        return (top.id, entry)
+    }
+
+    /// Empties the queue, returning the entries (to be released outside the loop's lock).
+    mutating func removeAll() -> [Entry] {
+        defer {
+            entries = [:]
+            heap = []
+        }
+        return Array(entries.values)
+    }
+
+    private mutating func dropStaleTop() {
+        while let top = heap.first, entries[top.id]?.sequence != top.sequence {
+            popTop()
+        }
+    }
+
+    private mutating func push(_ node: Node) {
+        heap.append(node)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var first = parent
+            if left < heap.count, heap[left].precedes(heap[first]) { first = left }
+            if right < heap.count, heap[right].precedes(heap[first]) { first = right }
+            if first == parent { return }
+            heap.swapAt(parent, first)
+            parent = first
+        }
+    }
+}
