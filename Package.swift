@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // The engine: Debian's shipped duktape.c compiled with our config overlay (engine.c),
@@ -27,18 +28,19 @@ let package = Package(
         // The event loop (timers, posted work), console and require on top of the core.
         .target(
             name: "DuktapeRuntime",
-            dependencies: ["DuktapeCore"],
+            dependencies: ["DuktapeCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DuktapeRuntimeTests",
-            dependencies: ["DuktapeRuntime"],
+            dependencies: ["DuktapeRuntime", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "dukjs",
             dependencies: [
                 "DuktapeCore",
+                "DuktapeRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,74 @@
+import DuktapeCore
+import Foundation
+import Logging
+
+/// The `console` global, in the browser's and Node's shape: `log`, `info`, `warn`, `error`,
+/// `debug`, `trace`, `assert`, `count`/`countReset`, `time`/`timeLog`/`timeEnd`,
+/// `group`/`groupEnd`, `table` and `dir`, with printf-like specifiers (`%s %d %i %f %o %O %j %c
+/// %%`) and values rendered as Node's `util.inspect` renders them.
+///
+/// ```swift
+/// let console = Console(context: context, output: .standardStreams)
+/// context.evaluateScript("console.log('%s has %d items', 'cart', 3, { total: 9.5 })")
+/// // cart has 3 items { total: 9.5 }
+/// console.inspect(context.evaluateScript("({ a: [1, 2], b: 'x' })"))   // "{ a: [ 1, 2 ], b: 'x' }"
+/// ```
+///
+/// Rendering runs in the context's VM (under its time and memory limits). A `Console` keeps its
+/// context alive, as a `JSValue` does.
+public final class Console: Sendable {
+    /// Where the messages go.
+    public let output: ConsoleOutput
+    private let inspectFunction: JSValue
+    private let formatFunction: JSValue
+
+    /// Installs `console` in `context`. `clock` times `console.time` (tests pass a manual one;
+    /// the default is the system's monotonic clock).
+    ///
+    /// ```swift
+    /// Console(context: context, output: .logger(Logger(label: "scripts")))
+    /// ```
+    ///
+    /// Returns nil, with the reason in `context.exception`, when the context cannot run the
+    /// console's set-up (its memory limit is reached).
+    public init?(context: JSContext, output: ConsoleOutput = .logger(Logger(label: "DuktapeRuntime.console")), clock: ManualClock? = nil) {
+        self.output = output
+        let origin = ContinuousClock.now
+        let write = JSValue(newFunctionIn: context) { (level: Int, text: String) in
+            output.write(ConsoleLevel(rawValue: level) ?? .log, text)
+        }
+        let now = JSValue(newFunctionIn: context) { () -> Double in
+            EventLoop.seconds(clock?.now ?? (ContinuousClock.now - origin)) * 1000
+        }
+        do {
+            let factory = try context.evaluate(ConsoleScript.source, sourceName: "console.js")
+            let made = try factory.call(write, now)
+            context.globalObject.setValue(made.forProperty("console"), forProperty: "console")
+            inspectFunction = made.forProperty("inspect")
+            formatFunction = made.forProperty("format")
+        } catch {
+            context.exception = (error as? JSException)?.value
+            return nil
+        }
+    }
+
+    /// `value` as Node's `util.inspect` shows it (depth 2; strings quoted), which the REPL prints.
+    ///
+    /// ```swift
+    /// console.inspect(context.evaluateScript("[1, 'two', { three: 3 }]"))   // "[ 1, 'two', { three: 3 } ]"
+    /// ```
+    ///
+    /// Throws what a hostile value's getter-free inspection can still throw (a `Proxy` trap).
+    public func inspect(_ value: JSValue, depth: Int = 2) throws -> String {
+        try inspectFunction.call(value, ["depth": depth]).toString()
+    }
+
+    /// `values` as `console.log` would print them (format specifiers in a first string).
+    ///
+    /// ```swift
+    /// try console.format(["%d%%", 50])   // "50%"
+    /// ```
+    public func format(_ values: [Any]) throws -> String {
+        try formatFunction.call(values).toString()
+    }
+}

@@ -1,0 +1,247 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import Logging
+import Testing
+
+/// Lines a console wrote, with their kinds.
+final class ConsoleCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(ConsoleLevel, String)] = []
+    var lines: [(level: ConsoleLevel, text: String)] { lock.withLock { entries } }
+    var texts: [String] { lines.map(\.text) }
+    var output: ConsoleOutput { ConsoleOutput { level, text in self.lock.withLock { self.entries.append((level, text)) } } }
+}
+
+@Suite("Console: rendering as Node's util.inspect")
+struct ConsoleRenderingTests {
+    let context = JSContext()!
+    let capture = ConsoleCapture()
+    let console: Console
+
+    init() throws {
+        console = try #require(Console(context: context, output: capture.output))
+    }
+
+    struct Fixture: Decodable {
+        let cases: [String]
+        let out: [String]
+    }
+
+    /// Node 20's own output for each case (written by running Node on the same expressions).
+    @Test func matchesNodeOnTheRecordedCases() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/inspect-node20.json")
+        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        for (source, expected) in zip(fixture.cases, fixture.out) {
+            let value = try context.evaluate(source)
+            let rendered = try console.inspect(value)
+            #expect(rendered == expected, "\(source)")
+        }
+    }
+}
+
+@Suite("Console: methods, formatting and output")
+struct ConsoleMethodTests {
+    let context = JSContext()!
+    let capture = ConsoleCapture()
+    let clock = ManualClock()
+    let console: Console
+
+    init() throws {
+        console = try #require(Console(context: context, output: capture.output, clock: clock))
+    }
+
+    struct Fixture: Decodable {
+        let cases: [[String]]
+        let out: [String]
+    }
+
+    /// `util.format` in Node 20 on the same arguments (each case is a list of JS expressions).
+    @Test func formatSpecifiersMatchNode() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/format-node20.json")
+        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        for (expressions, expected) in zip(fixture.cases, fixture.out) {
+            let values = try expressions.map { try context.evaluate("(" + $0 + ")") }
+            let rendered = try console.format(values)
+            #expect(rendered == expected, "\(expressions)")
+            // console.log prints the same text.
+            context.globalObject.setValue(values, forProperty: "args")
+            context.evaluateScript("console.log.apply(console, args)")
+            #expect(capture.texts.last == expected)
+        }
+    }
+
+    @Test func levelsOfEachMethod() {
+        context.evaluateScript("""
+            console.log('l'); console.info('i'); console.debug('d'); console.warn('w'); console.error('e');
+            console.assert(false, 'a'); console.dir({ x: 1 }); console.count('c'); console.trace('t');
+            """)
+        let levels = capture.lines.map(\.level)
+        #expect(levels == [.log, .info, .debug, .warn, .error, .assert, .log, .info, .trace])
+        #expect(ConsoleLevel.allCases.map(\.logLevel) == [.debug, .info, .info, .warning, .error, .debug, .error])
+        #expect(ConsoleLevel.allCases.filter(\.isDiagnostic) == [.warn, .error, .trace, .assert])
+    }
+
+    @Test func traceShowsTheJavaScriptStack() {
+        context.evaluateScript("function outer() { inner() } function inner() { console.trace('here %d', 1) } outer()", withSourceURL: URL(string: "file:///app/t.js"))
+        let text = capture.texts.last ?? ""
+        #expect(text.hasPrefix("Trace: here 1\n    at inner@file:///app/t.js:1"))
+        #expect(text.contains("\n    at outer@file:///app/t.js:1"))
+    }
+
+    @Test func groupsIndentEveryLine() {
+        context.evaluateScript("""
+            console.group('G'); console.log('in'); console.group(); console.log('deeper\\nmulti');
+            console.groupEnd(); console.groupEnd(); console.groupEnd(); console.log('out');
+            console.groupCollapsed('C'); console.error('err'); console.groupEnd();
+            """)
+        #expect(capture.texts == ["G", "  in", "    deeper\n    multi", "out", "C", "  err"])
+    }
+
+    @Test func countsAndAssertions() {
+        context.evaluateScript("""
+            console.count(); console.count(); console.count('x'); console.countReset(); console.count(); console.countReset('nope');
+            console.assert(true, 'no'); console.assert(false, 'failed %s', 'here'); console.assert(false); console.assert(0, { a: 1 });
+            """)
+        #expect(capture.texts == [
+            "default: 1", "default: 2", "x: 1", "default: 1", "Count for 'nope' does not exist",
+            "Assertion failed: failed here", "Assertion failed", "Assertion failed: [object Object]",
+        ])
+    }
+
+    @Test func timersOnTheManualClock() {
+        context.evaluateScript("console.time(); console.time('job'); console.time('job')")
+        clock.advance(by: .milliseconds(12))
+        context.evaluateScript("console.timeLog('job', 'step', { n: 1 })")
+        clock.advance(by: .milliseconds(1500))
+        context.evaluateScript("console.timeEnd('job'); console.timeEnd('job'); console.timeLog('missing'); console.timeEnd()")
+        #expect(capture.texts == [
+            "Warning: Label 'job' already exists for console.time()",
+            "job: 12.000ms step { n: 1 }",
+            "job: 1.512s",
+            "Warning: No such label 'job' for console.timeEnd()",
+            "Warning: No such label 'missing' for console.timeLog()",
+            "default: 1.512s",
+        ])
+    }
+
+    @Test func tablesAsNode20DrawsThem() {
+        context.evaluateScript("""
+            console.table([{ a: 1, b: 'x' }, { a: 2, c: true }]);
+            console.table({ r1: { x: 1 }, r2: 5 });
+            console.table([{ a: 1, b: 2 }], ['b']);
+            console.table('not tabular');
+            """)
+        #expect(capture.texts == [
+            """
+            ┌─────────┬───┬─────┬──────┐
+            │ (index) │ a │ b   │ c    │
+            ├─────────┼───┼─────┼──────┤
+            │ 0       │ 1 │ 'x' │      │
+            │ 1       │ 2 │     │ true │
+            └─────────┴───┴─────┴──────┘
+            """,
+            """
+            ┌─────────┬───┬────────┐
+            │ (index) │ x │ Values │
+            ├─────────┼───┼────────┤
+            │ r1      │ 1 │        │
+            │ r2      │   │ 5      │
+            └─────────┴───┴────────┘
+            """,
+            """
+            ┌─────────┬───┐
+            │ (index) │ b │
+            ├─────────┼───┤
+            │ 0       │ 2 │
+            └─────────┴───┘
+            """,
+            "not tabular",
+        ])
+    }
+
+    @Test func errorsShowNameMessageAndStack() throws {
+        let error = try context.evaluate("(function thrower() { try { null.x } catch (e) { return e } })()", sourceURL: URL(string: "file:///app/e.js"))
+        let text = try console.inspect(error)
+        #expect(text.hasPrefix("TypeError: "))
+        #expect(text.contains("\n    at thrower@file:///app/e.js:1"))
+        context.evaluateScript("console.error(new RangeError('bad'))")
+        #expect(capture.texts.last?.hasPrefix("RangeError: bad\n    at ") == true)
+        // An error with extra own properties shows them after the stack, as Node does.
+        let coded = try context.evaluate("var e = new Error('x'); e.code = 'E_X'; e")
+        #expect(try console.inspect(coded).hasSuffix(" {\n  code: 'E_X'\n}"))
+    }
+
+    @Test func stringsWithSurrogatesAndNuls() throws {
+        let value = try context.evaluate("['\\u0000', '\\ud83d\\ude00', '\\ud800', 'e\\u0301']")
+        #expect(try console.inspect(value) == "[ '\\x00', '😀', '\\uD800', 'é' ]")
+        context.evaluateScript("console.log('a\\u0000b')")
+        #expect(capture.texts.last == "a\u{0}b")
+    }
+
+    @Test func hostileValuesCannotHurtTheHost() throws {
+        // Replaced built-ins do not change rendering; getters are not run; proxies and deep or
+        // huge structures stay within the VM's limits.
+        context.evaluateScript("""
+            Object.keys = function () { throw new Error('replaced') };
+            JSON.stringify = null; String.prototype.slice = null; Array.isArray = function () { return false };
+            var getterRan = false;
+            console.log({ get trap() { getterRan = true; return 1 } }, [1, 2]);
+            """)
+        #expect(capture.texts.last == "{ trap: [Getter] } [ 1, 2 ]")
+        #expect(context.evaluateScript("getterRan").toBool() == false)
+        let deep = try context.evaluate("var d = {}; var c = d; for (var i = 0; i < 100000; i++) { c.n = {}; c = c.n } d")
+        #expect(try console.inspect(deep) == "{ n: { n: { n: [Object] } } }")
+        let wide = try context.evaluate("var w = []; w[4294967294] = 1; w")
+        #expect(try console.inspect(wide) == "[ <4294967294 empty items>, 1 ]")
+        let proxy = try context.evaluate("new Proxy({}, { ownKeys: function () { throw new Error('trap') } })")
+        #expect(throws: JSException.self) { try console.inspect(proxy) }
+        let big = try context.evaluate("var big = []; for (var i = 0; i < 2000; i++) big.push({ i: i }); big")
+        #expect(try console.inspect(big).hasSuffix("... 1900 more items\n]"))
+        // Unbounded depth on a 100,000-deep chain: the engine's recursion limit, a JSException.
+        #expect(throws: JSException.self) { try console.inspect(deep, depth: Int.max) }
+        // A cycle at any depth is found.
+        let cycle = try context.evaluate("var a = { b: { c: {} } }; a.b.c.a = a; a")
+        #expect(try console.inspect(cycle, depth: 10) == "<ref *1> { b: { c: { a: [Circular *1] } } }")
+    }
+
+    @Test func loggerOutputUsesTheMappedLevels() {
+        let handler = CapturingLogHandler()
+        var logger = Logger(label: "test") { _ in handler }
+        logger.logLevel = .trace
+        let context = JSContext()!
+        _ = Console(context: context, output: .logger(logger))
+        context.evaluateScript("console.debug('d'); console.log('l'); console.warn('w'); console.error('e'); console.trace('t')")
+        let records = handler.records
+        #expect(records.map(\.level) == [.debug, .info, .warning, .error, .debug])
+        #expect(records.map(\.message).prefix(4) == ["d", "l", "w", "e"])
+        #expect(records.first?.metadata["console"] == "debug")
+    }
+}
+
+/// A swift-log handler that keeps what it receives.
+final class CapturingLogHandler: LogHandler, @unchecked Sendable {
+    struct Record {
+        let level: Logger.Level
+        let message: String
+        let metadata: [String: String]
+    }
+
+    private let lock = NSLock()
+    private var stored: [Record] = []
+    var records: [Record] { lock.withLock { stored } }
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let record = Record(
+            level: event.level, message: event.message.description,
+            metadata: (event.metadata ?? [:]).mapValues { $0.description })
+        lock.withLock { stored.append(record) }
+    }
+}
