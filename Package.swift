@@ -34,6 +34,7 @@ let package = Package(
         .testTarget(
             name: "DuktapeRuntimeTests",
             dependencies: ["DuktapeRuntime", .product(name: "Logging", package: "swift-log")],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

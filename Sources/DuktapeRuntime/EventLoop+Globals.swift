@@ -9,7 +9,7 @@ extension EventLoop {
         let watch = ContextWatch(loop: self)
         let global = context.globalObject
         func define(_ name: String, _ body: @escaping (EventLoop, JSContext, [JSValue]) throws -> Any?) {
-            let function = JSValue(newFunctionIn: context) { [weak self] _, arguments in
+            let function = JSValue(newFunctionIn: context, name: name) { [weak self] _, arguments in
                 withExtendedLifetime(watch) {}
                 // A loop that is gone schedules nothing (and says so with undefined).
                 guard let self else { return nil }

@@ -6,7 +6,8 @@
 /// functions (`write(level, text)`, `now()` in milliseconds). The built-ins it uses are captured
 /// when it is installed, so a script that replaces `Object.keys` or `JSON.stringify` does not
 /// change how the console renders. Output follows Node 20's `util.inspect` (depth 2, break
-/// length 80, `compact: 3`, arrays of more than six short items grouped in columns).
+/// length 80, `compact: 3`, arrays of more than six short items grouped in columns), with the
+/// depth capped at 100.
 enum ConsoleScript {
     /// The factory's source; `write` gets `ConsoleLevel` raw values.
     static let source = #"""
@@ -360,7 +361,9 @@ function reduceToSingleString(ctx, output, base, braces, isArrayLike, depth, val
 function inspect(value, options) {
     var ctx = {
         seen: [], circular: [], indentationLvl: 0, currentDepth: 0, breakLength: 80, compact: 3,
-        depth: options && typeof options.depth === 'number' ? options.depth : (options && options.depth === null ? Infinity : 2),
+        // Depth is capped at 100 levels: cycle detection scans the objects being rendered
+        // (Duktape has no Set), so unbounded depth would be quadratic in the nesting.
+        depth: options && typeof options.depth === 'number' ? (options.depth > 100 ? 100 : options.depth) : (options && options.depth === null ? 100 : 2),
         showHidden: !!(options && options.showHidden)
     };
     return formatValue(ctx, value, 0);

@@ -1,0 +1,281 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import Testing
+
+/// A folder tree made by a test, removed when it is released.
+final class TemporaryTree {
+    let root: URL
+
+    init(_ files: [String: String]) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("duk-modules-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+    }
+
+    func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+}
+
+@Suite("require: Node's CommonJS on a real folder tree")
+struct ModuleLoaderFileSystemTests {
+    @Test func resolutionOrderAsNodeDoes() throws {
+        let tree = try TemporaryTree([
+            "app/main.js": """
+                exports.results = [
+                  require('./lib/plain'),          // ./lib/plain.js
+                  require('./lib/data').value,     // ./lib/data.json
+                  require('./lib/folder'),         // ./lib/folder/index.js
+                  require('./lib/pkg'),            // ./lib/pkg/package.json main
+                  require('./lib/pkg-main-dir'),   // main naming a folder with an index
+                  require('./lib/exact.js'),       // an exact name first
+                  require('dep'),                  // app/node_modules/dep
+                  require('top'),                  // node_modules one folder up
+                  require('shared'),               // a configured root
+                  require('dep/extra'),            // a file inside a package
+                  require('../outside'),
+                ];
+                """,
+            "app/lib/plain.js": "module.exports = 'plain'",
+            "app/lib/plain/index.js": "module.exports = 'not this one'",
+            "app/lib/data.json": #"{ "value": "json" }"#,
+            "app/lib/folder/index.js": "module.exports = 'index'",
+            "app/lib/pkg/package.json": #"{ "main": "src/entry.js" }"#,
+            "app/lib/pkg/src/entry.js": "module.exports = 'package main'",
+            "app/lib/pkg-main-dir/package.json": #"{ "main": "dist" }"#,
+            "app/lib/pkg-main-dir/dist/index.js": "module.exports = 'main folder index'",
+            "app/lib/exact.js": "module.exports = 'exact'",
+            "app/lib/exact.js.js": "module.exports = 'wrong'",
+            "app/node_modules/dep/index.js": "module.exports = 'dep'",
+            "app/node_modules/dep/extra.js": "module.exports = 'dep extra'",
+            "node_modules/top/index.js": "module.exports = 'top'",
+            "roots/shared.js": "module.exports = 'shared root'",
+            "outside.js": "module.exports = 'outside'",
+        ])
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(
+            context: context, resolver: FileSystemModuleResolver(base: tree.root, roots: [tree.root.appendingPathComponent("roots")])))
+        let exports = try modules.runMain("./app/main.js")
+        let results = exports.forProperty("results").toArray() as? [String]
+        #expect(results == [
+            "plain", "json", "index", "package main", "main folder index", "exact", "dep", "top", "shared root",
+            "dep extra", "outside",
+        ])
+    }
+
+    @Test func moduleObjectsAndScopes() throws {
+        let tree = try TemporaryTree([
+            "main.js": """
+                var secret = 'main local';
+                var info = require('./info');
+                exports.info = info;
+                exports.isMain = require.main === module && module.id === '.';
+                exports.resolved = require.resolve('./info');
+                exports.sawSecret = info.sawSecret;
+                exports.loadedDuring = module.loaded;
+                """,
+            "info.js": """
+                module.exports = {
+                  id: module.id, filename: module.filename, file: __filename, dir: __dirname,
+                  sawSecret: typeof secret !== 'undefined', thisIsExports: this === exports,
+                  parent: module.parent.id, mainIsMain: require.main.id,
+                };
+                """,
+        ])
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        let exports = try modules.runMain(tree.path("main.js"))
+        let info = exports.forProperty("info")!
+        #expect(info.forProperty("id").toString() == tree.path("info.js"))
+        #expect(info.forProperty("filename").toString() == tree.path("info.js"))
+        #expect(info.forProperty("file").toString() == tree.path("info.js"))
+        #expect(info.forProperty("dir").toString() == tree.root.path)
+        #expect(info.forProperty("thisIsExports").toBool())
+        #expect(info.forProperty("parent").toString() == ".")
+        #expect(info.forProperty("mainIsMain").toString() == ".")
+        #expect(exports.forProperty("isMain").toBool())
+        #expect(exports.forProperty("resolved").toString() == tree.path("info.js"))
+        #expect(exports.forProperty("sawSecret").toBool() == false)
+        #expect(exports.forProperty("loadedDuring").toBool() == false)
+        // Module locals stay out of the global object.
+        #expect(context.evaluateScript("typeof secret").toString() == "undefined")
+        #expect(context.evaluateScript("require.main.loaded").toBool())
+    }
+
+    @Test func cyclesGetThePartlyFilledExports() throws {
+        // Node's documentation example (Modules: cycles).
+        let tree = try TemporaryTree([
+            "a.js": """
+                exports.done = false;
+                var b = require('./b.js');
+                exports.log = ['in a, b.done = ' + b.done];
+                exports.done = true;
+                """,
+            "b.js": """
+                exports.done = false;
+                var a = require('./a.js');
+                exports.sawA = 'in b, a.done = ' + a.done;
+                exports.done = true;
+                """,
+            "main.js": "var a = require('./a.js'), b = require('./b.js'); module.exports = [b.sawA, a.log[0], String(a.done && b.done)]",
+        ])
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        let result = try modules.runMain("./main.js").toArray() as? [String]
+        #expect(result == ["in b, a.done = false", "in a, b.done = true", "true"])
+    }
+
+    @Test func theCacheIsKeyedByFilenameAndDeletable() throws {
+        let tree = try TemporaryTree(["counter.js": "globalThis.loads = (globalThis.loads || 0) + 1; module.exports = { n: loads }"])
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        context.evaluateScript("var first = require('./counter'), again = require('./counter.js'), third = require('././x/../counter')")
+        #expect(context.evaluateScript("first === again && again === third && loads === 1").toBool())
+        context.globalObject.setValue(tree.path("counter.js"), forProperty: "key")
+        context.evaluateScript("delete require.cache[key]; var fresh = require('./counter')")
+        #expect(context.evaluateScript("fresh !== first && fresh.n === 2 && Object.keys(require.cache).length === 1").toBool())
+    }
+
+    @Test func missingModulesThrowModuleNotFoundWithThePathsTried() throws {
+        let tree = try TemporaryTree(["main.js": "require('./nested')", "nested.js": "require('./missing')"])
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        do {
+            try modules.runMain("./main.js")
+            Issue.record("expected MODULE_NOT_FOUND")
+        } catch let error as JSException {
+            #expect(error.value.forProperty("code").toString() == "MODULE_NOT_FOUND")
+            #expect(error.message.hasPrefix("Cannot find module './missing'\nRequire stack:\n- \(tree.path("nested.js"))\n- \(tree.path("main.js"))"))
+            let tried = error.value.forProperty("paths").toArray() as? [String]
+            let missing = tree.path("missing")
+            #expect(tried == [
+                missing, missing + ".js", missing + ".json", missing + "/package.json", missing + "/index.js",
+                missing + "/index.json",
+            ])
+        }
+        // The failed modules are not cached: fixing the tree makes the next require work.
+        try Data("module.exports = 'now here'".utf8).write(to: tree.root.appendingPathComponent("missing.js"))
+        context.evaluateScript("var ok = require('./nested')")
+        #expect(context.exception == nil)
+        #expect(context.evaluateScript("Object.keys(require.cache).length").toInt32() == 2)
+        // Bare names report every node_modules folder tried.
+        let bare: String = context.evaluateScript("try { require('nope') } catch (e) { e.paths.join('|') }").toString() ?? ""
+        #expect(bare.contains(tree.path("node_modules/nope.js")))
+        #expect(bare.hasSuffix("/node_modules/nope/index.json"))
+    }
+
+    @Test func errorsNameTheFileAndLine() throws {
+        let tree = try TemporaryTree([
+            "main.js": "require('./thrower')",
+            "thrower.js": "var a = 1;\nvar b = 2;\nnull.boom;\n",
+            "broken.js": "var x = ;\n",
+            "bad.json": "{ \"a\": 1, }",
+            "shebang.js": "#!/usr/bin/env dukjs\nmodule.exports = __filename",
+            "bom.js": "\u{FEFF}module.exports = 'bom'",
+        ])
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        do {
+            try modules.runMain("./main.js")
+            Issue.record("expected a TypeError")
+        } catch let error as JSException {
+            #expect(error.name == "TypeError")
+            #expect(error.sourceURL == tree.path("thrower.js"))
+            #expect(error.line == 3)
+            #expect(error.stack?.contains(tree.path("thrower.js") + ":3") == true)
+        }
+        do {
+            _ = try modules.require("./broken")
+            Issue.record("expected a SyntaxError")
+        } catch let error as JSException {
+            #expect(error.name == "SyntaxError")
+            #expect(error.line == 1)
+            #expect(error.description.contains(tree.path("broken.js")))
+        }
+        do {
+            _ = try modules.require("./bad.json")
+            Issue.record("expected a SyntaxError")
+        } catch let error as JSException {
+            #expect(error.name == "SyntaxError")
+            #expect(error.message.hasPrefix(tree.path("bad.json") + ": "))
+        }
+        #expect(try modules.require("./shebang").toString() == tree.path("shebang.js"))
+        #expect(try modules.require("./bom").toString() == "bom")
+    }
+
+    @Test func aThousandModuleChain() throws {
+        var files: [String: String] = [:]
+        for index in 0..<1000 {
+            files["chain/m\(index).js"] = index == 999
+                ? "module.exports = 999"
+                : "module.exports = require('./m\(index + 1)') + 0 * \(index)"
+        }
+        let tree = try TemporaryTree(files)
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        #expect(try modules.runMain("./chain/m0.js").toInt32() == 999)
+        #expect(context.evaluateScript("Object.keys(require.cache).length").toInt32() == 1000)
+    }
+
+    @Test func hostileSpecifiers() throws {
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver(["/a.js": "module.exports = 1"])))
+        for (call, code) in [
+            ("require()", "ERR_INVALID_ARG_TYPE"), ("require(42)", "ERR_INVALID_ARG_TYPE"),
+            ("require({ toString: function () { return './a' } })", "ERR_INVALID_ARG_TYPE"),
+            ("require('')", "ERR_INVALID_ARG_VALUE"), ("require('./a\\u0000.js')", "MODULE_NOT_FOUND"),
+            ("require('../../../../a/../../etc/passwd')", "MODULE_NOT_FOUND"),
+            ("require(new Array(100000).join('../') + 'x')", "MODULE_NOT_FOUND"),
+        ] {
+            let result = context.evaluateScript("try { \(call); 'no error' } catch (e) { e.code }")
+            #expect(result?.toString() == code, "\(call)")
+        }
+        #expect(context.evaluateScript("require('/a')").toInt32() == 1)
+        // Replacing the built-ins the loader uses changes nothing.
+        context.evaluateScript("JSON.parse = null; Reflect.apply = null; Object.create = null; String.prototype.slice = null")
+        #expect(context.evaluateScript("delete require.cache['/a.js']; require('./a.js')").toInt32() == 1)
+    }
+}
+
+@Suite("require: in-memory resolver and sandboxes")
+struct ModuleLoaderEmbeddingTests {
+    @Test func inMemorySourcesResolveAsFilesDo() throws {
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver([
+            "/app/main.js": "module.exports = require('./lib/math').add(1, 2) + require('greet')('x').length",
+            "app/lib/math.js": "exports.add = function (a, b) { return a + b }",
+            "/app/node_modules/greet/package.json": #"{ "main": "greet.js" }"#,
+            "/app/node_modules/greet/greet.js": "module.exports = function (n) { return 'hi ' + n }",
+            "/config.json": #"{ "debug": true }"#,
+        ])))
+        #expect(try modules.runMain("/app/main.js").toInt32() == 7)
+        #expect(try modules.require("./config.json").forProperty("debug").toBool())
+    }
+
+    @Test func sandboxedContextsGetNoFilesystemByDefault() throws {
+        let tree = try TemporaryTree(["secret.js": "module.exports = 'secret'"])
+        let sandboxed = JSContext(sandbox: JSSandbox())!
+        let modules = try #require(ModuleLoader(context: sandboxed))
+        #expect(modules.resolver == nil)
+        sandboxed.globalObject.setValue(tree.path("secret.js"), forProperty: "path")
+        #expect(sandboxed.evaluateScript("try { require(path) } catch (e) { e.code + ' ' + e.paths.length }").toString() == "MODULE_NOT_FOUND 0")
+        // Given explicitly, a resolver works there too.
+        let allowed = JSContext(sandbox: JSSandbox())!
+        _ = try #require(ModuleLoader(context: allowed, resolver: FileSystemModuleResolver(base: tree.root)))
+        #expect(allowed.evaluateScript("require('./secret')").toString() == "secret")
+        // A plain context defaults to the filesystem.
+        #expect(ModuleLoader(context: JSContext()!)?.resolver is FileSystemModuleResolver)
+    }
+
+    @Test func resolutionHelpers() throws {
+        let resolver = InMemoryModuleResolver(["/x/y.js": ""], base: "/x")
+        #expect(try resolver.resolve("./y", from: nil) == "/x/y.js")
+        #expect(try resolver.resolve("../x/./y.js", from: "/x/other.js") == "/x/y.js")
+        #expect(throws: ModuleNotFound.self) { try resolver.resolve("y", from: nil) }
+        #expect(throws: ModuleNotFound.self) { try resolver.source(at: "/nope.js") }
+    }
+}
