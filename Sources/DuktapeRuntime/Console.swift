@@ -41,7 +41,7 @@ public final class Console: Sendable {
             EventLoop.seconds(clock?.now ?? (ContinuousClock.now - origin)) * 1000
         }
         do {
-            let factory = try context.evaluate(ConsoleScript.source, sourceName: "console.js")
+            let factory = try context.evaluate(ConsoleScript.source, sourceName: "runtime:console.js")
             let made = try factory.call(write, now)
             context.globalObject.setValue(made.forProperty("console"), forProperty: "console")
             inspectFunction = made.forProperty("inspect")

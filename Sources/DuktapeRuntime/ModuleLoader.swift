@@ -66,7 +66,7 @@ public final class ModuleLoader: Sendable {
             try JSContext.current().evaluate(Self.wrapperHead + source + Self.wrapperTail, sourceName: filename)
         }
         do {
-            let factory = try context.evaluate(ModuleScript.source, sourceName: "modules.js")
+            let factory = try context.evaluate(ModuleScript.source, sourceName: "runtime:modules.js")
             let made = try factory.call(resolve, source, compile)
             requireFunction = made.forProperty("require")
             runMainFunction = made.forProperty("runMain")

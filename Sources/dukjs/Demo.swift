@@ -98,10 +98,10 @@ struct DemoSession {
     }
 
     private func step(_ title: String) {
-        print("\n== \(title)")
+        printLine("\n== \(title)")
     }
 }
 
 private func show(_ label: String, _ value: String) {
-    print("  \(label) → \(value)")
+    printLine("  \(label) → \(value)")
 }

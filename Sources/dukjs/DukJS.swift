@@ -10,8 +10,9 @@ struct DukJS: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dukjs",
         abstract: "Run JavaScript with DuktapeCore (Duktape 2.7, JavaScriptCore's API).",
+        discussion: "With no arguments: a REPL on a terminal, else the script on standard input.",
         version: "dukjs \(version) (DuktapeCore \(version), Duktape 2.7.0)",
-        subcommands: [Run.self, Eval.self, Demo.self]
+        subcommands: [Run.self, Eval.self, Repl.self, Demo.self]
     )
 
     /// The tool's and library's version (the engine is pinned to Duktape 2.7.0 at compile time).
@@ -22,8 +23,17 @@ struct DukJS: ParsableCommand {
     /// instructions of the whole run (callgrind). So does code that starts with "-" (`-1`, `-x`),
     /// which the parser would take for an option; `-` itself (standard input), `-h` and anything
     /// spelled like a long option (`--help`, `--version`, `--frobnicate`) go to the parser.
+    /// `dukjs` alone is the REPL on a terminal, and runs standard input otherwise (as Node does).
     static func main() {
         let arguments = CommandLine.arguments
+        if arguments.count == 1 {
+            if isatty(STDIN_FILENO) == 1 {
+                main(["repl"])
+            } else {
+                main(["run", "-"])
+            }
+            return
+        }
         guard arguments.count == 3, arguments[1] == "eval", arguments[2] != "-", arguments[2] != "-h",
               !arguments[2].hasPrefix("--")
         else {
@@ -31,7 +41,8 @@ struct DukJS: ParsableCommand {
             return
         }
         do {
-            try runAndPrint(arguments[2], sourceName: nil, context: EngineOptions.makeContext(timeLimit: nil, memoryLimit: nil))
+            let host = try ScriptHost(limits: Limits(), arguments: [], scriptPath: nil)
+            Foundation.exit(host.runScript(arguments[2], sourceName: nil, printResult: true))
         } catch {
             exit(withError: error)
         }
@@ -61,41 +72,47 @@ struct EngineOptions: ParsableArguments {
         }
     }
 
-    /// A fresh context with the limits applied.
-    func makeContext() throws -> JSContext {
-        try Self.makeContext(timeLimit: timeLimit, memoryLimit: memoryLimit)
-    }
+    var limits: Limits { Limits(timeLimit: timeLimit, memoryLimit: memoryLimit) }
+}
 
-    /// A context in a virtual machine of its own (which gives it the heap's own global
-    /// environment: no second realm to build), with the limits applied.
-    static func makeContext(timeLimit: Double?, memoryLimit: Int?) throws -> JSContext {
-        guard let context = JSContext() else {
-            throw RuntimeError("could not create a JavaScript heap")
-        }
-        let vm: JSVirtualMachine = context.virtualMachine
+/// The VM limits a command applies.
+struct Limits {
+    var timeLimit: Double?
+    var memoryLimit: Int?
+
+    /// Applies the limits to `vm`. The memory limit counts from the VM's usage now, so that it
+    /// governs the script, not start-up; it saturates (`--memory-limit 9223372036854775807`
+    /// means "no practical limit", not a trap).
+    func apply(to vm: JSVirtualMachine) {
         vm.executionTimeLimit = timeLimit
-        // Applied after the context exists, so the limit governs the script, not start-up.
-        // Saturating: `--memory-limit 9223372036854775807` means "no practical limit", not a trap.
         vm.memoryLimit = memoryLimit.map { vm.memoryUsage.addingReportingOverflow($0).overflow ? .max : vm.memoryUsage + $0 }
-        return context
     }
 }
 
 extension DukJS {
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run a script file and print its result.")
+        static let configuration = CommandConfiguration(
+            abstract: "Run a script file as the main module, then its timers and callbacks until idle.",
+            discussion: """
+                The script sees its arguments in process.argv (after the executable and the script's \
+                path), the environment in process.env, and ends with process.exit(code) or when \
+                nothing is left to run (status process.exitCode, 0 by default). An uncaught exception \
+                or unhandled rejection prints the error and its stack and exits with status 1.
+                """)
+
+        @OptionGroup var options: EngineOptions
 
         @Argument(help: "The script to run (- for standard input).")
         var file: String
 
-        @OptionGroup var options: EngineOptions
+        @Argument(parsing: .captureForPassthrough, help: "Arguments for the script (process.argv).")
+        var arguments: [String] = []
 
         func run() throws {
             if file == "-" {
-                try runAndPrint(readStandardInput(), sourceName: "<stdin>", options: options)
-                return
+                let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: "-")
+                throw ExitCode(host.runScript(readStandardInput(), sourceName: "<stdin>", printResult: false))
             }
-            let url = URL(fileURLWithPath: file)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
                 throw RuntimeError("cannot read \(file): no such file")
@@ -103,18 +120,18 @@ extension DukJS {
             guard !isDirectory.boolValue else {
                 throw RuntimeError("cannot read \(file): is a directory")
             }
-            let source: String
-            do {
-                source = try String(contentsOf: url, encoding: .utf8)
-            } catch {
-                throw RuntimeError("cannot read \(file): \(error.localizedDescription)")
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw RuntimeError("cannot read \(file): permission denied")
             }
-            try runAndPrint(source, sourceName: url.absoluteString, options: options)
+            let path = URL(fileURLWithPath: file).standardizedFileURL.path
+            let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: path)
+            throw ExitCode(host.runMain(path))
         }
     }
 
     struct Eval: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Evaluate code and print its result.")
+        static let configuration = CommandConfiguration(
+            abstract: "Evaluate code and print its result, then run its timers and callbacks until idle.")
 
         @Argument(help: "The JavaScript code (- for standard input; -- before code that starts with - and is followed by options).")
         var code: String
@@ -122,11 +139,11 @@ extension DukJS {
         @OptionGroup var options: EngineOptions
 
         func run() throws {
+            let host = try ScriptHost(limits: options.limits, arguments: [], scriptPath: nil)
             if code == "-" {
-                try runAndPrint(readStandardInput(), sourceName: "<stdin>", options: options)
-            } else {
-                try runAndPrint(code, sourceName: nil, options: options)
+                throw ExitCode(host.runScript(readStandardInput(), sourceName: "<stdin>", printResult: true))
             }
+            throw ExitCode(host.runScript(code, sourceName: nil, printResult: true))
         }
     }
 }
@@ -134,23 +151,6 @@ extension DukJS {
 /// Standard input, whole (invalid UTF-8 repaired with U+FFFD).
 func readStandardInput() -> String {
     String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-}
-
-/// Evaluates `source`, prints its value to standard output, or the exception to standard error
-/// (exit status 1). `sourceName` is the script's source URL in errors and stacks.
-func runAndPrint(_ source: String, sourceName: String?, options: EngineOptions) throws {
-    try runAndPrint(source, sourceName: sourceName, context: options.makeContext())
-}
-
-/// `runAndPrint(_:sourceName:options:)` in a context already made.
-func runAndPrint(_ source: String, sourceName: String?, context: JSContext) throws {
-    do {
-        let value = try context.evaluate(source, sourceName: sourceName)
-        print(ResultFormatter.format(value))
-    } catch let exception as JSException {
-        ResultFormatter.report(exception)
-        throw ExitCode.failure
-    }
 }
 
 /// An error of the tool itself (not of the script), printed by ArgumentParser.

@@ -44,12 +44,13 @@ struct DukjsTests {
 
     @Test func runExecutesAFile() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-\(UUID()).js")
-        try "var x = 20;\nx * 2 + 2".write(to: file, atomically: true, encoding: .utf8)
+        try "var x = 20;\nconsole.log(x * 2 + 2)\nx".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
+        // A module: its completion value is not printed (as with Node).
         let output = try run(["run", file.path])
         #expect(output.status == 0)
         #expect(output.stdout == "42\n")
-        #expect(try run(["run", "-"], input: "'from stdin'").stdout == "from stdin\n")
+        #expect(try run(["run", "-"], input: "console.log('from stdin'); 'not printed'").stdout == "from stdin\n")
     }
 
     @Test func uncaughtExceptionsGoToStandardErrorWithAStack() throws {
@@ -59,8 +60,7 @@ struct DukjsTests {
         let output = try run(["run", file.path])
         #expect(output.status == 1)
         #expect(output.stdout.isEmpty)
-        #expect(output.stderr.hasPrefix("Uncaught TypeError: bad input (file://\(file.path):2)"))
-        #expect(output.stderr.contains("\n    at fail@file://\(file.path):2\n    at global code@file://\(file.path):4\n"))
+        #expect(output.stderr == "\(file.path):2: TypeError: bad input\n    at fail@\(file.path):2\n    at @\(file.path):4\n")
         let thrown = try run(["eval", "throw 42"])
         #expect(thrown.status == 1)
         #expect(thrown.stderr == "Uncaught 42\n")
@@ -107,7 +107,7 @@ struct DukjsTests {
         let fromStdin = try run(["eval", "-"], input: "null.x")
         #expect(fromStdin.status == 1)
         #expect(fromStdin.stderr.hasPrefix("Uncaught TypeError: cannot read property 'x' of null (<stdin>:1)\n"))
-        #expect(try run(["run", "-"], input: "\nnull.x").stderr.contains("(<stdin>:2)"))
+        #expect(try run(["run", "-"], input: "\nnull.x").stderr.hasPrefix("<stdin>:2: TypeError: cannot read property 'x' of null\n"))
         #expect(try run(["eval", "-1"]).stdout == "-1\n")
         #expect(try run(["eval", "-1 + 3"]).stdout == "2\n")
         #expect(try run(["eval", "--time-limit", "1", "--", "-1"]).stdout == "-1\n")
@@ -133,9 +133,7 @@ struct DukjsTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let syntax = try run(["run", file.path])
         #expect(syntax.status == 1)
-        #expect(syntax.stderr.hasPrefix("Uncaught SyntaxError: "))
-        #expect(syntax.stderr.contains("(file://\(file.path):2)"))
-        #expect(!syntax.stderr.contains("(line 2)"))
+        #expect(syntax.stderr.hasPrefix("\(file.path):2: SyntaxError: "))
     }
 
     @Test func demoShowsASession() throws {

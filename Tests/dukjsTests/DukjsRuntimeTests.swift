@@ -1,0 +1,195 @@
+import ChildProcess
+import Foundation
+import Testing
+
+/// `dukjs run`, `eval` and `repl` with the runtime: the loop, console, require and process.
+@Suite("dukjs with the runtime")
+struct DukjsRuntimeTests {
+    static var executable: URL { Bundle.main.bundleURL.appendingPathComponent("dukjs") }
+
+    func run(_ arguments: [String], input: String? = nil) throws -> ChildProcess.Output {
+        try ChildProcess.run(Self.executable, arguments, input: input)
+    }
+
+    /// A folder of scripts for one test, removed afterwards.
+    final class Scripts {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-run-\(UUID().uuidString)")
+        init(_ files: [String: String]) throws {
+            for (name, text) in files {
+                let url = folder.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(text.utf8).write(to: url)
+            }
+        }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        deinit { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    @Test func exitStatuses() throws {
+        let scripts = try Scripts([
+            "ok.js": "setTimeout(function () { console.log('timer') }, 5); Promise.resolve(1).then(console.log)",
+            "throws.js": "function f() {\n  throw new RangeError('too far')\n}\nsetTimeout(f, 1)",
+            "rejects.js": "Promise.reject(new TypeError('nobody listens'))",
+            "exit.js": "console.log('before'); process.exit(3); console.log('after')",
+            "exitcode.js": "process.exitCode = 7; setTimeout(function () { console.log('still runs') }, 1)",
+            "handled.js": "var p = Promise.reject(new Error('x')); p.catch(function () { console.log('caught') })",
+        ])
+        let ok = try run(["run", scripts.path("ok.js")])
+        #expect(ok.status == 0)
+        #expect(ok.stdout == "1\ntimer\n")
+        let thrown = try run(["run", scripts.path("throws.js")])
+        #expect(thrown.status == 1)
+        #expect(thrown.stderr == "\(scripts.path("throws.js")):2: RangeError: too far\n    at f@\(scripts.path("throws.js")):2\n")
+        let rejected = try run(["run", scripts.path("rejects.js")])
+        #expect(rejected.status == 1)
+        #expect(rejected.stderr.hasPrefix("\(scripts.path("rejects.js")):1: Uncaught (in promise) TypeError: nobody listens\n"))
+        let exit = try run(["run", scripts.path("exit.js")])
+        #expect(exit.status == 3)
+        #expect(exit.stdout == "before\n")
+        let exitCode = try run(["run", scripts.path("exitcode.js")])
+        #expect(exitCode.status == 7)
+        #expect(exitCode.stdout == "still runs\n")
+        let handled = try run(["run", scripts.path("handled.js")])
+        #expect(handled.status == 0)
+        #expect(handled.stdout == "caught\n")
+    }
+
+    @Test func processArgvAndEnvAndRequireRelativeToTheScript() throws {
+        let scripts = try Scripts([
+            "app/main.js": """
+                var helper = require('./lib/helper');
+                console.log(JSON.stringify(process.argv.slice(1)));
+                console.log(helper(process.env.DUKJS_TEST_VALUE), Object.isFrozen(process.env));
+                process.env.DUKJS_TEST_VALUE = 'changed';
+                console.log(process.env.DUKJS_TEST_VALUE, process.platform, require.main === module);
+                """,
+            "app/lib/helper.js": "module.exports = function (v) { return 'helper saw ' + v }",
+        ])
+        setenv("DUKJS_TEST_VALUE", "from env", 1)
+        let output = try run(["run", scripts.path("app/main.js"), "one", "--two", "-3"])
+        #expect(output.status == 0)
+        #expect(output.stdout == """
+            ["\(scripts.path("app/main.js"))","one","--two","-3"]
+            helper saw from env true
+            from env linux true
+
+            """)
+        #expect(output.stderr.isEmpty)
+        // Standard input runs with require relative to the current directory.
+        let piped = try run(["run", "-"], input: "console.log(typeof require, process.argv.length)")
+        #expect(piped.stdout == "function 2\n")
+    }
+
+    @Test func evalRunsTimersAndPromisesAfterPrintingTheResult() throws {
+        let output = try run(["eval", "setTimeout(function () { console.log('later') }, 2); Promise.resolve().then(function () { console.log('job') }); 'result'"])
+        #expect(output.status == 0)
+        #expect(output.stdout == "job\nresult\nlater\n")
+        let rejected = try run(["eval", "Promise.reject(42)"])
+        #expect(rejected.status == 1)
+        #expect(rejected.stderr.hasPrefix("Uncaught (in promise) 42"))
+        let timerThrows = try run(["eval", "setTimeout(function () { null.x }, 1); 1"])
+        #expect(timerThrows.status == 1)
+        #expect(timerThrows.stdout == "1\n")
+        #expect(timerThrows.stderr.hasPrefix("Uncaught TypeError"))
+    }
+
+    @Test func timeLimitAppliesPerMacrotask() throws {
+        // Each callback gets the whole limit: four of 0.3 s under a 0.5 s limit all finish.
+        let code = """
+            function busy() { var end = Date.now() + 300; while (Date.now() < end) {} console.log('done') }
+            setTimeout(busy, 0); setTimeout(busy, 0); setImmediate(busy); setTimeout(busy, 1);
+            """
+        let output = try run(["eval", "--time-limit", "0.5", code])
+        #expect(output.status == 0)
+        #expect(output.stdout == "4\ndone\ndone\ndone\ndone\n")  // the last timer's id, then the four
+        let forever = try run(["eval", "--time-limit", "0.2", "setTimeout(function () { while (true) {} }, 1)"])
+        #expect(forever.status == 1)
+        #expect(forever.stderr.contains("execution timeout"))
+    }
+
+    @Test func replThroughAPipe() throws {
+        let input = """
+            1 + 1
+            var o = { a:
+              [1, 'two'] }
+            o
+            _
+            null.x
+            'str'
+            setTimeout(function () { console.log('tick') }, 1), 'scheduled'
+            .help
+            function f() {
+              return 42
+            }
+            f()
+            .nope
+            .exit
+            'not reached'
+
+            """
+        let output = try run(["repl"], input: input)
+        #expect(output.status == 0)
+        #expect(output.stdout.hasPrefix("2\nundefined\n{ a: [ 1, 'two' ] }\n{ a: [ 1, 'two' ] }\n'str'\n'scheduled'\n"))
+        #expect(output.stdout.contains(".load     Run a file in this session"))
+        #expect(output.stdout.contains("\nundefined\n42\n"))
+        #expect(!output.stdout.contains("not reached"))
+        #expect(!output.stdout.contains("> "))  // no prompt without a terminal
+        #expect(!output.stdout.contains("\u{1B}"))  // no escape codes either
+        #expect(output.stderr.contains("Uncaught TypeError: cannot read property 'x' of null"))
+        #expect(output.stderr.contains("Invalid REPL keyword .nope"))
+        // At the end of the input the loop runs until idle.
+        let timers = try run(["repl"], input: "setTimeout(function () { console.log('fired') }, 20); 'set'\n")
+        #expect(timers.stdout == "'set'\nfired\n")
+    }
+
+    @Test func replOnATerminal() throws {
+        let history = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-history-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: history) }
+        let session = try TerminalSession(Self.executable, ["repl"], environment: ["DUKJS_HISTORY": history.path])
+        try session.waitFor("Type .help")
+        try session.waitFor("> ")
+        session.send("6 * 7\r")
+        try session.waitFor("42\r\n> ")
+        // Multi-line input continues with "... ".
+        session.send("var s = {\r")
+        try session.waitFor("... ")
+        session.send("  x: 'y' }\r")
+        try session.waitFor("undefined\r\n> ")
+        session.send("s\r")
+        try session.waitFor("{ x: 'y' }\r\n> ")
+        // An exception is printed and the session goes on.
+        session.send("null.x\r")
+        try session.waitFor("Uncaught TypeError: cannot read property 'x' of null\r\n")
+        try session.waitFor("> ")
+        // Line editing: "10 + 2", Home, Delete (the 1), Enter: 0 + 2.
+        session.send("10 + 2\u{1B}[H\u{1B}[3~\r")
+        try session.waitFor("\r\n2\r\n> ")
+        // Ctrl-C interrupts a running script.
+        session.send("while (true) {}\r")
+        try session.waitFor("while (true) {}\r\r\n")
+        session.send("\u{3}")
+        try session.waitFor("Interrupted")
+        try session.waitFor("> ")
+        session.send("'alive'\r")
+        try session.waitFor("'alive'\r\n> ")
+        // Ctrl-C cancels a line being typed; history recalls the last line.
+        session.send("unfinished\u{3}")
+        try session.waitFor("^C")
+        session.send("\u{1B}[A\r")
+        try session.waitFor("'alive'\r\n> ")
+        // Ctrl-D on an empty line exits.
+        session.send("\u{4}")
+        #expect(try session.waitForExit() == 0)
+        let saved = try String(contentsOf: history, encoding: .utf8)
+        #expect(saved.contains("6 * 7\n") && saved.contains("'alive'\n"))
+    }
+
+    @Test func replExitCommandAndNoArgumentsOnATerminal() throws {
+        let session = try TerminalSession(Self.executable, [], environment: ["DUKJS_HISTORY": ""])
+        try session.waitFor("> ")
+        session.send(".exit\r")
+        #expect(try session.waitForExit() == 0)
+        // Without a terminal, `dukjs` alone runs standard input.
+        #expect(try run([], input: "console.log('script from stdin')").stdout == "script from stdin\n")
+    }
+}
