@@ -50,6 +50,8 @@ demo: deps
 	@$(SWIFT) run blocks
 	@echo; echo "== Example: export (Swift objects and classes in JavaScript)"
 	@$(SWIFT) run export
+	@echo; echo "== Example: async (event loop, timers, promises both ways, console, require)"
+	@$(SWIFT) run async
 
 # Runs W0-W9 against raw Duktape and JavaScriptCore and writes Benchmarks/RESULTS.md.
 bench: bench-deps

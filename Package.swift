@@ -54,6 +54,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "async",
+            dependencies: ["DuktapeCore", "DuktapeRuntime"],
+            path: "Sources/Examples/async",
+            exclude: ["scripts"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "export",
             dependencies: ["DuktapeCore"],
             path: "Sources/Examples/export",
@@ -67,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["blocks", "export", "ChildProcess"],
+            dependencies: ["async", "blocks", "export", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

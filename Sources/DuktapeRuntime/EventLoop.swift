@@ -184,7 +184,7 @@ public final class EventLoop: @unchecked Sendable {
     /// ```swift
     /// let loop = EventLoop(context: context)
     /// try loop.start()
-    /// let sum = try await loop.post { context in context.evaluateScript("1 + 2").toInt32() }
+    /// let sum = try await loop.submit { context in context.evaluateScript("1 + 2").toInt32() }
     /// loop.stop()
     /// ```
     public func start() throws(EventLoopError) {
@@ -269,13 +269,15 @@ public final class EventLoop: @unchecked Sendable {
         enqueue(Posted(run: work, cancel: nil))
     }
 
-    /// Posts `work` to the loop and returns its result, or rethrows its error. Throws
+    /// Posts `work` to the loop and returns its result, or rethrows its error (swift-nio's
+    /// `submit`; a distinct name, because a `post` overload would be ambiguous with the
+    /// fire-and-forget form for closures whose result can be discarded). Throws
     /// `EventLoopError.stopped` when the loop stops before the work runs.
     ///
     /// ```swift
-    /// let count = try await loop.post { context in context.evaluateScript("items.length").toInt32() }
+    /// let count = try await loop.submit { context in context.evaluateScript("items.length").toInt32() }
     /// ```
-    public func post<T: Sendable>(_ work: @escaping @Sendable (JSContext) throws -> T) async throws -> T {
+    public func submit<T: Sendable>(_ work: @escaping @Sendable (JSContext) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let accepted = enqueue(
                 Posted(
@@ -292,7 +294,7 @@ public final class EventLoop: @unchecked Sendable {
     /// let body = try await loop.evaluate("fetchConfig().then(function (c) { return c.name })")
     /// ```
     public func evaluate(_ script: String, sourceURL: URL? = nil) async throws -> JSValue {
-        let value = try await post { context in try context.evaluate(script, sourceURL: sourceURL) }
+        let value = try await submit { context in try context.evaluate(script, sourceURL: sourceURL) }
         return value.isPromise ? try await value.awaited() : value
     }
 

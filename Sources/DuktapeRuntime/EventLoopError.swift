@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// do {
-///     let title = try await loop.post { context in context.evaluateScript("document.title").toString() }
+///     let title = try await loop.submit { context in context.evaluateScript("document.title").toString() }
 /// } catch EventLoopError.stopped {
 ///     // the loop was stopped before the work ran
 /// }

@@ -62,7 +62,7 @@ struct EventLoopLifecycleTests {
         let results = try await withThrowingTaskGroup(of: Int32.self) { group in
             for index in 0..<64 {
                 group.addTask {
-                    try await loop.post { context in
+                    try await loop.submit { context in
                         context.objectForKeyedSubscript("seen").invokeMethod("push", withArguments: [index])
                         return context.evaluateScript("seen.length").toInt32()
                     }
@@ -94,7 +94,7 @@ struct EventLoopLifecycleTests {
             #expect(error.sourceURL == "file:///app/main.js")
         }
         // A promise made by a script and awaited from Swift, settled later by a timer.
-        let promise = try await loop.post { context in
+        let promise = try await loop.submit { context in
             context.evaluateScript("new Promise(function (resolve) { setTimeout(resolve, 5, 7) })")!
         }
         #expect(try await promise.awaited(as: Int.self) == 7)
@@ -178,7 +178,7 @@ struct EventLoopLifecycleTests {
         #expect(throws: EventLoopError.stopped) { try loop.start() }
         let accepted: Bool = loop.post { _ in }
         #expect(!accepted)
-        await #expect(throws: EventLoopError.stopped) { try await loop.post { _ in 1 } }
+        await #expect(throws: EventLoopError.stopped) { try await loop.submit { _ in 1 } }
         // Timers made after the stop return 0 and never run.
         #expect(context.evaluateScript("setTimeout(function () {}, 0)").toInt32() == 0)
         await loop.waitUntilStopped()
@@ -199,7 +199,7 @@ struct EventLoopLifecycleTests {
                 """)
             #expect(Tracked.live.value == 3)
             // Posted work that has not run fails with .stopped when the loop stops.
-            let posted = Task { try await made.post { _ in 1 } }
+            let posted = Task { try await made.submit { _ in 1 } }
             let deadline = ContinuousClock.now + .seconds(10)
             while made.state.withLock({ $0.posted.isEmpty }) && ContinuousClock.now < deadline {
                 await Task.yield()  // until the task's post is queued

@@ -11,6 +11,24 @@ struct ExamplesTests {
         return result.stdout + result.stderr
     }
 
+    @Test func async() throws {
+        #expect(try output(of: "async") == """
+            Hello, timers! (greeting #1)
+            microtask: job (before any timer)
+            immediate: after this script and its jobs
+            timer: 10 ms
+            timer: 20 ms
+            chain: 42
+            Swift awaited the chain: 42
+            JS got from Swift: sunny in Lisbon
+            the script's promise settled with 15
+            uncaught: Error: in a timer
+            Hello, again! (greeting #2)
+            stopped: true
+
+            """)
+    }
+
     @Test func blocks() throws {
         #expect(try output(of: "blocks") == """
             add(2, 3) = 5
