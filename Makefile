@@ -14,12 +14,14 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev; \
 	fi
 
-# The benchmarks also need JavaScriptCore's C API (the comparison engine) and hyperfine.
+# The benchmarks also need JavaScriptCore's C API (the comparison engine), hyperfine, and Node
+# (the comparison for W10 and W11).
 bench-deps: deps
-	@if ! pkg-config --exists javascriptcoregtk-4.1 2>/dev/null || ! command -v hyperfine >/dev/null; then \
-		echo "Installing libjavascriptcoregtk-4.1-dev and hyperfine..."; \
+	@if ! pkg-config --exists javascriptcoregtk-4.1 2>/dev/null || ! command -v hyperfine >/dev/null || ! command -v node >/dev/null; then \
+		echo "Installing libjavascriptcoregtk-4.1-dev, hyperfine and nodejs..."; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjavascriptcoregtk-4.1-dev hyperfine pkg-config; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjavascriptcoregtk-4.1-dev hyperfine pkg-config \
+			$$(command -v node >/dev/null || echo nodejs); \
 	fi
 
 build: deps
@@ -53,7 +55,7 @@ demo: deps
 	@echo; echo "== Example: async (event loop, timers, promises both ways, console, require)"
 	@$(SWIFT) run async
 
-# Runs W0-W9 against raw Duktape and JavaScriptCore and writes Benchmarks/RESULTS.md.
+# Runs W0-W11 against raw Duktape, JavaScriptCore and Node and writes Benchmarks/RESULTS.md.
 bench: bench-deps
 	Benchmarks/scripts/run.sh
 

@@ -30,6 +30,7 @@ let package = Package(
             dependencies: [
                 "Baselines",
                 .product(name: "DuktapeCore", package: rootPackage),
+                .product(name: "DuktapeRuntime", package: rootPackage),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/DuktapeCoreBenchmarks",

@@ -33,6 +33,9 @@ BATCH = {
     "W10 100k-step then chain": (1, "ms/op", 0.001),
     "W10 all() of 10k resolved promises": (1, "ms/op", 0.001),
     "W10 10k promises resolved and awaited from Swift": (1, "ms/op", 0.001),
+    "W11 100k setTimeout(f, 0) callbacks": (1, "ms/op", 0.001),
+    "W11 100k setImmediate callbacks": (1, "ms/op", 0.001),
+    "W11 10k posts from another thread": (1, "ms/op", 0.001),
 }
 
 
@@ -143,6 +146,28 @@ if os.path.exists(node):
               "| workload | ours ms | Node first run ms | ours/Node first run | Node warmed ms | ours/Node warmed |",
               "| --- | --- | --- | --- | --- | --- |"]
     for workload, key in (("W10 100k-step then chain", "chain"), ("W10 all() of 10k resolved promises", "all")):
+        ours_key = f"{workload} [ours]"
+        if ours_key not in data:
+            continue
+        ours = per_op(workload, data[ours_key])[0]
+        times = figures[key]
+        first = figures[key + "First"]
+        node_values = (statistics.median(times), min(times), max(times))
+        lines.append(f"| {workload} | {cell(ours)} | {fmt(first)} | {ours[0] / first:.2f} | {cell(node_values)} | "
+                     f"{ours[0] / node_values[0]:.2f} |")
+
+node = os.path.join(results, "node-w11.json")
+if os.path.exists(node):
+    figures = json.load(open(node))
+    lines += ["", f"## W11: the runtime's event loop against Node ({figures['version']}, in process, same scripts)", "",
+              "Ours: `EventLoop` (DuktapeRuntime); one run schedules the callbacks from a script and runs the",
+              "loop until idle; posts come from another thread to the loop's own thread, each calling a",
+              "JavaScript function. Node: the same scripts; its posts come from a worker thread",
+              "(`postMessage`). Target: within 3x Node's first run.", "",
+              "| workload | ours ms | Node first run ms | ours/Node first run | Node warmed ms | ours/Node warmed |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for workload, key in (("W11 100k setTimeout(f, 0) callbacks", "timeouts"), ("W11 100k setImmediate callbacks", "immediates"),
+                          ("W11 10k posts from another thread", "posts")):
         ours_key = f"{workload} [ours]"
         if ours_key not in data:
             continue

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: builds everything in release mode, runs the package-benchmark suite (W1-W10),
+# `make bench`: builds everything in release mode, runs the package-benchmark suite (W1-W11),
 # process start-up (W0, hyperfine) and the memory probe (W1 memory), then writes RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."          # Benchmarks/
@@ -17,7 +17,7 @@ swift build -c release --product memory-probe
 echo "== W1-W10: package-benchmark"
 # One workload group at a time, so that ours, raw and jsc of a workload are measured close
 # together: this machine's speed drifts over minutes, which would skew ratios across the run.
-for group in W1 W2 W3 W4 W5 W6 W7 W8 W9 W10; do
+for group in W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11; do
     swift package --disable-sandbox benchmark --filter "$group .*" --format histogramPercentiles \
         --path "$results" --no-progress >> "$results/benchmark.log"
 done
@@ -27,6 +27,13 @@ if command -v node >/dev/null; then
     node scripts/w10-node.js > "$results/node-w10.json"
 else
     echo "node not found: the W10 Node table is left out"
+fi
+
+echo "== W11 on Node (the event-loop workloads)"
+if command -v node >/dev/null; then
+    node scripts/w11-node.js > "$results/node-w11.json"
+else
+    echo "node not found: the W11 Node table is left out"
 fi
 
 echo "== W0: process start-up (hyperfine)"

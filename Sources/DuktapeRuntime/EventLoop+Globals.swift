@@ -27,21 +27,18 @@ extension EventLoop {
         define("clearInterval") { loop, _, arguments in loop.clearTimer(arguments.first) }
         define("setImmediate") { loop, context, arguments in
             let callback = try Self.function(arguments.first, for: "setImmediate", in: context)
-            let immediate = Immediate(callback: callback, arguments: Array(arguments.dropFirst()))
-            let id = loop.state.withLock { state -> Int? in
-                guard !state.isStopped else { return nil }
+            let immediate = ImmediateQueue.Entry(callback: callback, arguments: Array(arguments.dropFirst()))
+            return loop.state.withLockWaking { state -> Int in
+                guard !state.isStopped else { return 0 }  // a stopped loop runs nothing
                 let id = state.nextID
                 state.nextID += 1
-                state.immediates[id] = immediate
-                state.immediateOrder.append(id)
+                state.immediates.append(id, immediate)
                 return id
             }
-            if id != nil { loop.state.broadcast() }
-            return id ?? 0
         }
         define("clearImmediate") { loop, _, arguments in
             guard let id = Self.handle(arguments.first) else { return nil }
-            let removed = loop.state.withLock { $0.immediates.removeValue(forKey: id) }
+            let removed = loop.state.withLock { $0.immediates.remove(id) }
             withExtendedLifetime(removed) {}  // released here, outside the loop's lock
             return nil
         }
@@ -62,16 +59,13 @@ extension EventLoop {
         let entry = TimerQueue.Entry(
             callback: callback, arguments: Array(arguments.dropFirst(2)), interval: repeating ? period : nil,
             due: now + period, sequence: 0)
-        let id = state.withLock { state -> Int? in
-            guard !state.isStopped else { return nil }
+        return state.withLockWaking { state -> Int in
+            guard !state.isStopped else { return 0 }  // a stopped loop runs nothing
             let id = state.nextID
             state.nextID += 1
             state.timers.schedule(id, entry)
             return id
         }
-        guard let id else { return 0 }  // a stopped loop runs nothing
-        state.broadcast()
-        return id
     }
 
     /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers): an unknown, finished or

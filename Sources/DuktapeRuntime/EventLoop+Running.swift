@@ -60,7 +60,7 @@ extension EventLoop {
         let now = self.now
         state.withLock(waitingIf: { state in
             decision = .turnAgain
-            if state.isStopped || !state.posted.isEmpty || !state.immediateOrder.isEmpty { return (false, nil) }
+            if state.isStopped || !state.posted.isEmpty || !state.immediates.isEmpty { return (false, nil) }
             let next = state.timers.nextDue()
             if let next, next <= now { return (false, nil) }
             switch mode {
@@ -116,13 +116,18 @@ extension EventLoop {
     /// immediates queued before this phase. Jobs drain after each callback. Returns how many
     /// callbacks ran, or nil when the context is gone.
     private func turn() -> Int? {
-        guard let context else { return nil }
+        guard let context, let vm = context.virtualMachine else { return nil }
+        // With automatic draining (the default), each callback's call drains the jobs itself.
+        let drainsItself = vm.drainsMicrotasksAutomatically
+        func finishMacrotask() {
+            if !drainsItself, vm.hasPendingMicrotasks { vm.drainMicrotasks() }
+        }
         var ran = 0
         let now = self.now
         let lastSequence = state.withLock { $0.timers.lastSequence }
         while let (_, timer) = state.withLock({ $0.isStopped ? nil : $0.timers.popDue(at: now, upTo: lastSequence) }) {
             timer.callback.call(withArguments: timer.arguments)
-            finishMacrotask(in: context)
+            finishMacrotask()
             ran += 1
         }
         let posted = state.withLock { state in
@@ -135,26 +140,17 @@ extension EventLoop {
             } catch {
                 report(error, in: context)
             }
-            finishMacrotask(in: context)
+            // Posted work may make several calls, or none: jobs it left run now in any case.
+            if vm.hasPendingMicrotasks { vm.drainMicrotasks() }
             ran += 1
         }
-        let order = state.withLock { state in
-            defer { state.immediateOrder = [] }
-            return state.immediateOrder
-        }
-        for id in order {
-            guard let immediate = state.withLock({ $0.isStopped ? nil : $0.immediates.removeValue(forKey: id) }) else { continue }
+        var end = state.withLock { $0.immediates.end }
+        while let immediate = state.withLock({ $0.isStopped ? nil : $0.immediates.popNext(before: &end) }) {
             immediate.callback.call(withArguments: immediate.arguments)
-            finishMacrotask(in: context)
+            finishMacrotask()
             ran += 1
         }
         return ran
-    }
-
-    /// Drains the jobs a macrotask left (the end of each API call drains them already, unless
-    /// the VM's automatic draining is off).
-    private func finishMacrotask(in context: JSContext) {
-        if let vm = context.virtualMachine, vm.hasPendingMicrotasks { vm.drainMicrotasks() }
     }
 
     /// Gives an error thrown by posted work to the context's exception handler.

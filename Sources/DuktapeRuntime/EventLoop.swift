@@ -32,11 +32,6 @@ public final class EventLoop: @unchecked Sendable {
     private let origin = ContinuousClock.now
     let state = Guarded(State())
 
-    struct Immediate {
-        let callback: JSValue
-        let arguments: [JSValue]
-    }
-
     /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
     struct Posted {
         let run: @Sendable (JSContext) throws -> Void
@@ -46,8 +41,7 @@ public final class EventLoop: @unchecked Sendable {
     struct State {
         var nextID = 1
         var timers = TimerQueue()
-        var immediates: [Int: Immediate] = [:]
-        var immediateOrder: [Int] = []
+        var immediates = ImmediateQueue()
         var posted: [Posted] = []
         /// Outstanding `PendingWork` handles.
         var pending = 0
@@ -96,7 +90,7 @@ public final class EventLoop: @unchecked Sendable {
     /// while loop.hasPendingWork { try loop.runReady() }
     /// ```
     public var hasPendingWork: Bool {
-        state.withLock { !$0.timers.isEmpty || !$0.immediateOrder.isEmpty || !$0.posted.isEmpty || $0.pending > 0 }
+        state.withLock { !$0.timers.isEmpty || !$0.immediates.isEmpty || !$0.posted.isEmpty || $0.pending > 0 }
     }
 
     /// True once the loop was stopped (by `stop()`, or because its context was released).
@@ -315,35 +309,29 @@ public final class EventLoop: @unchecked Sendable {
     /// Ends one pending handle, posting `work` in the same step when given (so the loop never
     /// sees itself idle between the two).
     func endPendingWork(posting work: Posted?) -> Bool {
-        let accepted = state.withLock { state -> Bool in
+        let accepted = state.withLockWaking { state -> Bool in
             state.pending -= 1
             guard let work, !state.isStopped else { return false }
             state.posted.append(work)
             return true
         }
-        state.broadcast()
         if !accepted { work?.cancel?(.stopped) }
         return accepted
     }
 
     private func enqueue(_ work: Posted) -> Bool {
-        let accepted = state.withLock { state -> Bool in
+        state.withLockWaking { state -> Bool in
             guard !state.isStopped else { return false }
             state.posted.append(work)
             return true
         }
-        if accepted { state.broadcast() }
-        return accepted
     }
 
     /// Empties every queue, returning what was in them, to be released (and posted work
     /// cancelled) after the lock.
-    private static func takeAll(_ state: inout State) -> (timers: [TimerQueue.Entry], immediates: [Immediate], posted: [Posted]) {
-        let immediates = Array(state.immediates.values)
-        state.immediates = [:]
-        state.immediateOrder = []
+    private static func takeAll(_ state: inout State) -> (timers: [TimerQueue.Entry], immediates: [ImmediateQueue.Entry], posted: [Posted]) {
         let posted = state.posted
         state.posted = []
-        return (state.timers.removeAll(), immediates, posted)
+        return (state.timers.removeAll(), state.immediates.removeAll(), posted)
     }
 }

@@ -1,10 +1,11 @@
-// Workloads W1–W10 (W1–W9 of issue 4, W10 promises), each measured for DuktapeCore ("ours"), raw Duktape ("raw") and
+// Workloads W1–W11 (W1–W9 of issue 4, W10 promises, W11 the runtime's event loop), each measured for DuktapeCore ("ours"), raw Duktape ("raw") and
 // JavaScriptCore ("jsc") in the same run. Benchmark names are "<workload> [<engine>]"; one
 // iteration does `Batch.size(of:)` operations, and scripts/report.py turns the results into
 // per-operation figures and ratios (Benchmarks/RESULTS.md).
 import Baselines
 import Benchmark
 import DuktapeCore
+import DuktapeRuntime
 import Foundation
 
 /// Operations per benchmark iteration, by workload (the report divides by these).
@@ -19,6 +20,8 @@ enum Batch {
     static let chainSteps = 100_000
     static let allCount = 10_000
     static let hostPromises = 10_000
+    static let timers = 100_000
+    static let posts = 10_000
 }
 
 /// A counter exported to JavaScript: the W9 workload (`c.add(1); s += c.value`).
@@ -281,6 +284,55 @@ let benchmarks: @Sendable () -> Void = {
             }
             blackHole(sum)
         }
+    }
+    // W11: the runtime's event loop (ours only; scripts/w11-node.js runs the same on Node).
+    // One iteration schedules the callbacks from a script and runs the loop until idle.
+    Benchmark("W11 100k setTimeout(f, 0) callbacks [ours]") { benchmark in
+        let context = makeOurs()
+        let loop = EventLoop(context: context)
+        context.evaluateScript("""
+            var fired = 0; function tick() { fired++ }
+            function scheduleTimeouts(n) { for (var i = 0; i < n; i++) setTimeout(tick, 0) }
+            """)
+        let schedule: JSValue = context.objectForKeyedSubscript("scheduleTimeouts")
+        for _ in benchmark.scaledIterations {
+            schedule.call(withArguments: [Batch.timers])
+            try? loop.run()
+        }
+        blackHole(context.objectForKeyedSubscript("fired").toDouble())
+    }
+    Benchmark("W11 100k setImmediate callbacks [ours]") { benchmark in
+        let context = makeOurs()
+        let loop = EventLoop(context: context)
+        context.evaluateScript("""
+            var fired = 0; function tick() { fired++ }
+            function scheduleImmediates(n) { for (var i = 0; i < n; i++) setImmediate(tick) }
+            """)
+        let schedule: JSValue = context.objectForKeyedSubscript("scheduleImmediates")
+        for _ in benchmark.scaledIterations {
+            schedule.call(withArguments: [Batch.timers])
+            try? loop.run()
+        }
+        blackHole(context.objectForKeyedSubscript("fired").toDouble())
+    }
+    // Another thread posts 10k pieces of work, each calling a JS function, to the loop's own
+    // thread; the iteration ends when the last has run.
+    Benchmark("W11 10k posts from another thread [ours]") { benchmark in
+        let context = makeOurs()
+        let loop = EventLoop(context: context)
+        context.evaluateScript("var received = 0; function onPost() { received++ }")
+        let onPost: JSValue = context.objectForKeyedSubscript("onPost")
+        try? loop.start()
+        for _ in benchmark.scaledIterations {
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                for _ in 0..<Batch.posts { loop.post { _ in onPost.call(withArguments: []) } }
+                loop.post { _ in done.signal() }
+            }
+            done.wait()
+        }
+        loop.stop()
+        blackHole(context.objectForKeyedSubscript("received").toDouble())
     }
     Benchmark("W10 10k promises resolved and awaited from Swift [raw]") { benchmark in
         guard let state = raw_create() else { return }

@@ -9,6 +9,8 @@ final class Guarded<State>: @unchecked Sendable {
     // @unchecked: `state` is only touched with `condition` locked.
     private let condition = NSCondition()
     private var state: State
+    /// Threads inside `withLock(waitingIf:)`'s wait: a wake-up with none is skipped.
+    private var waiters = 0
 
     init(_ state: State) {
         self.state = state
@@ -23,8 +25,19 @@ final class Guarded<State>: @unchecked Sendable {
     /// Wakes every thread in `wait`.
     func broadcast() {
         condition.lock()
-        condition.broadcast()
+        if waiters > 0 { condition.broadcast() }
         condition.unlock()
+    }
+
+    /// `withLock`, then wakes the waiting threads (if any) in the same critical section: one
+    /// lock round trip for a change that a waiting loop must see.
+    func withLockWaking<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        condition.lock()
+        defer {
+            if waiters > 0 { condition.broadcast() }
+            condition.unlock()
+        }
+        return try body(&state)
     }
 
     /// Runs `decide` under the lock; when it asks to wait, waits in the same critical section
@@ -35,6 +48,8 @@ final class Guarded<State>: @unchecked Sendable {
         defer { condition.unlock() }
         let decision = decide(&state)
         guard decision.wait else { return }
+        waiters += 1
+        defer { waiters -= 1 }
         if let until = decision.until {
             _ = condition.wait(until: until)
         } else {
