@@ -136,47 +136,42 @@ lines += ["", "W10's raw column runs an ES5 Promise polyfill (Benchmarks/Sources
           "Duktape has no Promise. Its last row: ours awaits each promise from Swift (`awaited()`); the",
           "baselines read each value with a C reaction."]
 
-node = os.path.join(results, "node-w10.json")
-if os.path.exists(node):
-    figures = json.load(open(node))
-    lines += ["", f"## W10 against Node ({figures['version']}, in process, same scripts)", "",
-              "Node's first run is the script's first execution in a fresh process (its JIT not yet",
-              "warmed up, as for a script run once); warmed: the median of the runs after two warm-up runs.",
-              "Duktape has no JIT: its figures are the same either way.", "",
-              "| workload | ours ms | Node first run ms | ours/Node first run | Node warmed ms | ours/Node warmed |",
-              "| --- | --- | --- | --- | --- | --- |"]
-    for workload, key in (("W10 100k-step then chain", "chain"), ("W10 all() of 10k resolved promises", "all")):
+def node_table(file, title, notes, rows):
+    """A table of ours against Node's first and warmed runs, from scripts/<file> output."""
+    path = os.path.join(results, file)
+    if not os.path.exists(path):
+        return []
+    figures = json.load(open(path))
+    table = ["", title.format(version=figures["version"]), ""] + notes + [
+        "",
+        "| workload | ours ms | Node first run ms | ours/Node first run | Node warmed ms | ours/Node warmed |",
+        "| --- | --- | --- | --- | --- | --- |"]
+    for workload, key in rows:
         ours_key = f"{workload} [ours]"
         if ours_key not in data:
             continue
         ours = per_op(workload, data[ours_key])[0]
-        times = figures[key]
-        first = figures[key + "First"]
+        times, first = figures[key], figures[key + "First"]
         node_values = (statistics.median(times), min(times), max(times))
-        lines.append(f"| {workload} | {cell(ours)} | {fmt(first)} | {ours[0] / first:.2f} | {cell(node_values)} | "
+        table.append(f"| {workload} | {cell(ours)} | {fmt(first)} | {ours[0] / first:.2f} | {cell(node_values)} | "
                      f"{ours[0] / node_values[0]:.2f} |")
+    return table
 
-node = os.path.join(results, "node-w11.json")
-if os.path.exists(node):
-    figures = json.load(open(node))
-    lines += ["", f"## W11: the runtime's event loop against Node ({figures['version']}, in process, same scripts)", "",
-              "Ours: `EventLoop` (DuktapeRuntime); one run schedules the callbacks from a script and runs the",
-              "loop until idle; posts come from another thread to the loop's own thread, each calling a",
-              "JavaScript function. Node: the same scripts; its posts come from a worker thread",
-              "(`postMessage`). Target: within 3x Node's first run.", "",
-              "| workload | ours ms | Node first run ms | ours/Node first run | Node warmed ms | ours/Node warmed |",
-              "| --- | --- | --- | --- | --- | --- |"]
-    for workload, key in (("W11 100k setTimeout(f, 0) callbacks", "timeouts"), ("W11 100k setImmediate callbacks", "immediates"),
-                          ("W11 10k posts from another thread", "posts")):
-        ours_key = f"{workload} [ours]"
-        if ours_key not in data:
-            continue
-        ours = per_op(workload, data[ours_key])[0]
-        times = figures[key]
-        first = figures[key + "First"]
-        node_values = (statistics.median(times), min(times), max(times))
-        lines.append(f"| {workload} | {cell(ours)} | {fmt(first)} | {ours[0] / first:.2f} | {cell(node_values)} | "
-                     f"{ours[0] / node_values[0]:.2f} |")
+
+lines += node_table(
+    "node-w10.json", "## W10 against Node ({version}, in process, same scripts)",
+    ["Node's first run is the script's first execution in a fresh process (its JIT not yet",
+     "warmed up, as for a script run once); warmed: the median of the runs after two warm-up runs.",
+     "Duktape has no JIT: its figures are the same either way."],
+    [("W10 100k-step then chain", "chain"), ("W10 all() of 10k resolved promises", "all")])
+lines += node_table(
+    "node-w11.json", "## W11: the runtime's event loop against Node ({version}, in process, same scripts)",
+    ["Ours: `EventLoop` (DuktapeRuntime); one run schedules the callbacks from a script and runs the",
+     "loop until idle; posts come from another thread to the loop's own thread, each calling a",
+     "JavaScript function. Node: the same scripts; its posts come from a worker thread",
+     "(`postMessage`). Target: within 3x Node's first run."],
+    [("W11 100k setTimeout(f, 0) callbacks", "timeouts"), ("W11 100k setImmediate callbacks", "immediates"),
+     ("W11 10k posts from another thread", "posts")])
 
 startup = os.path.join(results, "startup.json")
 if os.path.exists(startup):

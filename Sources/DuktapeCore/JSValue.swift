@@ -145,11 +145,7 @@ public final class JSValue: @unchecked Sendable {
     /// JSValue(newErrorFromMessage: "an error message", in: context)!.toString()   // "Error: an error message"
     /// ```
     public convenience init!(newErrorFromMessage message: String!, in context: JSContext!) {
-        guard let context else { return nil }
-        self.init(creatingIn: context) { stack throws(JSException) in
-            try stack.pushString(message ?? "")
-            try stack.callBuiltin(.error, argumentCount: 1, construct: true)
-        }
+        self.init(newError: .error, message: message, in: context)
     }
 
     /// Swift-first: a new `TypeError(message)`, made with the realm's own constructor (a script
@@ -161,11 +157,7 @@ public final class JSValue: @unchecked Sendable {
     /// // "TypeError: expected a function"
     /// ```
     public convenience init!(newTypeErrorFromMessage message: String!, in context: JSContext!) {
-        guard let context else { return nil }
-        self.init(creatingIn: context) { stack throws(JSException) in
-            try stack.pushString(message ?? "")
-            try stack.callBuiltin(.typeError, argumentCount: 1, construct: true)
-        }
+        self.init(newError: .typeError, message: message, in: context)
     }
 
     /// Swift-first: a new `RangeError(message)`, made with the realm's own constructor.
@@ -174,10 +166,15 @@ public final class JSValue: @unchecked Sendable {
     /// JSValue(newRangeErrorFromMessage: "too many", in: context)!.toString()   // "RangeError: too many"
     /// ```
     public convenience init!(newRangeErrorFromMessage message: String!, in context: JSContext!) {
+        self.init(newError: .rangeError, message: message, in: context)
+    }
+
+    /// `new B(message)` for the realm's error constructor B.
+    private convenience init!(newError builtin: EngineStack.Builtin, message: String!, in context: JSContext!) {
         guard let context else { return nil }
         self.init(creatingIn: context) { stack throws(JSException) in
             try stack.pushString(message ?? "")
-            try stack.callBuiltin(.rangeError, argumentCount: 1, construct: true)
+            try stack.callBuiltin(builtin, argumentCount: 1, construct: true)
         }
     }
 

@@ -58,7 +58,9 @@ public final class Console: Sendable {
     /// console.inspect(context.evaluateScript("[1, 'two', { three: 3 }]"))   // "[ 1, 'two', { three: 3 } ]"
     /// ```
     ///
-    /// Throws what a hostile value's getter-free inspection can still throw (a `Proxy` trap).
+    /// Own accessors are shown as `[Getter]`, never run; a few reads can still run script code
+    /// (`constructor.name`, an error's `name`, `message` and `stack`, a `Proxy`'s traps), and
+    /// what they throw is thrown here.
     public func inspect(_ value: JSValue, depth: Int = 2) throws -> String {
         try inspectFunction.call(value, ["depth": depth]).toString()
     }

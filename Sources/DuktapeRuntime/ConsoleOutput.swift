@@ -43,6 +43,8 @@ public struct ConsoleOutput: Sendable {
     /// ```
     public static let standardStreams = ConsoleOutput { level, text in
         let handle = level.isDiagnostic ? FileHandle.standardError : FileHandle.standardOutput
-        handle.write(Data((text + "\n").utf8))
+        // A closed stream (EPIPE with SIGPIPE ignored) drops the text: it is not the script's
+        // error, and must not stop the host.
+        try? handle.write(contentsOf: Data((text + "\n").utf8))
     }
 }

@@ -30,8 +30,7 @@ extension EventLoop {
             let immediate = ImmediateQueue.Entry(callback: callback, arguments: Array(arguments.dropFirst()))
             return loop.state.withLockWaking { state -> Int in
                 guard !state.isStopped else { return 0 }  // a stopped loop runs nothing
-                let id = state.nextID
-                state.nextID += 1
+                let id = state.takeID()
                 state.immediates.append(id, immediate)
                 return id
             }
@@ -61,8 +60,7 @@ extension EventLoop {
             due: now + period, sequence: 0)
         return state.withLockWaking { state -> Int in
             guard !state.isStopped else { return 0 }  // a stopped loop runs nothing
-            let id = state.nextID
-            state.nextID += 1
+            let id = state.takeID()
             state.timers.schedule(id, entry)
             return id
         }
@@ -112,7 +110,7 @@ final class ContextWatch: Sendable {
     }
 
     deinit {
-        loop.loop?.state.broadcast()
+        loop.loop?.state.withLockWaking { $0.contextGone = true }
     }
 }
 

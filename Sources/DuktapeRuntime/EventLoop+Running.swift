@@ -31,6 +31,15 @@ extension EventLoop {
                 stop()  // the context was released
                 return
             }
+            if state.withLock({ $0.contextGone }) {
+                // The loop's globals were released: with the context (stop), or because a script
+                // deleted them all while the context lives on (carry on).
+                if context == nil {
+                    stop()
+                    return
+                }
+                state.withLock { $0.contextGone = false }
+            }
             if state.withLock({ $0.isStopped }) { return }
             if case .until(let deadline) = mode, Date() >= deadline { return }
             if ran > 0 { continue }
@@ -54,13 +63,16 @@ extension EventLoop {
     }
 
     /// Decides, under the loop's lock, what an idle loop does; waits there (for a post, a
-    /// timer's time, a stop) when it has to.
+    /// timer's time, a stop, the context's release) when it has to. Time is read under the lock,
+    /// so that a clock moved by `advance(by:)` just before cannot be missed.
     private func idle(_ mode: Mode) -> Idle {
         var decision = Idle.turnAgain
-        let now = self.now
         state.withLock(waitingIf: { state in
             decision = .turnAgain
-            if state.isStopped || !state.posted.isEmpty || !state.immediates.isEmpty { return (false, nil) }
+            if state.isStopped || state.contextGone || !state.posted.isEmpty || !state.immediates.isEmpty {
+                return (false, nil)
+            }
+            let now = self.now
             let next = state.timers.nextDue()
             if let next, next <= now { return (false, nil) }
             switch mode {
@@ -82,7 +94,7 @@ extension EventLoop {
             case .forever:
                 break
             }
-            var deadline: Date?
+            var timeout: Duration?
             if let next {
                 if clock != nil {
                     // Virtual time: jump to the next timer, unless native work may still post.
@@ -91,11 +103,14 @@ extension EventLoop {
                         return (false, nil)
                     }
                 } else {
-                    deadline = Date(timeIntervalSinceNow: Self.seconds(next - now))
+                    timeout = next - now
                 }
             }
-            if case .until(let limit) = mode { deadline = min(deadline ?? limit, limit) }
-            return (true, deadline)
+            if case .until(let limit) = mode {
+                let left = Duration.seconds(max(0, limit.timeIntervalSinceNow))
+                timeout = min(timeout ?? left, left)
+            }
+            return (true, timeout)
         })
         return decision
     }
@@ -134,7 +149,12 @@ extension EventLoop {
             defer { state.posted = [] }
             return state.isStopped ? [] : state.posted
         }
-        for work in posted {
+        for (index, work) in posted.enumerated() {
+            if state.withLock({ $0.isStopped }) {
+                // Stopped by an earlier callback: the rest of the batch has not run, and fails.
+                for dropped in posted[index...] { dropped.cancel?(.stopped) }
+                break
+            }
             do {
                 try work.run(context)
             } catch {

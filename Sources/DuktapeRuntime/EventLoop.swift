@@ -39,7 +39,9 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     struct State {
+        /// The next timer or immediate id (see `takeID`).
         var nextID = 1
+        var idsWrapped = false
         var timers = TimerQueue()
         var immediates = ImmediateQueue()
         var posted: [Posted] = []
@@ -51,9 +53,18 @@ public final class EventLoop: @unchecked Sendable {
         var ownsThread = false
         var threadFinished = false
         var isStopped = false
-        /// Tasks in `waitUntilStopped()`.
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Set when the loop's globals were released (with the context, see `ContextWatch`): the
+        /// loop checks its context at once instead of waiting.
+        var contextGone = false
+        /// Tasks in `waitUntilStopped()`, by waiter number.
+        var stopWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
     }
+
+    /// Ids are positive and fit a WebIDL `long` (what `clearTimeout` takes). After 2^31 - 1 ids
+    /// the counter starts again at 1, skipping ids still in use: an id is never shared by two
+    /// pending callbacks, and an id seen by a script is not reused while its callback waits.
+    static let largestID = Int(Int32.max)
 
     /// Makes a loop for `context` and installs its globals there (`setTimeout`, `clearTimeout`,
     /// `setInterval`, `clearInterval`, `setImmediate`, `clearImmediate`, `queueMicrotask`).
@@ -191,8 +202,7 @@ public final class EventLoop: @unchecked Sendable {
         if let refusal { throw refusal }
         let thread = Thread { [self] in
             try? drive(.forever)
-            state.withLock { $0.threadFinished = true }
-            state.broadcast()
+            state.withLockWaking { $0.threadFinished = true }
         }
         thread.name = "DuktapeRuntime.EventLoop"
         thread.stackSize = 8 << 20
@@ -201,22 +211,25 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Stops the loop for good: cancels its timers and immediates, fails posted work that has
     /// not run with `EventLoopError.stopped`, releases every callback, and waits for the loop's
-    /// thread to finish (unless called on it). Safe to call twice, from any thread, and from
-    /// inside a callback (the running callback finishes first).
+    /// thread to finish (unless called on it, or from inside a callback: that thread holds the
+    /// VM's lock, which the loop's thread may be waiting for). Safe to call twice, from any
+    /// thread, and from inside a callback (the running callback finishes first).
     ///
     /// ```swift
     /// loop.stop()
     /// ```
     public func stop() {
-        let (dropped, waiters, join) = state.withLock { state in
+        // Inside a callback this thread holds the VM's lock, which the loop's thread may be
+        // waiting for: joining it then would deadlock.
+        let insideCallback = JSContext.current() != nil
+        let (dropped, waiters, join) = state.withLockWaking { state in
             let dropped = Self.takeAll(&state)
             state.isStopped = true
-            let waiters = state.stopWaiters
-            state.stopWaiters = []
+            let waiters = state.stopWaiters.values
+            state.stopWaiters = [:]
             let onLoopThread = state.runner.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-            return (dropped, waiters, state.ownsThread && !onLoopThread)
+            return (dropped, waiters, state.ownsThread && !onLoopThread && !insideCallback)
         }
-        state.broadcast()
         for work in dropped.posted { work.cancel?(.stopped) }
         for waiter in waiters { waiter.resume() }
         // `dropped` releases the callbacks here, outside the loop's lock.
@@ -238,14 +251,24 @@ public final class EventLoop: @unchecked Sendable {
     /// try loop.start()
     /// await loop.waitUntilStopped()   // a script's `process.exit()` called loop.stop()
     /// ```
+    ///
+    /// Cancelling the task ends the wait (the loop is unaffected).
     public func waitUntilStopped() async {
-        await withCheckedContinuation { continuation in
-            let stopped = state.withLock { state -> Bool in
-                if state.isStopped { return true }
-                state.stopWaiters.append(continuation)
-                return false
+        let waiter = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.isStopped || Task.isCancelled { return true }
+                    state.stopWaiters[waiter] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if stopped { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.stopWaiters.removeValue(forKey: waiter) }?.resume()
         }
     }
 
@@ -282,14 +305,26 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Evaluates `script` on the loop and returns its completion value; when that value is a
-    /// promise, returns once it settles (its value, or its rejection thrown).
+    /// promise, returns once it settles (its value, or its rejection thrown). Throws
+    /// `EventLoopError.stopped` if the loop stops first (the timers or work that would have
+    /// settled the promise are gone).
     ///
     /// ```swift
     /// let body = try await loop.evaluate("fetchConfig().then(function (c) { return c.name })")
     /// ```
     public func evaluate(_ script: String, sourceURL: URL? = nil) async throws -> JSValue {
         let value = try await submit { context in try context.evaluate(script, sourceURL: sourceURL) }
-        return value.isPromise ? try await value.awaited() : value
+        guard value.isPromise else { return value }
+        return try await withThrowingTaskGroup(of: JSValue?.self) { group in
+            group.addTask { try await value.awaited() }
+            group.addTask {
+                await self.waitUntilStopped()
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let settled = try await group.next(), let result = settled else { throw EventLoopError.stopped }
+            return result
+        }
     }
 
     /// Marks native work in flight (a request, a child process): until the handle completes or
@@ -333,5 +368,18 @@ public final class EventLoop: @unchecked Sendable {
         let posted = state.posted
         state.posted = []
         return (state.timers.removeAll(), state.immediates.removeAll(), posted)
+    }
+}
+
+extension EventLoop.State {
+    /// A fresh id for a timer or immediate.
+    mutating func takeID() -> Int {
+        while true {
+            let id = nextID
+            if id >= EventLoop.largestID { idsWrapped = true }
+            nextID = id >= EventLoop.largestID ? 1 : id + 1
+            // Until the counter first wraps, every id is fresh.
+            if !idsWrapped || (timers.entries[id] == nil && !immediates.contains(id)) { return id }
+        }
     }
 }

@@ -9,8 +9,8 @@ import Foundation
 /// let modules = ModuleLoader(context: context, resolver: resolver)
 /// ```
 ///
-/// Filenames are absolute paths with `.` and `..` removed (symbolic links are not resolved: a
-/// module reached through two links is two modules).
+/// Filenames are real absolute paths (`.`, `..` and symbolic links resolved). Only regular
+/// files of at most `maximumSourceSize` bytes are read.
 public struct FileSystemModuleResolver: ModuleResolver {
     /// The folder that scripts which are not modules resolve relative paths against.
     public let base: URL
@@ -27,22 +27,49 @@ public struct FileSystemModuleResolver: ModuleResolver {
         self.roots = roots
     }
 
+    /// The largest module source read (a module is code, not data; a bigger file is refused
+    /// rather than read into the host's memory).
+    public static let maximumSourceSize = 64 << 20
+
     private var resolution: NodeResolution {
         NodeResolution(
-            isFile: { path in
-                var isDirectory: ObjCBool = false
-                return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-            },
-            read: { path in try String(contentsOfFile: path, encoding: .utf8) },
+            isFile: Self.isRegularFile,
+            read: { path in try Self.read(path) },
             roots: roots.map { NodeResolution.normalize($0.path) },
             base: NodeResolution.normalize(base.path))
     }
 
+    /// Resolves as Node does, then follows symbolic links (as Node does by default): a module
+    /// reached through two links is one module, keyed by its real path.
     public func resolve(_ specifier: String, from parent: String?) throws(ModuleNotFound) -> String {
-        try resolution.resolve(specifier, from: parent)
+        let found = try resolution.resolve(specifier, from: parent)
+        return URL(fileURLWithPath: found).resolvingSymlinksInPath().path
     }
 
     public func source(at filename: String) throws -> String {
-        try String(contentsOfFile: filename, encoding: .utf8)
+        try Self.read(filename)
     }
+
+    /// Only regular files are modules: a device (`/dev/zero`), a FIFO or a socket would block or
+    /// never end, beyond any time limit.
+    private static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    private static func read(_ path: String) throws -> String {
+        guard isRegularFile(path) else { throw ModuleReadError(path: path, reason: "not a regular file") }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        if let size = attributes[.size] as? Int, size > maximumSourceSize {
+            throw ModuleReadError(path: path, reason: "larger than \(maximumSourceSize >> 20) MiB")
+        }
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+}
+
+/// A module file that cannot be read as a module.
+struct ModuleReadError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "cannot load module \(path): \(reason)" }
 }

@@ -78,7 +78,8 @@ public final class ModuleLoader: Sendable {
     }
 
     /// Runs `path` as the main module (`module.id` is `'.'`, and `require.main` is it),
-    /// resolved from the resolver's base folder, and returns its `module.exports`.
+    /// resolved from the resolver's base folder as a path (`"main.js"` is `"./main.js"`, as
+    /// for `node main.js`), and returns its `module.exports`.
     ///
     /// ```swift
     /// try modules.runMain("/srv/scripts/main.js")

@@ -22,6 +22,6 @@ enum ResultFormatter {
         if let stack = exception.stack, !stack.isEmpty {
             text += stack.split(separator: "\n").map { "    at \($0)\n" }.joined()
         }
-        FileHandle.standardError.write(Data(text.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
     }
 }

@@ -134,7 +134,7 @@ final class ScriptHost {
     }
 
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     /// Ends the process now (output is unbuffered: nothing is lost).
@@ -147,25 +147,41 @@ final class ScriptHost {
     private(set) var console: Console?
     private(set) var modules: ModuleLoader?
 
+    /// Globals still defined by `installLazily`'s accessor.
+    private var lazyGlobals: Set<String> = []
+
     func installConsole() {
-        if console == nil { console = Console(context: context, output: .standardStreams) }
+        guard console == nil else { return }
+        removeLazyGlobal("console")
+        console = Console(context: context, output: .standardStreams)
     }
 
     func installModules() {
-        if modules == nil { modules = ModuleLoader(context: context, resolver: FileSystemModuleResolver()) }
+        guard modules == nil else { return }
+        removeLazyGlobal("require")
+        modules = ModuleLoader(context: context, resolver: FileSystemModuleResolver())
     }
 
-    /// Defines `name` on the global object as an accessor that installs the real global (and
-    /// replaces itself with it) on first use.
+    private func removeLazyGlobal(_ name: String) {
+        if lazyGlobals.remove(name) != nil { context.globalObject.deleteProperty(name) }
+    }
+
+    /// Defines `name` on the global object as an accessor that installs the real global (which
+    /// replaces it) on first read; assigning to it first makes it a plain property holding the
+    /// value, as for any global. (The console's captured built-ins are those of its first use.)
     private func installLazily(_ name: String, install: @escaping (ScriptHost) -> Void) {
-        let global: JSValue = context.globalObject
+        lazyGlobals.insert(name)
         let getter = JSValue(newFunctionIn: context) { [unowned self] _, _ in
-            let global = JSContext.current().globalObject!
-            global.deleteProperty(name)
             install(self)
-            return global.forProperty(name)
+            return JSContext.current().globalObject.forProperty(name)
         }
-        global.defineProperty(name, descriptor: ["get": getter as Any, "configurable": true, "enumerable": false])
+        let setter = JSValue(newFunctionIn: context) { [unowned self] _, arguments in
+            self.removeLazyGlobal(name)
+            JSContext.current().globalObject.setValue(arguments.first, forProperty: name)
+            return nil
+        }
+        context.globalObject.defineProperty(
+            name, descriptor: ["get": getter as Any, "set": setter as Any, "configurable": true, "enumerable": false])
     }
 
     /// `process`: `argv` (the executable, the script, its arguments), a frozen `env`, `exit`,
@@ -194,5 +210,5 @@ final class ScriptHost {
 /// Writes `text` and a newline to standard output, unbuffered, as the console's standard-streams
 /// output does: results and `console.log` lines come out in the order they were made.
 func printLine(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
 }

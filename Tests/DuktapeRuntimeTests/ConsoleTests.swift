@@ -246,3 +246,26 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
         lock.withLock { stored.append(record) }
     }
 }
+
+@Suite("Console: review cases")
+struct ConsoleReviewTests {
+    @Test func hugeStringsAreCutAndFast() throws {
+        let context = JSContext()!
+        let console = try #require(Console(context: context, output: ConsoleCapture().output))
+        context.virtualMachine.executionTimeLimit = 5
+        let value = try context.evaluate("[new Array(200001).join('\\n')]")
+        let text = try console.inspect(value)
+        #expect(text.hasSuffix("'... 190000 more characters\n]"))
+        #expect(text.count < 20_100)
+        let keys = try context.evaluate("var o = {}; for (var i = 0; i < 20000; i++) o['k' + i] = i; o")
+        #expect(try console.inspect(keys).contains("k19999: 19999"))
+    }
+
+    @Test func prototypePollutionDoesNotChangeRendering() throws {
+        let context = JSContext()!
+        let capture = ConsoleCapture()
+        _ = try #require(Console(context: context, output: capture.output))
+        context.evaluateScript("Object.prototype.get = function () {}; Object.prototype.set = function () {}; console.log({ a: 1 })")
+        #expect(capture.texts == ["{ a: 1 }"])
+    }
+}

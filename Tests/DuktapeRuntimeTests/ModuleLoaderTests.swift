@@ -279,3 +279,39 @@ struct ModuleLoaderEmbeddingTests {
         #expect(throws: ModuleNotFound.self) { try resolver.source(at: "/nope.js") }
     }
 }
+
+@Suite("require: review cases")
+struct ModuleLoaderReviewTests {
+    @Test func onlyRegularFilesAreModules() throws {
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver()))
+        for path in ["/dev/zero", "/dev/null", "/dev/stdin", "/proc/self/fd/0"] {
+            context.globalObject.setValue(path, forProperty: "path")
+            #expect(context.evaluateScript("try { require(path); 'loaded' } catch (e) { e.code }").toString() == "MODULE_NOT_FOUND", "\(path)")
+        }
+    }
+
+    @Test func symbolicLinksResolveToOneModule() throws {
+        let tree = try TemporaryTree(["real/counter.js": "module.exports = { id: Math.random() }"])
+        try FileManager.default.createSymbolicLink(atPath: tree.path("link-a.js"), withDestinationPath: tree.path("real/counter.js"))
+        try FileManager.default.createSymbolicLink(atPath: tree.path("link-dir"), withDestinationPath: tree.path("real"))
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        #expect(context.evaluateScript("require('./link-a') === require('./link-dir/counter') && require('./real/counter') === require('./link-a')").toBool())
+        #expect(context.evaluateScript("require.resolve('./link-a')").toString() == tree.path("real/counter.js"))
+    }
+
+    @Test func theMainModuleIsAPath() throws {
+        let tree = try TemporaryTree(["main.js": "module.exports = 'the file'", "node_modules/main.js": "module.exports = 'a package'"])
+        let modules = try #require(ModuleLoader(context: JSContext()!, resolver: FileSystemModuleResolver(base: tree.root)))
+        #expect(try modules.runMain("main.js").toString() == "the file")
+    }
+
+    @Test func prototypePollutionDoesNotBreakTheLoader() throws {
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver(["/a.js": "module.exports = require('./b')", "/b.js": "module.exports = 2"])))
+        context.evaluateScript("Object.prototype.value = 1; Object.prototype.get = function () {}; Object.prototype.writable = true")
+        #expect(context.evaluateScript("require('./a')").toInt32() == 2)
+        #expect(context.exception == nil)
+    }
+}

@@ -80,6 +80,20 @@ struct DukjsRuntimeTests {
         #expect(piped.stdout == "function 2\n")
     }
 
+    @Test func lazyGlobalsBehaveAsPlainGlobals() throws {
+        // console and require are installed on first use; assigning to them first replaces them,
+        // and the global require of `run` works from callbacks.
+        let scripts = try Scripts([
+            "main.js": "setTimeout(function () { console.log(typeof require, typeof require('./lib')) }, 1)",
+            "lib.js": "module.exports = 1",
+        ])
+        #expect(try run(["run", scripts.path("main.js")]).stdout == "function number\n")
+        let replaced = try run(["eval", "console = { log: function (s) { globalThis.seen = s } }; console.log('x'); seen"])
+        #expect(replaced.stdout == "x\n")
+        let strict = try run(["eval", "'use strict'; require = function () { return 'mine' }; require()"])
+        #expect(strict.stdout == "mine\n")
+    }
+
     @Test func evalRunsTimersAndPromisesAfterPrintingTheResult() throws {
         let output = try run(["eval", "setTimeout(function () { console.log('later') }, 2); Promise.resolve().then(function () { console.log('job') }); 'result'"])
         #expect(output.status == 0)
@@ -116,7 +130,7 @@ struct DukjsRuntimeTests {
             _
             null.x
             'str'
-            setTimeout(function () { console.log('tick') }, 1), 'scheduled'
+            setImmediate(function () { console.log('tick') }), 'scheduled'
             .help
             function f() {
               return 42
@@ -129,7 +143,8 @@ struct DukjsRuntimeTests {
             """
         let output = try run(["repl"], input: input)
         #expect(output.status == 0)
-        #expect(output.stdout.hasPrefix("2\nundefined\n{ a: [ 1, 'two' ] }\n{ a: [ 1, 'two' ] }\n'str'\n'scheduled'\n"))
+        // An immediate runs right after the input that queued it (the loop runs what is ready).
+        #expect(output.stdout.hasPrefix("2\nundefined\n{ a: [ 1, 'two' ] }\n{ a: [ 1, 'two' ] }\n'str'\n'scheduled'\ntick\n"))
         #expect(output.stdout.contains(".load     Run a file in this session"))
         #expect(output.stdout.contains("\nundefined\n42\n"))
         #expect(!output.stdout.contains("not reached"))

@@ -287,34 +287,26 @@ let benchmarks: @Sendable () -> Void = {
     }
     // W11: the runtime's event loop (ours only; scripts/w11-node.js runs the same on Node).
     // One iteration schedules the callbacks from a script and runs the loop until idle.
-    Benchmark("W11 100k setTimeout(f, 0) callbacks [ours]") { benchmark in
-        let context = makeOurs()
-        let loop = EventLoop(context: context)
-        context.evaluateScript("""
-            var fired = 0; function tick() { fired++ }
-            function scheduleTimeouts(n) { for (var i = 0; i < n; i++) setTimeout(tick, 0) }
-            """)
-        let schedule: JSValue = context.objectForKeyedSubscript("scheduleTimeouts")
-        for _ in benchmark.scaledIterations {
-            schedule.call(withArguments: [Batch.timers])
-            try? loop.run()
+    /// One iteration: a script queues n callbacks with `scheduler`, and the loop runs them.
+    func loopBenchmark(_ name: String, scheduling scheduler: String) {
+        Benchmark(name) { benchmark in
+            let context = makeOurs()
+            let loop = EventLoop(context: context)
+            context.evaluateScript("""
+                var fired = 0; function tick() { fired++ }
+                function schedule(n, scheduler) { for (var i = 0; i < n; i++) scheduler(tick, 0) }
+                """)
+            let schedule: JSValue = context.objectForKeyedSubscript("schedule")
+            let function: JSValue = context.objectForKeyedSubscript(scheduler)
+            for _ in benchmark.scaledIterations {
+                schedule.call(withArguments: [Batch.timers, function])
+                try? loop.run()
+            }
+            blackHole(context.objectForKeyedSubscript("fired").toDouble())
         }
-        blackHole(context.objectForKeyedSubscript("fired").toDouble())
     }
-    Benchmark("W11 100k setImmediate callbacks [ours]") { benchmark in
-        let context = makeOurs()
-        let loop = EventLoop(context: context)
-        context.evaluateScript("""
-            var fired = 0; function tick() { fired++ }
-            function scheduleImmediates(n) { for (var i = 0; i < n; i++) setImmediate(tick) }
-            """)
-        let schedule: JSValue = context.objectForKeyedSubscript("scheduleImmediates")
-        for _ in benchmark.scaledIterations {
-            schedule.call(withArguments: [Batch.timers])
-            try? loop.run()
-        }
-        blackHole(context.objectForKeyedSubscript("fired").toDouble())
-    }
+    loopBenchmark("W11 100k setTimeout(f, 0) callbacks [ours]", scheduling: "setTimeout")
+    loopBenchmark("W11 100k setImmediate callbacks [ours]", scheduling: "setImmediate")
     // Another thread posts 10k pieces of work, each calling a JS function, to the loop's own
     // thread; the iteration ends when the last has run.
     Benchmark("W11 10k posts from another thread [ours]") { benchmark in

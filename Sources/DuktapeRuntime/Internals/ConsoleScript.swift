@@ -39,11 +39,10 @@ var identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/, indexKey = /^(0|[1-9][0-9]*)$/,
 var testRe = method(RegExp.prototype.test);
 
 function append(list, value) { list[list.length] = value; }
-function joined(list, separator) {
-    var text = '';
-    for (var i = 0; i < list.length; i++) text += (i ? separator : '') + list[i];
-    return text;
-}
+// Strings are built from pieces joined once: Duktape has no ropes, so `+=` in a loop would be
+// quadratic in the output's length.
+var joinArray = method(Array.prototype.join);
+function joined(list, separator) { return joinArray(list, separator); }
 function spaces(n) { return n > 0 ? repeat(' ', n) : ''; }
 function padEnd(text, width) { return text + spaces(width - text.length); }
 function padStart(text, width) { return spaces(width - text.length) + text; }
@@ -52,14 +51,22 @@ function hex(code, width) {
     return repeat('0', width > digits.length ? width - digits.length : 0) + digits;
 }
 
-// Strings: single quotes, unless the string has one and lacks double quotes (or backticks).
+// Strings: single quotes, unless the string has one and lacks double quotes (or backticks);
+// longer than 10,000 characters, cut there with "... N more characters", as Node does.
+var MAX_STRING_LENGTH = 10000;
 function quote(text) {
+    var rest = '';
+    if (text.length > MAX_STRING_LENGTH) {
+        var more = text.length - MAX_STRING_LENGTH;
+        rest = '... ' + more + ' more character' + (more > 1 ? 's' : '');
+        text = slice(text, 0, MAX_STRING_LENGTH);
+    }
     var q = 39;
     if (indexOf(text, "'") !== -1) {
         if (indexOf(text, '"') === -1) q = 34;
         else if (indexOf(text, '`') === -1 && indexOf(text, '${') === -1) q = 96;
     }
-    var out = '', start = 0;
+    var out = [], start = 0;
     for (var i = 0; i < text.length; i++) {
         var c = charCode(text, i), escaped = null;
         if (c === q || c === 92) escaped = '\\' + Str.fromCharCode(c);
@@ -74,10 +81,15 @@ function quote(text) {
             if (c <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF) { i++; continue; }
             escaped = '\\u' + hex(c, 4);
         }
-        if (escaped !== null) { out += slice(text, start, i) + escaped; start = i + 1; }
+        if (escaped !== null) {
+            append(out, slice(text, start, i));
+            append(out, escaped);
+            start = i + 1;
+        }
     }
+    append(out, slice(text, start));
     var q1 = Str.fromCharCode(q);
-    return q1 + out + slice(text, start) + q1;
+    return q1 + joined(out, '') + q1 + rest;
 }
 
 function formatNumber(n) { return n === 0 && 1 / n < 0 ? '-0' : Str(n); }
@@ -238,9 +250,14 @@ function formatRaw(ctx, value, depth) {
 }
 
 function formatProperty(ctx, value, depth, key, inArray) {
-    var desc = descOf(value, key) || { value: value[key], enumerable: true }, text;
-    if (desc.get !== undefined || desc.set !== undefined) {
-        text = desc.get !== undefined ? (desc.set !== undefined ? '[Getter/Setter]' : '[Getter]') : '[Setter]';
+    // Own fields of the descriptor only: an `Object.prototype.get` must not make every
+    // property an accessor.
+    var desc = descOf(value, key), text;
+    var hasGet = desc !== undefined && hasOwn(desc, 'get') && desc.get !== undefined;
+    var hasSet = desc !== undefined && hasOwn(desc, 'set') && desc.set !== undefined;
+    if (desc === undefined) desc = { value: value[key], enumerable: true };
+    if (hasGet || hasSet) {
+        text = hasGet ? (hasSet ? '[Getter/Setter]' : '[Getter]') : '[Setter]';
     } else {
         ctx.indentationLvl += 2;
         text = formatValue(ctx, desc.value, depth + 1);

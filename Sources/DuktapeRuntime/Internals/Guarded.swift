@@ -2,58 +2,80 @@ import Foundation
 
 /// State behind a lock with a condition to wait on: the loop's timers, queues and counters.
 ///
+/// Waits are measured on the monotonic clock (`CLOCK_MONOTONIC`): a change of the wall clock
+/// neither delays nor hurries a timer.
+///
 /// Lock order: code holding this lock never enters the VM (no JavaScript call, and no `JSValue`
 /// released inside), because JavaScript calls into the loop (`setTimeout`) while holding the
 /// VM's lock. Values removed under the lock are returned and released after it.
 final class Guarded<State>: @unchecked Sendable {
-    // @unchecked: `state` is only touched with `condition` locked.
-    private let condition = NSCondition()
+    // @unchecked: `state` and `waiters` are only touched with `mutex` locked.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var state: State
     /// Threads inside `withLock(waitingIf:)`'s wait: a wake-up with none is skipped.
     private var waiters = 0
 
     init(_ state: State) {
         self.state = state
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
     }
 
     func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        condition.lock()
-        defer { condition.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
-    }
-
-    /// Wakes every thread in `wait`.
-    func broadcast() {
-        condition.lock()
-        if waiters > 0 { condition.broadcast() }
-        condition.unlock()
     }
 
     /// `withLock`, then wakes the waiting threads (if any) in the same critical section: one
     /// lock round trip for a change that a waiting loop must see.
     func withLockWaking<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        condition.lock()
+        pthread_mutex_lock(mutex)
         defer {
-            if waiters > 0 { condition.broadcast() }
-            condition.unlock()
+            if waiters > 0 { pthread_cond_broadcast(condition) }
+            pthread_mutex_unlock(mutex)
         }
         return try body(&state)
     }
 
+    /// Wakes every thread in a wait.
+    func broadcast() {
+        withLockWaking { _ in }
+    }
+
     /// Runs `decide` under the lock; when it asks to wait, waits in the same critical section
-    /// (so no wake-up is missed) until woken or until its deadline. Spurious wake-ups are
-    /// possible: callers re-check their state.
-    func withLock(waitingIf decide: (inout State) -> (wait: Bool, until: Date?)) {
-        condition.lock()
-        defer { condition.unlock() }
+    /// (so no wake-up is missed) until woken or until its timeout (nil: no timeout) has passed.
+    /// Spurious wake-ups are possible: callers re-check their state.
+    func withLock(waitingIf decide: (inout State) -> (wait: Bool, timeout: Duration?)) {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         let decision = decide(&state)
         guard decision.wait else { return }
         waiters += 1
         defer { waiters -= 1 }
-        if let until = decision.until {
-            _ = condition.wait(until: until)
-        } else {
-            condition.wait()
+        guard let timeout = decision.timeout else {
+            pthread_cond_wait(condition, mutex)
+            return
         }
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        let (sum, overflow) = deadline.tv_sec.addingReportingOverflow(Int(clamping: seconds) &+ nanoseconds / 1_000_000_000)
+        deadline.tv_sec = overflow ? .max : sum
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        pthread_cond_timedwait(condition, mutex, &deadline)
     }
 }

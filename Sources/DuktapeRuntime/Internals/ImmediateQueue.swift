@@ -1,7 +1,8 @@
 import DuktapeCore
 
-/// The loop's immediates, in order: an array with a moving head (ids increase along it, so
-/// `clearImmediate` finds an id by binary search; cleared entries become nil in place).
+/// The loop's immediates, in order: an array with a moving head; cleared entries become nil in
+/// place. Ids increase along it (so `clearImmediate` finds an id by binary search) until the id
+/// counter wraps; then the search is linear until the queue has drained.
 struct ImmediateQueue {
     struct Entry {
         let callback: JSValue
@@ -12,13 +13,19 @@ struct ImmediateQueue {
     private var entries: [Entry?] = []
     private var head = 0
     private(set) var liveCount = 0
+    /// False after an id smaller than the last one was appended (the counter wrapped).
+    private var sorted = true
 
     var isEmpty: Bool { liveCount == 0 }
+
+    /// Entries held, spent ones included (for tests of the queue's compaction).
+    var storedCount: Int { ids.count }
 
     /// The position after the last immediate queued so far: a check phase runs up to it.
     var end: Int { ids.count }
 
     mutating func append(_ id: Int, _ entry: Entry) {
+        if let last = ids.last, id < last { sorted = false }
         ids.append(id)
         entries.append(entry)
         liveCount += 1
@@ -43,15 +50,25 @@ struct ImmediateQueue {
 
     /// Removes immediate `id` if it has not run; returns it (to be released outside the lock).
     mutating func remove(_ id: Int) -> Entry? {
+        guard let index = position(of: id), let entry = entries[index] else { return nil }
+        entries[index] = nil
+        liveCount -= 1
+        return entry
+    }
+
+    /// True when immediate `id` is queued and has not run.
+    func contains(_ id: Int) -> Bool {
+        position(of: id).map { entries[$0] != nil } ?? false
+    }
+
+    private func position(of id: Int) -> Int? {
+        guard sorted else { return ids[head...].firstIndex(of: id) }
         var low = head, high = ids.count
         while low < high {
             let middle = (low + high) / 2
             if ids[middle] < id { low = middle + 1 } else { high = middle }
         }
-        guard low < ids.count, ids[low] == id, let entry = entries[low] else { return nil }
-        entries[low] = nil
-        liveCount -= 1
-        return entry
+        return low < ids.count && ids[low] == id ? low : nil
     }
 
     /// Empties the queue, returning the live entries (to be released outside the lock).
@@ -60,12 +77,21 @@ struct ImmediateQueue {
         return entries[head...].compactMap { $0 }
     }
 
-    /// Once everything before the head has run, drops it (keeping the storage).
+    /// Drops what the head has passed: all of it once everything has run (keeping the storage),
+    /// and under steady load (immediates that queue immediates) once it is most of the array, so
+    /// the queue never grows without bound.
     private mutating func compactIfDrained(_ end: inout Int) {
-        guard head == ids.count else { return }
-        end -= head
-        head = 0
-        ids.removeAll(keepingCapacity: true)
-        entries.removeAll(keepingCapacity: true)
+        if head == ids.count {
+            end -= head
+            head = 0
+            ids.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+            sorted = true
+        } else if head >= 1024, head * 2 >= ids.count {
+            ids.removeFirst(head)
+            entries.removeFirst(head)
+            end -= head
+            head = 0
+        }
     }
 }

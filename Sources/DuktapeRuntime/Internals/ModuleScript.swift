@@ -110,14 +110,22 @@ function makeRequire(module) {
     var require = function require(specifier) { return requireModule(specifier, module); };
     require.resolve = function resolve_(specifier) { return resolve(specifier, module); };
     require.cache = cache;
-    defineProperty(require, 'main', { get: function () { return mainModule; }, enumerable: true });
+    // A descriptor without a prototype: `Object.prototype.value = 1` must not turn it into a
+    // data descriptor (a TypeError for every require).
+    var main = create(null);
+    main.get = function () { return mainModule; };
+    main.enumerable = true;
+    defineProperty(require, 'main', main);
     return require;
 }
 
 return {
     require: makeRequire(null),
-    runMain: function (specifier) {
-        var filename = resolve(specifier, null);
+    runMain: function (path) {
+        // As `node main.js`: the main module is a path, even without './'.
+        var isPath = path === '.' || path === '..' || slice(path, 0, 1) === '/' || slice(path, 0, 2) === './' ||
+            slice(path, 0, 3) === '../';
+        var filename = resolve(isPath ? path : './' + path, null);
         mainModule = new Module('.', filename, null);
         return enter(mainModule, null);
     }

@@ -26,8 +26,14 @@ struct TimerQueue {
     private(set) var entries: [Int: Entry] = [:]
     private var heap: [Node] = []
     private var nextSequence = 0
+    /// Heap nodes of cleared timers not yet popped: the heap is rebuilt when they outnumber
+    /// the live ones, so clearing timers that are far in the future cannot grow it unboundedly.
+    private var staleNodes = 0
 
     var isEmpty: Bool { entries.isEmpty }
+
+    /// Heap nodes held, stale ones included (for tests of the heap's rebuilding).
+    var nodeCount: Int { heap.count }
 
     /// The sequence number of the timer scheduled (or re-armed) last.
     var lastSequence: Int { nextSequence }
@@ -43,7 +49,18 @@ struct TimerQueue {
 
     /// Removes timer `id`, returning its entry (to be released outside the loop's lock).
     mutating func remove(_ id: Int) -> Entry? {
-        entries.removeValue(forKey: id)
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        staleNodes += 1
+        if staleNodes > 64, staleNodes > 2 * entries.count { rebuild() }
+        return entry
+    }
+
+    /// The heap of the live nodes only.
+    private mutating func rebuild() {
+        let live = heap.filter { entries[$0.id]?.sequence == $0.sequence }
+        heap = []
+        staleNodes = 0
+        for node in live { push(node) }
     }
 
     /// The due time of the earliest live timer.
@@ -88,6 +105,7 @@ struct TimerQueue {
         defer {
             entries = [:]
             heap = []
+            staleNodes = 0
         }
         return Array(entries.values)
     }
@@ -95,6 +113,7 @@ struct TimerQueue {
     private mutating func dropStaleTop() {
         while let top = heap.first, entries[top.id]?.sequence != top.sequence {
             popTop()
+            staleNodes = max(0, staleNodes - 1)
         }
     }
 
