@@ -33,7 +33,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DuktapeRuntimeTests",
-            dependencies: ["DuktapeRuntime", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DuktapeRuntime", "ChildProcess", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 // MARK: - Type checks
@@ -58,7 +57,7 @@ extension JSValue {
     /// context.evaluateScript("(function () {})")!.isFunction   // true
     /// ```
     public var isFunction: Bool {
-        inspect { stack in duk_is_function(stack.ctx, -1) != 0 }
+        inspect { stack in stack.isFunction(at: -1) }
     }
 
     /// True for arrays (`Array.isArray`).

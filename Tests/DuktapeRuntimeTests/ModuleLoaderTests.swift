@@ -1,25 +1,8 @@
+import ChildProcess
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
 import Testing
-
-/// A folder tree made by a test, removed when it is released.
-final class TemporaryTree {
-    let root: URL
-
-    init(_ files: [String: String]) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("duk-modules-\(UUID().uuidString)")
-        for (path, text) in files {
-            let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-    }
-
-    func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
-}
 
 @Suite("require: Node's CommonJS on a real folder tree")
 struct ModuleLoaderFileSystemTests {

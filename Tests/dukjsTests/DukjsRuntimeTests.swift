@@ -11,22 +11,8 @@ struct DukjsRuntimeTests {
         try ChildProcess.run(Self.executable, arguments, input: input)
     }
 
-    /// A folder of scripts for one test, removed afterwards.
-    final class Scripts {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-run-\(UUID().uuidString)")
-        init(_ files: [String: String]) throws {
-            for (name, text) in files {
-                let url = folder.appendingPathComponent(name)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(text.utf8).write(to: url)
-            }
-        }
-        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-        deinit { try? FileManager.default.removeItem(at: folder) }
-    }
-
     @Test func exitStatuses() throws {
-        let scripts = try Scripts([
+        let scripts = try TemporaryTree([
             "ok.js": "setTimeout(function () { console.log('timer') }, 5); Promise.resolve(1).then(console.log)",
             "throws.js": "function f() {\n  throw new RangeError('too far')\n}\nsetTimeout(f, 1)",
             "rejects.js": "Promise.reject(new TypeError('nobody listens'))",
@@ -55,7 +41,7 @@ struct DukjsRuntimeTests {
     }
 
     @Test func processArgvAndEnvAndRequireRelativeToTheScript() throws {
-        let scripts = try Scripts([
+        let scripts = try TemporaryTree([
             "app/main.js": """
                 var helper = require('./lib/helper');
                 console.log(JSON.stringify(process.argv.slice(1)));
@@ -83,7 +69,7 @@ struct DukjsRuntimeTests {
     @Test func lazyGlobalsBehaveAsPlainGlobals() throws {
         // console and require are installed on first use; assigning to them first replaces them,
         // and the global require of `run` works from callbacks.
-        let scripts = try Scripts([
+        let scripts = try TemporaryTree([
             "main.js": "setTimeout(function () { console.log(typeof require, typeof require('./lib')) }, 1)",
             "lib.js": "module.exports = 1",
         ])
