@@ -35,6 +35,10 @@ uint64_t cduk_monotonic_ns(void);
  * engine.c. */
 int cduk_heap_finalizing(void *_Nullable engine_heap);
 
+/* The registry write without a protected call when it cannot fail (the slot inside the array
+ * part and .length); 0 when the caller must use the protected put. engine.c. */
+int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int clear);
+
 /* The duk_heap of a context, for cduk_heap_state.engine_heap. engine.c. */
 void *cduk_engine_heap(duk_context *ctx);
 

@@ -621,3 +621,27 @@ static duk_ret_t cduk__def_to_string_tag(duk_context *ctx, void *udata) {
 duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
     return cduk__protect(ctx, cduk__def_to_string_tag, NULL, 2, 1);
 }
+
+/* ---- Registry fast path --------------------------------------------------------- */
+
+/* Stores the value on top of ctx's stack (set) or undefined (clear) at `slot` of the registry
+ * array directly in its array part, when the slot is inside both the array part and .length:
+ * such a write allocates nothing and runs no setter (the registry has no prototype), so it
+ * cannot throw. Clearing may free the old value; refzero runs a finalizer inside Duktape's own
+ * protected call, as a protected put would. Returns 0 when the slot is outside (the caller
+ * then uses the protected put, which grows the array). */
+int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int clear) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *array = (duk_hobject *) registry;
+    if (!DUK_HOBJECT_HAS_ARRAY_PART(array) || !DUK_HOBJECT_IS_ARRAY(array) ||
+        slot >= DUK_HOBJECT_GET_ASIZE(array) || slot >= ((duk_harray *) array)->length) {
+        return 0;
+    }
+    duk_tval *target = DUK_HOBJECT_A_GET_VALUE_PTR(thr->heap, array, slot);
+    if (clear) {
+        DUK_TVAL_SET_UNDEFINED_UPDREF(thr, target);
+    } else {
+        DUK_TVAL_SET_TVAL_UPDREF(thr, target, duk_get_tval(thr, -1));
+    }
+    return 1;
+}

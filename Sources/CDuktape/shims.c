@@ -480,11 +480,13 @@ static duk_ret_t cduk__registry_set(duk_context *ctx, void *udata) {
 }
 
 duk_int_t cduk_pregistry_set(duk_context *ctx, void *registry, uint32_t slot) {
+    if (cduk__registry_fast(ctx, registry, slot, 0)) return DUK_EXEC_SUCCESS;
     cduk__slot s = { registry, slot, 0 };
     return cduk__protect(ctx, cduk__registry_set, &s, 1, 1);
 }
 
 duk_int_t cduk_pregistry_clear(duk_context *ctx, void *registry, uint32_t slot) {
+    if (cduk__registry_fast(ctx, registry, slot, 1)) return DUK_EXEC_SUCCESS;
     cduk__slot s = { registry, slot, 1 };
     return cduk__protect(ctx, cduk__registry_set, &s, 0, 0);
 }

@@ -26,6 +26,9 @@ public final class JSContext: @unchecked Sendable {
     /// else a thread created with a fresh global environment (pinned in `threadSlot`).
     let ctx: OpaquePointer
     private let threadSlot: UInt32?
+    /// The heap address of this realm's global object, which the realm keeps alive: JSValues
+    /// of it need no registry slot (`Engine.contextOwnedSlot`), since each holds the context.
+    let globalPointer: UnsafeMutableRawPointer?
     /// The Duktape thread this context's API calls use while a callback runs on a coroutine of
     /// its realm (`Duktape.Thread`): the context's own thread is suspended then, and a call on it
     /// would fail ("invalid thread state"). Nil otherwise. Guarded by the VM lock.
@@ -82,6 +85,7 @@ public final class JSContext: @unchecked Sendable {
         self.engine = vm.engine
         self.ctx = realm.thread
         self.threadSlot = realm.slot
+        self.globalPointer = vm.engine.globalObjectPointer(of: realm.thread)
         self.exceptionHandlerStorage = { context, exception in context?.exception = exception }
         vm.engine.register(self)
     }

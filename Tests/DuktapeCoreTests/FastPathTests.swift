@@ -117,6 +117,56 @@ struct FastPathTests {
         #expect(holder.forProperty("slot").toInt32() == 0)
     }
 
+    // MARK: - Registry slots
+
+    /// Slots are reused without a protected call once the registry has grown past them: values
+    /// pinned in reused slots stay alive through collections, and releasing the last reference
+    /// to one runs its finalizer (inline, as the protected clear did).
+    @Test func reusedRegistrySlotsKeepAndReleaseTheirValues() {
+        let finalized = LiveCounter()
+        context["noteFinalized"] = JSValue(newFunctionIn: context) { () in finalized.increment() }
+        // The finalizer is made outside `make`: a closure inside it would hold `make`'s scope,
+        // and with it `o` (a cycle, which only a full collection frees).
+        let make = eval(context, """
+            var fin = function () { noteFinalized() };
+            (function (i) { var o = {i: i}; Duktape.fin(o, fin); return o })
+            """)
+        var held: [JSValue] = (0..<200).map { make.call(withArguments: [$0]) }
+        held.removeSubrange(0..<100)  // frees 100 slots, each finalizing its object
+        #expect(finalized.value == 100)
+        held += (200..<300).map { make.call(withArguments: [$0]) }  // reuses them
+        context.virtualMachine.garbageCollect()
+        #expect(held.map { $0.forProperty("i").toInt32() } == (100..<300).map(Int32.init))
+        #expect(finalized.value == 100)
+        held = []
+        #expect(finalized.value == 300)
+    }
+
+    /// A context's own global object is kept alive by the realm, so its JSValues take no slot;
+    /// another context's global object is pinned like any value.
+    @Test func theOwnGlobalObjectTakesNoSlot() {
+        let vm = context.virtualMachine!
+        let other = JSContext(virtualMachine: vm)!
+        let baseline = vm.pinnedValueCount
+        var globals: [JSValue] = (0..<10).map { _ in context.globalObject }
+        globals.append(eval(context, "this"))
+        globals.append(context.evaluateScript("(function () { return this })").call(withArguments: []))
+        #expect(vm.pinnedValueCount == baseline)
+        let foreign = other.evaluateScript("globalThis")!  // the other context's own: no slot
+        #expect(vm.pinnedValueCount == baseline)
+        context["theirs"] = foreign
+        let theirs = context.objectForKeyedSubscript("theirs")!  // seen from this context: pinned
+        #expect(vm.pinnedValueCount == baseline + 1)
+        #expect(theirs.isEqual(to: foreign))
+        #expect(context.evaluateScript("theirs === this").toBool() == false)
+        vm.garbageCollect()
+        for global in globals { global.setValue(1, forProperty: "seen") }
+        #expect(context.evaluateScript("seen").toInt32() == 1)
+        #expect(globals.allSatisfy { $0.isEqual(to: context.globalObject) })
+        globals = []
+        #expect(vm.pinnedValueCount == baseline + 1)
+    }
+
     // MARK: - Interned keys
 
     @Test func manyKeysAndCollidingPrefixesStayDistinct() {

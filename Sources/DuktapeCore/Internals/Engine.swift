@@ -569,10 +569,25 @@ final class Engine: @unchecked Sendable {
         return slot
     }
 
+    /// The slot of a `.reference` that no registry slot pins: a context's own global object,
+    /// which its realm keeps alive for as long as the context (which every JSValue of it holds).
+    static let contextOwnedSlot = UInt32.max
+
     /// Releases a registry slot from any thread (`JSValue.deinit`): now, as an entry, unless
     /// another thread is in the VM; then when that thread's outermost entry ends. Never blocks.
     func release(_ slot: UInt32) {
+        guard slot != Self.contextOwnedSlot else { return }
         perform(.release(slot))
+    }
+
+    /// The heap address of the global object of the realm whose thread is `ctx`.
+    func globalObjectPointer(of ctx: OpaquePointer) -> UnsafeMutableRawPointer? {
+        enter {
+            guard duk_check_stack(ctx, 1) != 0 else { return nil }
+            duk_push_global_object(ctx)
+            defer { duk_pop(ctx) }
+            return duk_get_heapptr(ctx, -1)
+        }
     }
 
     /// Clears a registry slot (caller is in an entry: clearing may run finalizers).

@@ -244,7 +244,7 @@ struct EngineStack {
 
     /// Pushes a JSValue, refusing values of another VM.
     func push(_ value: JSValue) throws(JSException) {
-        guard Unmanaged.passUnretained(value.owner.vm.engine).toOpaque() == unmanagedEngine.toOpaque() else {
+        guard Unmanaged.passUnretained(value.owner.engine).toOpaque() == unmanagedEngine.toOpaque() else {
             throw makeError(.typeError, "a JSValue from a different JSVirtualMachine cannot be used here")
         }
         try push(storage: value.storage)
@@ -323,6 +323,7 @@ struct EngineStack {
         case Int32(DUK_TYPE_NUMBER): return .number(duk_get_number(ctx, index))
         case Int32(DUK_TYPE_STRING), Int32(DUK_TYPE_OBJECT), Int32(DUK_TYPE_BUFFER):
             guard let pointer = duk_get_heapptr(ctx, index) else { return .undefined }
+            if pointer == context.globalPointer { return .reference(slot: Engine.contextOwnedSlot, pointer: pointer) }
             guard let slot = unmanagedEngine._withUnsafeGuaranteedRef({ $0.pin(valueAt: index, of: ctx) }) else { return nil }
             return .reference(slot: slot, pointer: pointer)
         default:

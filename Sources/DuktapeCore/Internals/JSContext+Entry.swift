@@ -13,7 +13,9 @@ extension JSContext {
             let outer = engine.runningContextReference
             engine.runningContextReference = Unmanaged.passUnretained(self)
             defer {
-                duk_set_top(ctx, top)
+                // Usually one value (the result) is left: popping it is cheaper than set_top.
+                let now = duk_get_top(ctx)
+                if now == top + 1 { duk_pop(ctx) } else if now != top { duk_set_top(ctx, top) }
                 engine.runningContextReference = outer
             }
             let stack = EngineStack(ctx: ctx, context: self)
