@@ -3,7 +3,7 @@ SWIFT ?= swift
 DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps bench-deps build test test-sanitize demo bench fuzz fuzz-build clean
+.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
@@ -14,14 +14,23 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev; \
 	fi
 
-# The benchmarks also need JavaScriptCore's C API (the comparison engine), hyperfine, and Node
-# (the comparison for W10 and W11).
-bench-deps: deps
-	@if ! pkg-config --exists javascriptcoregtk-4.1 2>/dev/null || ! command -v hyperfine >/dev/null || ! command -v node >/dev/null; then \
-		echo "Installing libjavascriptcoregtk-4.1-dev, hyperfine and nodejs..."; \
+# The instruction counts (`make bench-check`, and a table in RESULTS.md) need valgrind.
+bench-check-deps: deps
+	@if ! command -v valgrind >/dev/null || ! command -v strip >/dev/null; then \
+		echo "Installing valgrind and binutils..."; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind binutils; \
+	fi
+
+# The benchmarks also need JavaScriptCore's C API (the comparison engine), hyperfine, Node (the
+# comparison for W10 and W11) and matplotlib (the chart).
+bench-deps: deps bench-check-deps
+	@if ! pkg-config --exists javascriptcoregtk-4.1 2>/dev/null || ! command -v hyperfine >/dev/null || ! command -v node >/dev/null \
+		|| ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
+		echo "Installing libjavascriptcoregtk-4.1-dev, hyperfine, nodejs and python3-matplotlib..."; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjavascriptcoregtk-4.1-dev hyperfine pkg-config \
-			$$(command -v node >/dev/null || echo nodejs); \
+			python3-matplotlib $$(command -v node >/dev/null || echo nodejs); \
 	fi
 
 build: deps
@@ -55,9 +64,19 @@ demo: deps
 	@echo; echo "== Example: async (event loop, timers, promises both ways, console, require)"
 	@$(SWIFT) run async
 
-# Runs W0-W11 against raw Duktape, JavaScriptCore and Node and writes Benchmarks/RESULTS.md.
+# Runs W0-W11 against raw Duktape (unprotected and protected), JavaScriptCore and Node, and
+# writes Benchmarks/RESULTS.md and Benchmarks/RESULTS.svg.
 bench: bench-deps
 	Benchmarks/scripts/run.sh
+
+# The performance gate (CI runs it): instructions per operation of ours, counted by callgrind
+# (repeatable whatever else the machine runs), against Benchmarks/instruction-thresholds.json;
+# fails when one workload costs more than its threshold + 5 %. Thresholds change only in
+# commits of their own that say why.
+bench-check: bench-check-deps
+	$(SWIFT) build -c release --package-path Benchmarks --product instruction-probe
+	/usr/bin/python3 Benchmarks/scripts/instructions.py Benchmarks/.build/release/instruction-probe \
+		--check Benchmarks/instruction-thresholds.json
 
 # libFuzzer harnesses (Fuzz/, see its Package.swift): each runs SECONDS seconds, starting from
 # the committed seeds (Fuzz/Corpus) plus what earlier runs kept (Fuzz/.corpus). A crash, a leak

@@ -22,13 +22,27 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
-        // The raw Duktape and JavaScriptCore baselines in C. raw.c calls the engine DuktapeCore
-        // links (CDuktape), through Debian's public duktape.h.
-        .target(name: "Baselines", dependencies: ["CJavaScriptCore"]),
+        // The raw and raw-protected Duktape baselines in C. They call the engine DuktapeCore links
+        // (CDuktape), through Debian's public duktape.h.
+        .target(name: "DuktapeBaselines"),
+        // The JavaScriptCore baseline in C.
+        .target(name: "Baselines", dependencies: ["DuktapeBaselines", "CJavaScriptCore"]),
+        // DuktapeCore's side of the workloads, shared by the benchmarks and instruction-probe.
+        .target(
+            name: "Workloads",
+            dependencies: ["DuktapeBaselines", .product(name: "DuktapeCore", package: rootPackage)]
+        ),
+        // Instruction counts under callgrind (`make bench-check`): needs neither JavaScriptCore
+        // nor package-benchmark.
+        .executableTarget(
+            name: "instruction-probe",
+            dependencies: ["DuktapeBaselines", "Workloads", .product(name: "DuktapeCore", package: rootPackage)]
+        ),
         .executableTarget(
             name: "DuktapeCoreBenchmarks",
             dependencies: [
                 "Baselines",
+                "Workloads",
                 .product(name: "DuktapeCore", package: rootPackage),
                 .product(name: "DuktapeRuntime", package: rootPackage),
                 .product(name: "Benchmark", package: "benchmark"),
@@ -38,7 +52,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "memory-probe",
-            dependencies: ["Baselines", .product(name: "DuktapeCore", package: rootPackage)]
+            dependencies: ["Baselines", "DuktapeBaselines", .product(name: "DuktapeCore", package: rootPackage)]
         ),
         .executableTarget(
             name: "startup-raw",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: builds everything in release mode, runs the package-benchmark suite (W1-W11),
-# process start-up (W0, hyperfine) and the memory probe (W1 memory), then writes RESULTS.md.
+# process start-up (W0, hyperfine), the memory probe (W1 memory) and the instruction counts
+# (callgrind), then writes RESULTS.md and RESULTS.svg.
 set -euo pipefail
 cd "$(dirname "$0")/.."          # Benchmarks/
 results=.results
@@ -13,6 +14,7 @@ echo "== building (release)"
 swift build -c release --product startup-raw
 swift build -c release --product startup-jsc
 swift build -c release --product memory-probe
+swift build -c release --product instruction-probe
 
 echo "== W1-W10: package-benchmark"
 # One workload group at a time, so that ours, raw and jsc of a workload are measured close
@@ -54,6 +56,10 @@ for engine in ours raw jsc; do
     done > "$results/memory-$engine.txt"
 done
 
+echo "== instructions per operation (callgrind)"
+/usr/bin/python3 scripts/instructions.py .build/release/instruction-probe --json "$results/instructions.json"
+
 echo "== report"
-python3 scripts/report.py "$results" > RESULTS.md
+/usr/bin/python3 scripts/report.py "$results" > RESULTS.md
+/usr/bin/python3 scripts/chart.py "$results" RESULTS.svg
 cat RESULTS.md

@@ -1,83 +1,32 @@
-// Workloads W1–W11 (W1–W9 of issue 4, W10 promises, W11 the runtime's event loop), each measured for DuktapeCore ("ours"), raw Duktape ("raw") and
-// JavaScriptCore ("jsc") in the same run. Benchmark names are "<workload> [<engine>]"; one
-// iteration does `Batch.size(of:)` operations, and scripts/report.py turns the results into
-// per-operation figures and ratios (Benchmarks/RESULTS.md).
+// Workloads W1–W11 (W1–W9 of issue 4, W10 promises, W11 the runtime's event loop), each measured
+// for DuktapeCore ("ours", Sources/Workloads), raw Duktape ("raw"), raw Duktape with a safe
+// wrapper's protection ("rawp") and JavaScriptCore ("jsc") in the same run. Benchmark names are
+// "<workload> [<engine>]"; one iteration does `Batch` operations, and scripts/report.py turns the
+// results into per-operation figures and ratios (Benchmarks/RESULTS.md).
 import Baselines
 import Benchmark
+import DuktapeBaselines
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
-
-/// Operations per benchmark iteration, by workload (the report divides by these).
-enum Batch {
-    static let newContexts = 10
-    static let evaluations = 1_000
-    static let calls = 100_000
-    static let properties = 100_000
-    static let entries = 10_000
-    static let stringBytes = 1 << 20
-    static let exportedUses = 100_000
-    static let chainSteps = 100_000
-    static let allCount = 10_000
-    static let hostPromises = 10_000
-    static let timers = 100_000
-    static let posts = 10_000
-}
-
-/// A counter exported to JavaScript: the W9 workload (`c.add(1); s += c.value`).
-final class Counter: JSExport {
-    var value = 0.0
-    static let jsClass = JSClass(Counter.self) { c in
-        c.method("add(_:)", as: "add") { (counter: Counter, amount: Double) -> Double in
-            counter.value += amount
-            return counter.value
-        }
-        c.property("value", \.value)
-    }
-}
-
-/// The JavaScript every engine gets (the same text as in Baselines/raw.c and jsc.c).
-let prelude = """
-    function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }
-    function jsAdd(a, b) { return a + b }
-    function callHost(n) { var s = 0; for (var i = 0; i < n; i++) s = add(s, 1); return s }
-    function useCounter(c, n) { var s = 0; for (var i = 0; i < n; i++) { c.add(1); s += c.value } return s }
-    function makeString(n) { return new Array(n + 1).join('x') }
-    function inc(v) { return v + 1 }
-    function chain(n) { var p = Promise.resolve(0); for (var i = 0; i < n; i++) p = p.then(inc);
-      p.then(function (v) { chainResult = v }) }
-    function allOf(n) { var a = []; for (var i = 0; i < n; i++) a.push(Promise.resolve(i));
-      Promise.all(a).then(function (v) { allResult = v.length }) }
-    var chainResult = 0, allResult = 0;
-    """
-
-func makeOurs() -> JSContext {
-    let context = JSContext()!
-    context["add"] = JSValue(newFunctionIn: context) { (a: Double, b: Double) in a + b }
-    context.evaluateScript(prelude)
-    context["counter"] = Counter()
-    context.setObject(tenThousand, forKeyedSubscript: "received")
-    return context
-}
-
-let bigString = String(repeating: "x", count: Batch.stringBytes)
-let tenThousand: [String: Int] = Dictionary(uniqueKeysWithValues: (0..<Batch.entries).map { ("k\($0)", $0) })
+import Workloads
 
 /// The per-sample ratio of the paired benchmarks, ×100 (metrics hold integers; the export
 /// writes values of 1,000 and more in thousands, so ×100 keeps two decimals below a ratio of 10).
 let pairedRatio = BenchmarkMetric.custom("ratio", polarity: .prefersSmaller, useScalingFactor: false)
 
-/// ours ÷ raw measured in pairs: each sample times one batch of each back to back, in the order
+/// ours ÷ raw (or ÷ raw protected, as "[paired-protected]") measured in pairs: each sample times one batch of each back to back, in the order
 /// ours, raw, raw, ours, and records (ours₁ + ours₂) ÷ (raw₁ + raw₂). A slow stretch of this
 /// machine (seconds long, up to 1.7×) then lands on both sides of a ratio instead of on whichever
 /// engine happened to be measured during it, as it can between the separate [ours] and [raw]
 /// benchmarks.
 func paired(
-    _ workload: String, ours: @escaping @Sendable (JSContext) -> Void, raw: @escaping @Sendable (OpaquePointer) -> Void
+    _ workload: String, ours: @escaping @Sendable (JSContext) -> Void, raw: @escaping @Sendable (OpaquePointer) -> Void,
+    against baseline: String = "paired"
 ) {
     let configuration = Benchmark.Configuration(
         metrics: [pairedRatio], warmupIterations: 1, maxDuration: .seconds(3), maxIterations: 100)
-    Benchmark("\(workload) [paired]", configuration: configuration) { benchmark in
+    Benchmark("\(workload) [\(baseline)]", configuration: configuration) { benchmark in
         let context = makeOurs()
         guard let state = raw_create() else { return }
         defer { raw_destroy(state) }
@@ -104,10 +53,13 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 300
     )
 
+    /// One workload on every engine; `rawProtected` nil where the protected baseline is the
+    /// raw one (W1) or has no meaning.
     func trio(
         _ workload: String,
         ours: (@Sendable (JSContext) -> Void)?,
         raw: @escaping @Sendable (OpaquePointer) -> Void,
+        rawProtected: (@Sendable (OpaquePointer) -> Void)? = nil,
         jsc: @escaping @Sendable (OpaquePointer) -> Void
     ) {
         // Each sample makes its engine state before the measurement starts.
@@ -119,14 +71,19 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.stopMeasurement()
             }
             paired(workload, ours: ours, raw: raw)
+            if let rawProtected { paired(workload, ours: ours, raw: rawProtected, against: "paired-protected") }
         }
-        Benchmark("\(workload) [raw]") { benchmark in
-            guard let state = raw_create() else { return }
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations { raw(state) }
-            benchmark.stopMeasurement()
-            raw_destroy(state)
+        func baseline(_ engine: String, _ body: @escaping @Sendable (OpaquePointer) -> Void) {
+            Benchmark("\(workload) [\(engine)]") { benchmark in
+                guard let state = raw_create() else { return }
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { body(state) }
+                benchmark.stopMeasurement()
+                raw_destroy(state)
+            }
         }
+        baseline("raw", raw)
+        if let rawProtected { baseline("rawp", rawProtected) }
         Benchmark("\(workload) [jsc]") { benchmark in
             guard let state = jsc_create() else { return }
             benchmark.startMeasurement()
@@ -165,95 +122,81 @@ let benchmarks: @Sendable () -> Void = {
            },
            raw: { raw_new_context($0, Int32(Batch.newContexts)) })
 
-    // W2–W9.
+    // W2–W9. The JavaScriptCore-spelled rows and their typed conveniences share baselines.
+    let calls = Int32(Batch.calls), properties = Int32(Batch.properties), entries = Int32(Batch.entries)
     trio("W2 evaluate 1+1",
-         ours: { context in for _ in 0..<Batch.evaluations { blackHole(context.evaluateScript("1+1").toDouble()) } },
+         ours: { blackHole(Ours.evaluate($0, count: Batch.evaluations)) },
          raw: { blackHole(raw_eval($0, Int32(Batch.evaluations))) },
+         rawProtected: { blackHole(rawp_eval($0, Int32(Batch.evaluations))) },
          jsc: { blackHole(jsc_eval($0, Int32(Batch.evaluations))) })
     trio("W3 fib(25)",
-         ours: { blackHole($0.evaluateScript("fib(25)").toDouble()) },
+         ours: { blackHole(Ours.fib($0)) },
          raw: { blackHole(raw_fib($0)) },
+         rawProtected: { blackHole(rawp_fib($0)) },
          jsc: { blackHole(jsc_fib($0)) })
-    trio("W4 host function called from JS",
-         ours: { blackHole($0.objectForKeyedSubscript("callHost").call(withArguments: [Batch.calls]).toDouble()) },
-         raw: { blackHole(raw_host_calls($0, Int32(Batch.calls))) },
-         jsc: { blackHole(jsc_host_calls($0, Int32(Batch.calls))) })
-    trio("W5 JS function called from the host",
-         ours: { context in
-             let add = context.objectForKeyedSubscript("jsAdd")!
-             var sum = 0.0
-             for _ in 0..<Batch.calls { sum = add.call(withArguments: [sum, 1]).toDouble() }
-             blackHole(sum)
-         },
-         raw: { blackHole(raw_js_calls($0, Int32(Batch.calls))) },
-         jsc: { blackHole(jsc_js_calls($0, Int32(Batch.calls))) })
-    trio("W6 property set+get from the host",
-         ours: { context in
-             let object = JSValue(newObjectIn: context)!
-             var sum = 0.0
-             for index in 0..<Batch.properties {
-                 object.setValue(index, forProperty: "key")
-                 sum += object.forProperty("key").toDouble()
-             }
-             blackHole(sum)
-         },
-         raw: { blackHole(raw_properties($0, Int32(Batch.properties))) },
-         jsc: { blackHole(jsc_properties($0, Int32(Batch.properties))) })
-    // W5 and W6 through the typed conveniences: no [Any] and no JSValue per operation.
-    trio("W5 typed JS function call from the host",
-         ours: { context in
-             let add = context.objectForKeyedSubscript("jsAdd")!
-             var sum = 0.0
-             for _ in 0..<Batch.calls { sum = (try? add.call(sum, 1.0, returning: Double.self)) ?? .nan }
-             blackHole(sum)
-         },
-         raw: { blackHole(raw_js_calls($0, Int32(Batch.calls))) },
-         jsc: { blackHole(jsc_js_calls($0, Int32(Batch.calls))) })
-    trio("W6 typed property set+get from the host",
-         ours: { context in
-             let object = JSValue(newObjectIn: context)!
-             var sum = 0.0
-             for index in 0..<Batch.properties {
-                 object["key"] = index
-                 sum += object["key"] ?? .nan
-             }
-             blackHole(sum)
-         },
-         raw: { blackHole(raw_properties($0, Int32(Batch.properties))) },
-         jsc: { blackHole(jsc_properties($0, Int32(Batch.properties))) })
+    for (workload, body) in [
+        ("W4 typed host function called from JS", Ours.hostCalls),
+        ("W4 untyped host function called from JS", Ours.untypedHostCalls),
+    ] {
+        trio(workload,
+             ours: { blackHole(body($0, Batch.calls)) },
+             raw: { blackHole(raw_host_calls($0, calls)) },
+             rawProtected: { blackHole(rawp_host_calls($0, calls)) },
+             jsc: { blackHole(jsc_host_calls($0, calls)) })
+    }
+    for (workload, body) in [
+        ("W5 JS function called from the host", Ours.jsCalls),
+        ("W5b JS method invoked from the host", Ours.methodCalls),
+        ("W5 typed JS function call from the host", Ours.typedJSCalls),
+    ] {
+        trio(workload,
+             ours: { blackHole(body($0, Batch.calls)) },
+             raw: { blackHole(raw_js_calls($0, calls)) },
+             rawProtected: { blackHole(rawp_js_calls($0, calls)) },
+             jsc: { blackHole(jsc_js_calls($0, calls)) })
+    }
+    for (workload, body) in [
+        ("W6 property set+get from the host", Ours.properties),
+        ("W6b global subscript set+get from the host", Ours.globalSubscripts),
+        ("W6 typed property set+get from the host", Ours.typedProperties),
+    ] {
+        trio(workload,
+             ours: { blackHole(body($0, Batch.properties)) },
+             raw: { blackHole(raw_properties($0, properties)) },
+             rawProtected: { blackHole(rawp_properties($0, properties)) },
+             jsc: { blackHole(jsc_properties($0, properties)) })
+    }
     trio("W7 10k-entry object host to JS",
-         ours: { $0.setObject(tenThousand, forKeyedSubscript: "received") },
-         raw: { blackHole(raw_object_to_js($0, Int32(Batch.entries))) },
-         jsc: { blackHole(jsc_object_to_js($0, Int32(Batch.entries))) })
+         ours: { Ours.objectToJS($0) },
+         raw: { blackHole(raw_object_to_js($0, entries)) },
+         rawProtected: { blackHole(rawp_object_to_js($0, entries)) },
+         jsc: { blackHole(jsc_object_to_js($0, entries)) })
     trio("W7 10k-entry object JS to host",
          // toObject(): [String: Any], like the JSON route; toDictionary() re-keys to AnyHashable.
-         ours: { blackHole($0.objectForKeyedSubscript("received").toObject()) },
-         raw: { blackHole(raw_object_to_host($0, Int32(Batch.entries))) },
-         jsc: { blackHole(jsc_object_to_host($0, Int32(Batch.entries))) })
+         ours: { blackHole(Ours.objectToHost($0)) },
+         raw: { blackHole(raw_object_to_host($0, entries)) },
+         rawProtected: { blackHole(rawp_object_to_host($0, entries)) },
+         jsc: { blackHole(jsc_object_to_host($0, entries)) })
     trio("W7 10k-entry object host to JS via JSON",
-         ours: { context in
-             let data = try? JSONSerialization.data(withJSONObject: tenThousand)
-             let text = data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-             let parsed = context.objectForKeyedSubscript("JSON").invokeMethod("parse", withArguments: [text])
-             context.setObject(parsed, forKeyedSubscript: "received")
-         },
-         raw: { blackHole(raw_json_to_js($0, Int32(Batch.entries))) },
-         jsc: { blackHole(jsc_json_to_js($0, Int32(Batch.entries))) })
+         ours: { Ours.jsonToJS($0) },
+         raw: { blackHole(raw_json_to_js($0, entries)) },
+         rawProtected: { blackHole(rawp_json_to_js($0, entries)) },
+         jsc: { blackHole(jsc_json_to_js($0, entries)) })
     trio("W7 10k-entry object JS to host via JSON",
-         ours: { context in
-             let text = context.objectForKeyedSubscript("JSON").invokeMethod("stringify", withArguments: [context.objectForKeyedSubscript("received")!]).toString() ?? "{}"
-             blackHole(try? JSONSerialization.jsonObject(with: Data(text.utf8)))
-         },
-         raw: { blackHole(raw_json_to_host($0, Int32(Batch.entries))) },
-         jsc: { blackHole(jsc_json_to_host($0, Int32(Batch.entries))) })
+         ours: { blackHole(Ours.jsonToHost($0)) },
+         raw: { blackHole(raw_json_to_host($0, entries)) },
+         rawProtected: { blackHole(rawp_json_to_host($0, entries)) },
+         jsc: { blackHole(jsc_json_to_host($0, entries)) })
     trio("W8 1 MiB string host to JS",
-         ours: { $0.setObject(bigString, forKeyedSubscript: "big") },
+         ours: { Ours.stringToJS($0) },
          raw: { state in bigString.withCString { blackHole(raw_string_to_js(state, $0, bigString.utf8.count)) } },
+         rawProtected: { state in bigString.withCString { blackHole(rawp_string_to_js(state, $0, bigString.utf8.count)) } },
          jsc: { state in bigString.withCString { blackHole(jsc_string_to_js(state, $0, bigString.utf8.count)) } })
     trio("W8 1 MiB string JS to host",
-         ours: { blackHole($0.objectForKeyedSubscript("makeString").call(withArguments: [Batch.stringBytes]).toString()) },
-         raw: { blackHole(raw_string_to_host($0, Batch.stringBytes)) },
-         jsc: { blackHole(jsc_string_to_host($0, Batch.stringBytes)) })
+         ours: { blackHole(Ours.stringToHost($0)) },
+         raw: { blackHole(raw_string_to_host($0)) },
+         rawProtected: { blackHole(rawp_string_to_host($0)) },
+         jsc: { blackHole(jsc_string_to_host($0)) })
     // W10: promises. Each call drains its jobs before returning (JavaScriptCore's rule); raw
     // Duktape has no Promise, so its column runs the ES5 polyfill of Baselines/polyfill.h.
     trio("W10 100k-step then chain",
@@ -341,7 +284,8 @@ let benchmarks: @Sendable () -> Void = {
         jsc_destroy(state)
     }
     trio("W9 exported object method and property from JS",
-         ours: { blackHole($0.objectForKeyedSubscript("useCounter").call(withArguments: [$0.objectForKeyedSubscript("counter")!, Batch.exportedUses]).toDouble()) },
+         ours: { blackHole(Ours.exported($0, count: Batch.exportedUses)) },
          raw: { blackHole(raw_exported($0, Int32(Batch.exportedUses))) },
+         rawProtected: { blackHole(rawp_exported($0, Int32(Batch.exportedUses))) },
          jsc: { blackHole(jsc_exported($0, Int32(Batch.exportedUses))) })
 }

@@ -11,6 +11,9 @@ struct jsc_state {
     JSGlobalContextRef context;
     JSObjectRef global;
     JSStringRef keyName;
+    /* The W7 JSON text, made once. */
+    char *json;
+    size_t json_length;
 };
 
 static JSValueRef jsc_evaluate(JSGlobalContextRef context, const char *source) {
@@ -68,12 +71,8 @@ jsc_state *jsc_create(void) {
     JSObjectSetProperty(state->context, state->global, name,
                         JSObjectMakeFunctionWithCallback(state->context, name, jsc_add), kJSPropertyAttributeNone, NULL);
     JSStringRelease(name);
-    jsc_evaluate(state->context,
-        "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }"
-        "function jsAdd(a, b) { return a + b }"
-        "function callHost(n) { var s = 0; for (var i = 0; i < n; i++) s = add(s, 1); return s }"
-        "function useCounter(c, n) { var s = 0; for (var i = 0; i < n; i++) { c.add(1); s += c.value } return s }"
-        "function makeString(n) { return new Array(n + 1).join('x') }");
+    jsc_evaluate(state->context, BASELINE_PRELUDE);
+    state->json = baseline_json_text(BASELINE_ENTRIES, &state->json_length);
     static JSStaticFunction functions[] = { { "add", jsc_counter_add, kJSPropertyAttributeNone }, { NULL, NULL, 0 } };
     static JSStaticValue values[] = { { "value", jsc_counter_get, jsc_counter_set, kJSPropertyAttributeNone }, { NULL, NULL, NULL, 0 } };
     JSClassDefinition definition = kJSClassDefinitionEmpty;
@@ -93,6 +92,7 @@ jsc_state *jsc_create(void) {
 void jsc_destroy(jsc_state *state) {
     JSStringRelease(state->keyName);
     JSGlobalContextRelease(state->context);
+    free(state->json);
     free(state);
 }
 
@@ -182,16 +182,14 @@ double jsc_object_to_host(jsc_state *state, int entries) {
 }
 
 double jsc_json_to_js(jsc_state *state, int entries) {
-    size_t used = 0;
-    char *text = baseline_json_text(entries, &used);
-    JSStringRef json = JSStringCreateWithUTF8CString(text);
+    (void) entries;
+    JSStringRef json = JSStringCreateWithUTF8CString(state->json);
     JSValueRef value = JSValueMakeFromJSONString(state->context, json);
     JSStringRelease(json);
     JSStringRef name = JSStringCreateWithUTF8CString("received");
     JSObjectSetProperty(state->context, state->global, name, value, kJSPropertyAttributeNone, NULL);
     JSStringRelease(name);
-    free(text);
-    return (double) used;
+    return (double) state->json_length;
 }
 
 double jsc_json_to_host(jsc_state *state, int entries) {
@@ -217,10 +215,10 @@ size_t jsc_string_to_js(jsc_state *state, const char *bytes, size_t length) {
     return length;
 }
 
-size_t jsc_string_to_host(jsc_state *state, size_t length) {
-    JSObjectRef function = jsc_global_function(state, "makeString");
-    JSValueRef argument = JSValueMakeNumber(state->context, (double) length);
-    JSValueRef value = JSObjectCallAsFunction(state->context, function, NULL, 1, &argument, NULL);
+size_t jsc_string_to_host(jsc_state *state) {
+    JSStringRef name = JSStringCreateWithUTF8CString("bigFromJS");
+    JSValueRef value = JSObjectGetProperty(state->context, state->global, name, NULL);
+    JSStringRelease(name);
     JSStringRef string = JSValueToStringCopy(state->context, value, NULL);
     size_t size = JSStringGetMaximumUTF8CStringSize(string);
     char *copy = malloc(size);

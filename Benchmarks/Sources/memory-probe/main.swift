@@ -3,6 +3,7 @@
 // and measurement (`memory-probe ours|raw|jsc vm|context`) and prints the bytes per VM or per
 // extra context.
 import Baselines
+import DuktapeBaselines
 import DuktapeCore
 import Foundation
 

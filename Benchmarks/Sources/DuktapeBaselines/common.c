@@ -1,4 +1,5 @@
-#include "Baselines.h"
+#include "DuktapeBaselines.h"
+#include "polyfill.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,4 +24,12 @@ char *baseline_json_text(int entries, size_t *length) {
     text[used] = 0;
     *length = used;
     return text;
+}
+
+const char *baseline_prelude(void) {
+    return BASELINE_PRELUDE;
+}
+
+const char *baseline_promise_scripts(void) {
+    return W10_SCRIPTS;
 }

@@ -1,16 +1,11 @@
 /* Raw Duktape baseline: direct C API calls. Errors are not expected in these workloads; the
  * calls that could throw run at the top of a heap whose default fatal handler would abort,
  * which is the honest cost of "no protection" the wrapper is compared with. */
-#include "Baselines.h"
+#include "internal.h"
 #include "polyfill.h"
-#include <duktape.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct raw_state {
-    duk_context *ctx;
-};
 
 static duk_ret_t raw_add(duk_context *ctx) {
     duk_push_number(ctx, duk_get_number(ctx, 0) + duk_get_number(ctx, 1));
@@ -49,16 +44,19 @@ static raw_counter raw_shared_counter;
 
 raw_state *raw_create(void) {
     raw_state *state = calloc(1, sizeof(raw_state));
-    state->ctx = duk_create_heap_default();
+    pthread_mutexattr_t attributes;
+    pthread_mutexattr_init(&attributes);
+    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&state->lock, &attributes);
+    pthread_mutexattr_destroy(&attributes);
+    /* Default allocator; the lock as its user data, where the protected baseline's C functions
+     * find it. */
+    state->ctx = duk_create_heap(NULL, NULL, NULL, &state->lock, NULL);
+    state->json = baseline_json_text(BASELINE_ENTRIES, &state->json_length);
     duk_context *ctx = state->ctx;
     duk_push_c_function(ctx, raw_add, 2);
     duk_put_global_string(ctx, "add");
-    duk_eval_string_noresult(ctx,
-        "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }"
-        "function jsAdd(a, b) { return a + b }"
-        "function callHost(n) { var s = 0; for (var i = 0; i < n; i++) s = add(s, 1); return s }"
-        "function useCounter(c, n) { var s = 0; for (var i = 0; i < n; i++) { c.add(1); s += c.value } return s }"
-        "function makeString(n) { return new Array(n + 1).join('x') }");
+    duk_eval_string_noresult(ctx, BASELINE_PRELUDE);
     /* counter object: prototype with add() and a value accessor */
     duk_push_object(ctx);
     duk_push_c_function(ctx, raw_counter_add, 1);
@@ -74,13 +72,16 @@ raw_state *raw_create(void) {
     duk_put_prop_literal(ctx, -2, DUK_HIDDEN_SYMBOL("p"));
     duk_put_global_string(ctx, "counter");
     duk_pop(ctx);
-    raw_object_to_js(state, 10000); /* `received`, read back by the W7 JS-to-host workloads */
+    raw_object_to_js(state, BASELINE_ENTRIES); /* `received`, read back by the W7 JS-to-host workloads */
     duk_eval_string_noresult(ctx, W10_POLYFILL W10_SCRIPTS);
+    rawp_install(state);
     return state;
 }
 
 void raw_destroy(raw_state *state) {
     duk_destroy_heap(state->ctx);
+    pthread_mutex_destroy(&state->lock);
+    free(state->json);
     free(state);
 }
 
@@ -188,13 +189,11 @@ double raw_object_to_host(raw_state *state, int entries) {
 }
 
 double raw_json_to_js(raw_state *state, int entries) {
-    size_t used = 0;
-    char *text = baseline_json_text(entries, &used);
-    duk_push_lstring(state->ctx, text, used);
+    (void) entries;
+    duk_push_lstring(state->ctx, state->json, state->json_length);
     duk_json_decode(state->ctx, -1);
     duk_put_global_string(state->ctx, "received");
-    free(text);
-    return (double) used;
+    return (double) state->json_length;
 }
 
 double raw_json_to_host(raw_state *state, int entries) {
@@ -217,11 +216,9 @@ size_t raw_string_to_js(raw_state *state, const char *bytes, size_t length) {
     return length;
 }
 
-size_t raw_string_to_host(raw_state *state, size_t length) {
+size_t raw_string_to_host(raw_state *state) {
     duk_context *ctx = state->ctx;
-    duk_get_global_string(ctx, "makeString");
-    duk_push_number(ctx, (double) length);
-    duk_call(ctx, 1);
+    duk_get_global_string(ctx, "bigFromJS");
     size_t size = 0;
     const char *bytes = duk_get_lstring(ctx, -1, &size);
     char *copy = malloc(size + 1);

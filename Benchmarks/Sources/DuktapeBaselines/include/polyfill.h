@@ -7,6 +7,17 @@
 #ifndef BASELINES_POLYFILL_H
 #define BASELINES_POLYFILL_H
 
+/* The JavaScript of W2-W9, the same text for every engine (and in the Swift benchmarks).
+ * makeString doubles a string (Duktape's join over a sparse array takes ~270 ms a MiB), and
+ * `bigFromJS` is made once: W8 times reading it into the host, not making it. */
+#define BASELINE_PRELUDE \
+    "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }" \
+    "function jsAdd(a, b) { return a + b }" \
+    "function callHost(n) { var s = 0; for (var i = 0; i < n; i++) s = add(s, 1); return s }" \
+    "function useCounter(c, n) { var s = 0; for (var i = 0; i < n; i++) { c.add(1); s += c.value } return s }" \
+    "function makeString(n) { var s = 'x'; while (s.length < n) s += s; return s.substring(0, n) }" \
+    "var bigFromJS = makeString(1048576);"
+
 #define W10_SCRIPTS \
     "function inc(v) { return v + 1 }" \
     "function chain(n) { var p = Promise.resolve(0); for (var i = 0; i < n; i++) p = p.then(inc);" \
