@@ -627,9 +627,12 @@ duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
 /* Stores the value on top of ctx's stack (set) or undefined (clear) at `slot` of the registry
  * array directly in its array part, when the slot is inside both the array part and .length:
  * such a write allocates nothing and runs no setter (the registry has no prototype), so it
- * cannot throw. Clearing may free the old value; refzero runs a finalizer inside Duktape's own
- * protected call, as a protected put would. Returns 0 when the slot is outside (the caller
- * then uses the protected put, which grows the array). */
+ * cannot throw. Replacing a heap value may free it, and refzero calls a finalizer on the heap
+ * thread inside Duktape's own protected call; that call fails (and the object is freed without
+ * its finalizer) while the heap thread runs under another thread or is resumed into a
+ * coroutine, so then this returns 0 too, and the protected put fails the same way without
+ * touching the slot: Swift retries the release when its outermost entry ends. Returns 0
+ * whenever the caller must use the protected put. */
 int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int clear) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *array = (duk_hobject *) registry;
@@ -638,6 +641,11 @@ int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int cle
         return 0;
     }
     duk_tval *target = DUK_HOBJECT_A_GET_VALUE_PTR(thr->heap, array, slot);
+    duk_heap *heap = thr->heap;
+    if (DUK_TVAL_IS_HEAP_ALLOCATED(target) && heap->curr_thread != heap->heap_thread &&
+        heap->heap_thread->state != DUK_HTHREAD_STATE_INACTIVE) {
+        return 0; /* a finalizer could not run now */
+    }
     if (clear) {
         DUK_TVAL_SET_UNDEFINED_UPDREF(thr, target);
     } else {

@@ -142,6 +142,30 @@ struct FastPathTests {
         #expect(finalized.value == 300)
     }
 
+    /// A release while the heap's own thread runs under another realm's thread (a script of the
+    /// VM's first context calling Swift, which runs a script of a second context) cannot run the
+    /// value's finalizer then: the slot is cleared, and the finalizer runs, when the outermost
+    /// call ends, never skipped.
+    @Test func releasesWhileTheHeapThreadIsBusyWaitForTheOutermostCall() {
+        final class Holder: @unchecked Sendable { var value: JSValue? }
+        let other = JSContext(virtualMachine: context.virtualMachine)!
+        let finalized = LiveCounter()
+        let holder = Holder()
+        context["noteFinalized"] = JSValue(newFunctionIn: context) { () in finalized.increment() }
+        holder.value = context.evaluateScript("""
+            var fin = function () { noteFinalized() };
+            (function () { var o = {}; Duktape.fin(o, fin); return o })()
+            """)
+        other["drop"] = JSValue(newFunctionIn: other) { () in holder.value = nil }
+        context["viaOther"] = JSValue(newFunctionIn: context) { () in
+            other.evaluateScript("drop()")
+            return finalized.value  // not yet: the heap thread is running
+        }
+        #expect(context.evaluateScript("viaOther()").toInt32() == 0)
+        #expect(finalized.value == 1)
+        #expect(context.exception == nil && other.exception == nil)
+    }
+
     /// A context's own global object is kept alive by the realm, so its JSValues take no slot;
     /// another context's global object is pinned like any value.
     @Test func theOwnGlobalObjectTakesNoSlot() {

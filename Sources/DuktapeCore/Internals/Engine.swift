@@ -42,6 +42,8 @@ final class Engine: @unchecked Sendable {
     /// The clock the deadline is read on (kept alive here: the C state points into it).
     let clock: ManualClock?
     @exclusivity(unchecked) private var freeSlots: [UInt32] = []
+    /// Slots whose release had to wait for the heap thread to be idle (see `clearSlot`).
+    @exclusivity(unchecked) private var deferredClears: [UInt32] = []
     @exclusivity(unchecked) private var nextSlot: UInt32 = 0
     @exclusivity(unchecked) private var entryDepth = 0
     /// `limit_hits` when the outermost entry began.
@@ -170,6 +172,14 @@ final class Engine: @unchecked Sendable {
     /// nested in this one, so under its deadline), then disarms the deadline. Caller holds the
     /// lock.
     private func endOutermostEntry() {
+        if !deferredClears.isEmpty {
+            // No script runs between entries: the heap thread is idle, and finalizers can run.
+            let slots = deferredClears
+            deferredClears = []
+            entryDepth = 1
+            for slot in slots { clearSlot(slot) }
+            entryDepth = 0
+        }
         if hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0
             || (drainsJobsAutomatically && hasJobs)
         {
@@ -595,9 +605,12 @@ final class Engine: @unchecked Sendable {
         lock.assertHeld("clearSlot")
         guard !destroyed else { return }
         if cduk_pregistry_clear(heapContext, registry, slot) != DUK_EXEC_SUCCESS {
-            // Clearing an existing slot does not allocate, so this is not expected; the
-            // protocol leaves exactly the error value pushed.
+            // The heap thread is busy (running under another realm's thread, or resumed into a
+            // coroutine), so the old value's finalizer could not run: the slot keeps its value
+            // until the outermost entry ends. The protocol leaves the error value pushed.
             duk_pop(heapContext)
+            deferredClears.append(slot)
+            return
         }
         freeSlots.append(slot)
     }
