@@ -179,7 +179,7 @@ lines += ["", "What each row times, and how much of it is the crossing (callgrin
           "- W9 runs a JavaScript loop using an exported object's method and property: about half",
           "  script (the loop and two property lookups an iteration), half the two calls into the host."]
 
-lines += ["", "W10's raw column runs an ES5 Promise polyfill (Benchmarks/Sources/Baselines/polyfill.h): raw",
+lines += ["", "W10's raw column runs an ES5 Promise polyfill (Benchmarks/Sources/DuktapeBaselines/include/polyfill.h): raw",
           "Duktape has no Promise. Its last row: ours awaits each promise from Swift (`awaited()`); the",
           "baselines read each value with a C reaction."]
 

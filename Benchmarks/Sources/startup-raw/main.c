@@ -1,7 +1,8 @@
 /* W0 raw baseline: process start, one heap, eval "1+1", exit. Built from the same engine
- * source and configuration as CDuktape (its engine.c and shims.c are compiled in here). */
+ * source and configuration as CDuktape (its engine.c, shims.c and promise.c are compiled in here). */
 #include "../../../Sources/CDuktape/engine.c"
 #include "../../../Sources/CDuktape/shims.c"
+#include "../../../Sources/CDuktape/promise.c"
 #include <stdio.h>
 
 int main(void) {
