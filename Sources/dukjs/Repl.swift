@@ -59,6 +59,7 @@ final class ReplSession {
         var buffer = ""
         var lastInterruptWasEmpty = false
         while true {
+            interrupted.reset()  // a Ctrl-C from now on is for the next evaluation
             let prompt = buffer.isEmpty ? "> " : "... "
             let input: LineEditor.Input
             if let editor {
@@ -106,7 +107,13 @@ final class ReplSession {
     /// Evaluates `source`; returns false when it is incomplete (the compiler stopped at the end
     /// of the input), so that the next line continues it.
     private func evaluate(_ source: String, name: String) -> Bool {
-        interrupted.set(false)
+        interrupted.setEvaluating(true)
+        defer { interrupted.setEvaluating(false) }
+        // Ctrl-C between the input and this point: the script does not run.
+        if interrupted.isRequested {
+            ScriptHost.printError("Interrupted: script execution was cancelled by Ctrl-C")
+            return true
+        }
         do {
             let value = try host.context.evaluate(source, sourceName: name)
             host.context.globalObject.setValue(value, forProperty: "_")
@@ -115,7 +122,7 @@ final class ReplSession {
             if exception.name == "SyntaxError", exception.message.contains("end of input"), name == "REPL" {
                 return false
             }
-            if interrupted.get() {
+            if interrupted.isRequested {
                 ScriptHost.printError("Interrupted: script execution was cancelled by Ctrl-C")
             } else {
                 ScriptHost.printError("Uncaught " + (exception.name.map { "\($0): \(exception.message)" } ?? exception.message))
@@ -161,7 +168,10 @@ final class ReplSession {
     }
 
     /// SIGINT while a script runs (the terminal is not in raw mode then): the VM's clock jumps
-    /// past the deadline, so the script ends with a timeout, reported as an interrupt.
+    /// past the deadline, so the script ends with a timeout, reported as an interrupt. The
+    /// deadline is set from the clock when the script starts, so a Ctrl-C just before that
+    /// would be absorbed: the clock is pushed again every 20 ms while the interrupted
+    /// evaluation runs.
     private func watchInterrupts() {
         signal(SIGINT, SIG_IGN)
         // A parent may have started us with SIGINT blocked (the mask is inherited).
@@ -173,18 +183,33 @@ final class ReplSession {
         let clock = self.clock
         let interrupted = self.interrupted
         source.setEventHandler {
-            interrupted.set(true)
-            clock.advance(by: .seconds(2 * Self.interruptibleLimit))
+            interrupted.request()
+            Self.push(clock, until: interrupted)
         }
         source.resume()
         signalSource = source
     }
+
+    private static func push(_ clock: ManualClock, until interrupted: Interrupt) {
+        clock.advance(by: .seconds(2 * interruptibleLimit))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+            if interrupted.isInterruptingAnEvaluation { push(clock, until: interrupted) }
+        }
+    }
 }
 
-/// A flag set from the signal handler's queue and read by the REPL.
+/// Ctrl-C's state, set from the signal handler's queue and read by the REPL.
 final class Interrupt: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = false
-    func set(_ newValue: Bool) { lock.withLock { value = newValue } }
-    func get() -> Bool { lock.withLock { value } }
+    private var requested = false
+    private var evaluating = false
+
+    /// At the prompt: earlier Ctrl-Cs are spent.
+    func reset() { lock.withLock { requested = false } }
+    /// Ctrl-C (the signal handler's queue).
+    func request() { lock.withLock { requested = true } }
+    var isRequested: Bool { lock.withLock { requested } }
+    func setEvaluating(_ value: Bool) { lock.withLock { evaluating = value } }
+    /// Whether an evaluation that Ctrl-C interrupted is still running.
+    var isInterruptingAnEvaluation: Bool { lock.withLock { requested && evaluating } }
 }
