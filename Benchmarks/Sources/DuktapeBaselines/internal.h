@@ -15,6 +15,11 @@ struct raw_state {
     size_t json_length;
 };
 
+/* Defines global `name`: an object whose prototype has the C method add() and the C accessor
+ * `value`, holding `counter` under a hidden key (the W9 exported-object equivalent). */
+void baseline_install_counter(duk_context *ctx, const char *name, duk_c_function add, duk_c_function get,
+                              duk_c_function set, void *counter);
+
 /* Installs the protected baseline's C functions (addProtected, counterProtected and the script
  * callHostProtected) in a state's heap. */
 void rawp_install(raw_state *state);

@@ -42,6 +42,25 @@ static duk_ret_t raw_counter_set(duk_context *ctx) {
 
 static raw_counter raw_shared_counter;
 
+void baseline_install_counter(duk_context *ctx, const char *name, duk_c_function add, duk_c_function get,
+                              duk_c_function set, void *counter) {
+    /* a prototype with add() and a value accessor, and an object with the counter's pointer */
+    duk_push_object(ctx);
+    duk_push_c_function(ctx, add, 1);
+    duk_put_prop_string(ctx, -2, "add");
+    duk_push_string(ctx, "value");
+    duk_push_c_function(ctx, get, 0);
+    duk_push_c_function(ctx, set, 1);
+    duk_def_prop(ctx, -4, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER);
+    duk_push_object(ctx);
+    duk_dup(ctx, -2);
+    duk_set_prototype(ctx, -2);
+    duk_push_pointer(ctx, counter);
+    duk_put_prop_literal(ctx, -2, DUK_HIDDEN_SYMBOL("p"));
+    duk_put_global_string(ctx, name);
+    duk_pop(ctx);
+}
+
 raw_state *raw_create(void) {
     raw_state *state = calloc(1, sizeof(raw_state));
     pthread_mutexattr_t attributes;
@@ -57,21 +76,7 @@ raw_state *raw_create(void) {
     duk_push_c_function(ctx, raw_add, 2);
     duk_put_global_string(ctx, "add");
     duk_eval_string_noresult(ctx, BASELINE_PRELUDE);
-    /* counter object: prototype with add() and a value accessor */
-    duk_push_object(ctx);
-    duk_push_c_function(ctx, raw_counter_add, 1);
-    duk_put_prop_string(ctx, -2, "add");
-    duk_push_string(ctx, "value");
-    duk_push_c_function(ctx, raw_counter_get, 0);
-    duk_push_c_function(ctx, raw_counter_set, 1);
-    duk_def_prop(ctx, -4, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER);
-    duk_push_object(ctx);
-    duk_dup(ctx, -2);
-    duk_set_prototype(ctx, -2);
-    duk_push_pointer(ctx, &raw_shared_counter);
-    duk_put_prop_literal(ctx, -2, DUK_HIDDEN_SYMBOL("p"));
-    duk_put_global_string(ctx, "counter");
-    duk_pop(ctx);
+    baseline_install_counter(ctx, "counter", raw_counter_add, raw_counter_get, raw_counter_set, &raw_shared_counter);
     raw_object_to_js(state, BASELINE_ENTRIES); /* `received`, read back by the W7 JS-to-host workloads */
     duk_eval_string_noresult(ctx, W10_POLYFILL W10_SCRIPTS);
     rawp_install(state);

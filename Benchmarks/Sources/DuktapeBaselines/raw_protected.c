@@ -133,20 +133,8 @@ void rawp_install(raw_state *state) {
     duk_put_global_string(ctx, "addProtected");
     duk_eval_string_noresult(ctx,
         "function callHostProtected(n) { var s = 0; for (var i = 0; i < n; i++) s = addProtected(s, 1); return s }");
-    duk_push_object(ctx);
-    duk_push_c_function(ctx, rawp_counter_add, 1);
-    duk_put_prop_string(ctx, -2, "add");
-    duk_push_string(ctx, "value");
-    duk_push_c_function(ctx, rawp_counter_get, 0);
-    duk_push_c_function(ctx, rawp_counter_set, 1);
-    duk_def_prop(ctx, -4, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER);
-    duk_push_object(ctx);
-    duk_dup(ctx, -2);
-    duk_set_prototype(ctx, -2);
-    duk_push_pointer(ctx, &rawp_shared_counter);
-    duk_put_prop_literal(ctx, -2, DUK_HIDDEN_SYMBOL("p"));
-    duk_put_global_string(ctx, "counterProtected");
-    duk_pop(ctx);
+    baseline_install_counter(ctx, "counterProtected", rawp_counter_add, rawp_counter_get, rawp_counter_set,
+                             &rawp_shared_counter);
 }
 
 /* ---- Workloads ------------------------------------------------------------------- */

@@ -15,6 +15,11 @@ guard arguments.count == 4, let count = Int(arguments[3]), count >= 0 else {
 }
 let (workload, engine) = (arguments[1], arguments[2])
 
+/// `body` run `n` times, its results summed (the whole-object workloads).
+func repeated(_ n: Int, _ body: () -> Double) -> Double {
+    (0..<n).reduce(0.0) { sum, _ in sum + body() }
+}
+
 /// The workloads: per engine, `count` operations.
 let ours: [String: (JSContext, Int) -> Double] = [
     "W1": { _, n in
@@ -30,56 +35,45 @@ let ours: [String: (JSContext, Int) -> Double] = [
     "W6b": { Ours.globalSubscripts($0, count: $1) },
     "W6-typed": { Ours.typedProperties($0, count: $1) },
     "W7-to-js": { context, n in
-        for _ in 0..<n { Ours.objectToJS(context) }
-        return 0
+        repeated(n) {
+            Ours.objectToJS(context)
+            return 0
+        }
     },
-    "W7-to-host": { context, n in (0..<n).reduce(0.0) { sum, _ in sum + Double(Ours.objectToHost(context)) } },
+    "W7-to-host": { context, n in repeated(n) { Double(Ours.objectToHost(context)) } },
     "W9": { Ours.exported($0, count: $1) },
 ]
 
-let raw: [String: (OpaquePointer, Int) -> Double] = [
-    "W1": { _, n in
-        raw_create_destroy_vm(Int32(n))
-        return 0
-    },
-    "W4": { raw_host_calls($0, Int32($1)) },
-    "W5": { raw_js_calls($0, Int32($1)) },
-    "W6": { raw_properties($0, Int32($1)) },
-    "W7-to-js": { state, n in (0..<n).reduce(0.0) { sum, _ in sum + raw_object_to_js(state, Int32(Batch.entries)) } },
-    "W7-to-host": { state, n in (0..<n).reduce(0.0) { sum, _ in sum + raw_object_to_host(state, Int32(Batch.entries)) } },
-    "W9": { raw_exported($0, Int32($1)) },
-]
-
-let rawProtected: [String: (OpaquePointer, Int) -> Double] = [
-    "W1": { _, n in
-        raw_create_destroy_vm(Int32(n))
-        return 0
-    },
-    "W4": { rawp_host_calls($0, Int32($1)) },
-    "W5": { rawp_js_calls($0, Int32($1)) },
-    "W6": { rawp_properties($0, Int32($1)) },
-    "W7-to-js": { state, n in (0..<n).reduce(0.0) { sum, _ in sum + rawp_object_to_js(state, Int32(Batch.entries)) } },
-    "W7-to-host": { state, n in (0..<n).reduce(0.0) { sum, _ in sum + rawp_object_to_host(state, Int32(Batch.entries)) } },
-    "W9": { rawp_exported($0, Int32($1)) },
+typealias Baseline = (OpaquePointer, Int) -> Double
+let entries = Int32(Batch.entries)
+/// The baselines, by workload: (raw, raw protected). W1's create and destroy is the same code.
+let baselines: [String: (raw: Baseline, protected: Baseline)] = [
+    "W1": ({ _, n in raw_create_destroy_vm(Int32(n)); return 0 }, { _, n in raw_create_destroy_vm(Int32(n)); return 0 }),
+    "W4": ({ raw_host_calls($0, Int32($1)) }, { rawp_host_calls($0, Int32($1)) }),
+    "W5": ({ raw_js_calls($0, Int32($1)) }, { rawp_js_calls($0, Int32($1)) }),
+    "W6": ({ raw_properties($0, Int32($1)) }, { rawp_properties($0, Int32($1)) }),
+    "W7-to-js": ({ state, n in repeated(n) { raw_object_to_js(state, entries) } },
+                 { state, n in repeated(n) { rawp_object_to_js(state, entries) } }),
+    "W7-to-host": ({ state, n in repeated(n) { raw_object_to_host(state, entries) } },
+                   { state, n in repeated(n) { rawp_object_to_host(state, entries) } }),
+    "W9": ({ raw_exported($0, Int32($1)) }, { rawp_exported($0, Int32($1)) }),
 ]
 
 /// The typed and JavaScriptCore-spelled rows of one workload share its baseline ("W5b" → "W5").
 let baselineName = workload.hasPrefix("W7") ? workload : String(workload.prefix(2))
 
-var result = 0.0
 switch engine {
 case "ours":
     guard let body = ours[workload] else { break }
-    result = body(makeOurs(), count)
+    print(body(makeOurs(), count))
+    exit(0)
 case "raw", "rawp":
-    guard let body = (engine == "raw" ? raw : rawProtected)[baselineName], let state = raw_create() else { break }
-    result = body(state, count)
+    guard let pair = baselines[baselineName], let state = raw_create() else { break }
+    print((engine == "raw" ? pair.raw : pair.protected)(state, count))
     raw_destroy(state)
+    exit(0)
 default:
     break
 }
-if engine == "ours" ? ours[workload] == nil : (engine == "raw" ? raw : rawProtected)[baselineName] == nil {
-    FileHandle.standardError.write(Data("instruction-probe: no workload \(workload) for \(engine)\n".utf8))
-    exit(2)
-}
-print(result)
+FileHandle.standardError.write(Data("instruction-probe: no workload \(workload) for \(engine)\n".utf8))
+exit(2)
