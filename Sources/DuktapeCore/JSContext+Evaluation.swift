@@ -67,6 +67,7 @@ extension JSContext {
     }
 
     /// Runs `body`, throwing a Swift error that travelled through JavaScript as itself.
+    @inline(__always)
     func rethrowingSwiftErrors<T>(_ body: () throws(JSException) -> T) throws -> T {
         do {
             return try body()

@@ -157,8 +157,9 @@ struct FastPathTests {
             (function () { var o = {}; Duktape.fin(o, fin); return o })()
             """)
         other["drop"] = JSValue(newFunctionIn: other) { () in holder.value = nil }
-        context["viaOther"] = JSValue(newFunctionIn: context) { () in
-            other.evaluateScript("drop()")
+        // Weak: the function lives in the VM that `other` holds (a strong capture is a cycle).
+        context["viaOther"] = JSValue(newFunctionIn: context) { [weak other] () in
+            other?.evaluateScript("drop()")
             return finalized.value  // not yet: the heap thread is running
         }
         #expect(context.evaluateScript("viaOther()").toInt32() == 0)

@@ -50,6 +50,32 @@ struct TypedAccessTests {
         try check(1, "two", 3.0, false, [4], Optional<Double>.none)
     }
 
+    /// One, two and three arguments take fixed-arity overloads (their types known at compile
+    /// time); they must give what the parameter-pack form and `call(withArguments:)` give.
+    @Test func fixedArityCallsMatchThePackForm() throws {
+        let describe = self.describe
+        func pack<each A: JSValueConvertible>(_ values: repeat each A) throws -> String {
+            try describe.call(repeat each values, returning: String.self)
+        }
+        #expect(try describe.call(-0.0, returning: String.self) == pack(-0.0))
+        #expect(try describe.call("a\u{0}😀", Int.min, returning: String.self) == pack("a\u{0}😀", Int.min))
+        #expect(try describe.call(Optional<Int>.none, [1, 2], true, returning: String.self)
+            == pack(Optional<Int>.none, [1, 2], true))
+        #expect(try describe.call(JSValue(nullIn: context)!, Data([1]), Float(0.5), returning: String.self)
+            == describe.call(withArguments: [JSValue(nullIn: context)!, Data([1]), Float(0.5)]).toString())
+        // Their failures are the pack form's: a wrong result kind, a thrown error, a stranger.
+        let add = eval(context, "(function (a, b, c) { if (c) throw new TypeError('c ' + c); return a + b })")
+        #expect(try add.call(2, 3, returning: Int.self) == 5)
+        #expect(throws: JSException.self) { try add.call("2", 3, returning: Int.self) }
+        #expect { try add.call(1, 2, "three", returning: Int.self) } throws: { error in
+            (error as? JSException)?.message == "c three"
+        }
+        let stranger = JSValue(newObjectIn: JSContext())!
+        #expect(throws: JSException.self) { try add.call(1, stranger, returning: Int.self) }
+        #expect(throws: JSException.self) { try eval(context, "42").call(1, 2, 3, returning: Int.self) }
+        #expect(context.exception == nil)
+    }
+
     @Test func typedResultsFollowFromJSValue() throws {
         func check<R: JSValueConvertible & Equatable>(_ script: String, as type: R.Type, sourceLocation: SourceLocation = #_sourceLocation) {
             let function = eval(context, "(function () { return \(script) })")

@@ -171,7 +171,18 @@ final class Engine: @unchecked Sendable {
     /// The end of the outermost entry: runs pending work and queued jobs (each item an entry
     /// nested in this one, so under its deadline), then disarms the deadline. Caller holds the
     /// lock.
+    @inline(__always)
     private func endOutermostEntry() {
+        if !deferredClears.isEmpty || hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0
+            || (drainsJobsAutomatically && hasJobs)
+        {
+            finishOutermostEntry()
+        }
+        state.pointee.deadline_ns = 0
+    }
+
+    /// `endOutermostEntry`'s work, when there is some.
+    private func finishOutermostEntry() {
         if !deferredClears.isEmpty {
             // No script runs between entries: the heap thread is idle, and finalizers can run.
             let slots = deferredClears
@@ -187,7 +198,6 @@ final class Engine: @unchecked Sendable {
             finishEntryWork(runningJobs: drainsJobsAutomatically)
             entryDepth = 0
         }
-        state.pointee.deadline_ns = 0
     }
 
     /// Reports late deaths, runs pending work and (when asked) the job queue, until none of them

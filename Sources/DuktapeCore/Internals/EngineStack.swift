@@ -495,7 +495,10 @@ struct EngineStack {
         let arguments = arguments ?? []
         try reserve(Int32(1 + min(arguments.count, 1_000_000)))
         try call(thisAt: this, construct: construct) { () throws(JSException) in
-            for argument in arguments { try push(anyValue: argument) }
+            // Borrowed from the buffer: iterating the array would copy each existential out.
+            try arguments.withUnsafeBufferPointer { buffer throws(JSException) in
+                for index in buffer.indices { try push(anyValue: buffer[index]) }
+            }
         }
     }
 }
