@@ -117,6 +117,33 @@ struct FastPathTests {
         #expect(holder.forProperty("slot").toInt32() == 0)
     }
 
+    /// String keys skip the `Any` box (`objectForKeyedSubscript(_: String)`, `invokeMethod`):
+    /// every key must read what the `Any` spelling reads, odd ones included.
+    @Test func stringKeysOnTheGlobalObjectMatchTheAnySpelling() {
+        context.evaluateScript("""
+            this[''] = 'empty'; this['a\\u0000b'] = 'nul'; this['\\ud83d\\ude00'] = 'emoji';
+            this['0'] = 'zero'; this[new Array(200).join('k')] = 'long';
+            Object.defineProperty(this, 'computed', { get: function () { return 'got' }, configurable: true });
+            this.method = function (x) { return 'm' + x };
+            """)
+        let keys = ["", "a\u{0}b", "😀", "0", String(repeating: "k", count: 199), "computed", "__proto__", "absent"]
+        for key in keys {
+            let typed = context.objectForKeyedSubscript(key)!
+            let boxed = context.objectForKeyedSubscript(key as Any)!
+            #expect(typed.isEqual(to: boxed), "\(key.debugDescription)")
+        }
+        #expect(context.objectForKeyedSubscript("a\u{0}b").toString() == "nul")
+        #expect(context.objectForKeyedSubscript("computed").toString() == "got")
+        context.setObject(1, forKeyedSubscript: "a\u{0}b")
+        #expect(context.objectForKeyedSubscript("a\u{0}b").toInt32() == 1)
+        #expect(context.globalObject.invokeMethod("method", withArguments: [1]).toString() == "m1")
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        #expect(context.globalObject.invokeMethod("absent", withArguments: []).isUndefined)
+        #expect(context.globalObject.invokeMethod("", withArguments: []).isUndefined)
+        #expect(recorder.messages.count == 2)
+    }
+
     // MARK: - Registry slots
 
     /// Slots are reused without a protected call once the registry has grown past them: values
