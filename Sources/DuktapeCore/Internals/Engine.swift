@@ -547,8 +547,13 @@ final class Engine: @unchecked Sendable {
 
     /// The context whose thread is `ctx`. Caller holds the lock.
     func context(forThread ctx: OpaquePointer) -> JSContext? {
+        unmanagedContext(forThread: ctx)?.takeUnretainedValue()
+    }
+
+    /// `context(forThread:)`, unretained (a callback's hot path). Caller holds the lock.
+    func unmanagedContext(forThread ctx: OpaquePointer) -> Unmanaged<JSContext>? {
         lock.assertHeld("context(forThread:)")
-        return contextsByThread[ctx]?.takeUnretainedValue()
+        return contextsByThread[ctx]
     }
 
     // MARK: - Interned keys

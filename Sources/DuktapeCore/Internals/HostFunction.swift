@@ -34,9 +34,15 @@ class HostFunction: EngineBox {
     /// The context a call on `ctx` belongs to: the innermost running context's when the call is
     /// on its thread (the usual case, found without a lookup), else the context of that thread,
     /// else the context registered for the creator's thread (the creator, while it lives).
-    private func context(for ctx: OpaquePointer) -> JSContext? {
-        if let running = engine.runningContextReference?.takeUnretainedValue(), running.ctx == ctx { return running }
-        return engine.context(forThread: ctx) ?? engine.context(forThread: creatorThread)
+    ///
+    /// Unretained: the running context is alive until its entry returns, and a registered one
+    /// until it unregisters itself (under the lock this call holds); a strong reference would
+    /// cost an atomic retain and release per call.
+    private func context(for ctx: OpaquePointer) -> Unmanaged<JSContext>? {
+        if let running = engine.runningContextReference, running._withUnsafeGuaranteedRef({ $0.ctx == ctx }) {
+            return running
+        }
+        return engine.unmanagedContext(forThread: ctx) ?? engine.unmanagedContext(forThread: creatorThread)
     }
 
     /// Runs the body for a call arriving from JavaScript (the VM lock is held: scripts only run
@@ -48,6 +54,10 @@ class HostFunction: EngineBox {
     /// non-throwing engine calls and protected shims.
     override func invoke(ctx: OpaquePointer, isConstruct: Bool) -> duk_int_t {
         guard let context = context(for: ctx) else { return 0 }
+        return context._withUnsafeGuaranteedRef { invoke(ctx: ctx, isConstruct: isConstruct, in: $0) }
+    }
+
+    private func invoke(ctx: OpaquePointer, isConstruct: Bool, in context: JSContext) -> duk_int_t {
         let stack = EngineStack(ctx: ctx, context: context)
         let argumentCount = duk_get_top(ctx)
         // No room for a result or an error: undefined, without running the body (as a failed
