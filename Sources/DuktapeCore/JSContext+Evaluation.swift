@@ -85,11 +85,7 @@ extension JSContext {
     /// ```
     @discardableResult
     public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {
-        reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
-            try stack.pushGlobalObject()
-            try stack.getProperty(key, ofValueAt: -1)
-            return try stack.value(at: -1)
-        }
+        global { stack throws(JSException) in try stack.pushKey(key) }
     }
 
     /// `objectForKeyedSubscript(_:)` for a string key: the same, without boxing the key in an
@@ -100,9 +96,15 @@ extension JSContext {
     /// ```
     @discardableResult
     public func objectForKeyedSubscript(_ key: String) -> JSValue! {
+        global { stack throws(JSException) in try stack.pushKey(key) }
+    }
+
+    /// `globalObject[key]`, the key pushed by `pushKey`; an exception is reported.
+    @inline(__always)
+    private func global(pushingKey pushKey: (EngineStack) throws(JSException) -> Void) -> JSValue {
         reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
             try stack.pushGlobalObject()
-            try stack.pushKey(key)
+            try pushKey(stack)
             try stack.getProperty()
             return try stack.value(at: -1)
         }

@@ -85,7 +85,7 @@ public final class JSContext: @unchecked Sendable {
         self.engine = vm.engine
         self.ctx = realm.thread
         self.threadSlot = realm.slot
-        self.globalPointer = vm.engine.globalObjectPointer(of: realm.thread)
+        self.globalPointer = realm.global
         self.exceptionHandlerStorage = { context, exception in context?.exception = exception }
         vm.engine.register(self)
     }

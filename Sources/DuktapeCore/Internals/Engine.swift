@@ -173,31 +173,28 @@ final class Engine: @unchecked Sendable {
     /// lock.
     @inline(__always)
     private func endOutermostEntry() {
-        if !deferredClears.isEmpty || hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0
-            || (drainsJobsAutomatically && hasJobs)
-        {
-            finishOutermostEntry()
-        }
+        if !deferredClears.isEmpty || hasEntryWork { finishOutermostEntry() }
         state.pointee.deadline_ns = 0
     }
 
-    /// `endOutermostEntry`'s work, when there is some.
+    /// Work for the outermost entry's end: pending work, late deaths, or jobs to drain.
+    @inline(__always)
+    private var hasEntryWork: Bool {
+        hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0 || (drainsJobsAutomatically && hasJobs)
+    }
+
+    /// `endOutermostEntry`'s work, when there is some: releases that waited for the heap thread
+    /// (no script runs between entries, so finalizers can run now), then the entry work, which
+    /// those releases may have added to.
     private func finishOutermostEntry() {
+        entryDepth = 1
+        defer { entryDepth = 0 }
         if !deferredClears.isEmpty {
-            // No script runs between entries: the heap thread is idle, and finalizers can run.
             let slots = deferredClears
             deferredClears = []
-            entryDepth = 1
             for slot in slots { clearSlot(slot) }
-            entryDepth = 0
         }
-        if hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0
-            || (drainsJobsAutomatically && hasJobs)
-        {
-            entryDepth = 1
-            finishEntryWork(runningJobs: drainsJobsAutomatically)
-            entryDepth = 0
-        }
+        if hasEntryWork { finishEntryWork(runningJobs: drainsJobsAutomatically) }
     }
 
     /// Reports late deaths, runs pending work and (when asked) the job queue, until none of them
@@ -496,15 +493,17 @@ final class Engine: @unchecked Sendable {
 
     /// A new realm for a context: the heap's own (once, when `preferDefault`), or a new Duktape
     /// thread with a fresh global environment, pinned. Nil when the heap cannot make it.
-    func makeRealm(preferDefault: Bool, sandboxed: Bool) -> (thread: OpaquePointer, slot: UInt32?)? {
-        enter { () -> (OpaquePointer, UInt32?)? in
+    func makeRealm(preferDefault: Bool, sandboxed: Bool)
+        -> (thread: OpaquePointer, slot: UInt32?, global: UnsafeMutableRawPointer?)?
+    {
+        enter { () -> (OpaquePointer, UInt32?, UnsafeMutableRawPointer?)? in
             let heap = heapContext
             if preferDefault, claimDefaultRealm() {
                 guard cduk_pinstall_realm(heap, sandboxed ? 1 : 0) == DUK_EXEC_SUCCESS else {
                     duk_pop(heap)
                     return nil
                 }
-                return (heap, nil)
+                return (heap, nil, globalObjectPointer(of: heap))
             }
             guard duk_check_stack(heap, 4) != 0, cduk_ppush_new(heap, CDUK_NEW_REALM) == DUK_EXEC_SUCCESS else {
                 return nil
@@ -516,8 +515,16 @@ final class Engine: @unchecked Sendable {
                 clearSlot(slot)
                 return nil
             }
-            return (thread, Optional(slot))
+            return (thread, Optional(slot), globalObjectPointer(of: thread))
         }
+    }
+
+    /// The heap address of the global object of the realm whose thread is `ctx` (in an entry).
+    private func globalObjectPointer(of ctx: OpaquePointer) -> UnsafeMutableRawPointer? {
+        guard duk_check_stack(ctx, 1) != 0 else { return nil }
+        duk_push_global_object(ctx)
+        defer { duk_pop(ctx) }
+        return duk_get_heapptr(ctx, -1)
     }
 
     /// Makes the realm whose main thread is `thread` stop naming it as the thread its coroutines'
@@ -603,16 +610,6 @@ final class Engine: @unchecked Sendable {
     func release(_ slot: UInt32) {
         guard slot != Self.contextOwnedSlot else { return }
         perform(.release(slot))
-    }
-
-    /// The heap address of the global object of the realm whose thread is `ctx`.
-    func globalObjectPointer(of ctx: OpaquePointer) -> UnsafeMutableRawPointer? {
-        enter {
-            guard duk_check_stack(ctx, 1) != 0 else { return nil }
-            duk_push_global_object(ctx)
-            defer { duk_pop(ctx) }
-            return duk_get_heapptr(ctx, -1)
-        }
     }
 
     /// Clears a registry slot (caller is in an entry: clearing may run finalizers).

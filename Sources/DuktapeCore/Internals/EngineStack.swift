@@ -459,22 +459,12 @@ struct EngineStack {
     }
 
     /// [..] -> [.. obj[key]] for the value at `index`.
-    func getProperty(_ key: Any?, ofValueAt index: Int32) throws(JSException) {
-        try getProperty(ofValueAt: index) { () throws(JSException) in try pushKey(key) }
-    }
-
-    /// [..] -> [.. obj[key]] for the value at `index`, a string key (no `Any` to unbox).
     func getProperty(_ key: String, ofValueAt index: Int32) throws(JSException) {
-        try getProperty(ofValueAt: index) { () throws(JSException) in try pushKey(key) }
-    }
-
-    @inline(__always)
-    private func getProperty(ofValueAt index: Int32, pushingKey pushKey: () throws(JSException) -> Void) throws(JSException) {
         let object = duk_normalize_index(ctx, index)
         try reserve(2)
         duk_dup(ctx, object)
         do {
-            try pushKey()
+            try pushKey(key)
         } catch {
             duk_pop(ctx)
             throw error
