@@ -36,7 +36,10 @@ let package = Package(
         // nor package-benchmark.
         .executableTarget(
             name: "instruction-probe",
-            dependencies: ["DuktapeBaselines", "Workloads", .product(name: "DuktapeCore", package: rootPackage)]
+            dependencies: [
+                "DuktapeBaselines", "Workloads", .product(name: "DuktapeCore", package: rootPackage),
+                .product(name: "DuktapeRuntime", package: rootPackage),
+            ]
         ),
         .executableTarget(
             name: "DuktapeCoreBenchmarks",

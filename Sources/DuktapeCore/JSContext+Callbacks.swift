@@ -29,4 +29,18 @@ extension JSContext {
     public class func currentArguments() -> [Any]! {
         CallbackFrame.current?.pointee.arguments
     }
+
+    /// How many arguments the running callback was called with, or nil outside callbacks:
+    /// `currentArguments().count` without making a JSValue for each (Swift-first; JavaScriptCore
+    /// has no such member). A typed closure declares the parameters it always reads and asks
+    /// for the rest only when there are more.
+    ///
+    /// ```swift
+    /// context["log"] = JSValue(newFunctionIn: context) { (first: String) in
+    ///     let extra = (JSContext.currentArgumentCount() ?? 1) - 1   // arguments past `first`
+    /// }
+    /// ```
+    public class func currentArgumentCount() -> Int? {
+        CallbackFrame.current?.pointee.argumentTotal
+    }
 }

@@ -165,13 +165,25 @@ extension JSValue {
     /// ```
     @discardableResult
     public func toDouble() -> Double {
+        do {
+            return try numberThrowing()
+        } catch {
+            owner.notifyException(error.value)
+            return .nan
+        }
+    }
+
+    /// ToNumber, throwing the script's exception (a symbol, a `valueOf` that throws) where
+    /// `toDouble()` reports it and gives NaN. Typed closures' numeric parameters convert so, as
+    /// JavaScriptCore converts a block's arguments: the exception is thrown to the caller.
+    func numberThrowing() throws(JSException) -> Double {
         switch storage {
         case .undefined: return .nan
         case .null: return 0
         case .boolean(let flag): return flag ? 1 : 0
         case .number(let number): return number
         case .reference:
-            return owner.reporting(Double.nan) { stack throws(JSException) in
+            return try owner.withStack { stack throws(JSException) in
                 try stack.push(self)
                 return try stack.number(at: -1)
             }
@@ -218,7 +230,7 @@ extension JSValue {
     ///
     /// Exact: below 2^63 in magnitude the integer converts directly; above, doubles are
     /// multiples of 2^11, so the remainder and the final addition are exact too.
-    private static func modulo(_ number: Double, bits: Int) -> UInt64 {
+    static func modulo(_ number: Double, bits: Int) -> UInt64 {
         guard number.isFinite else { return 0 }
         let truncated = number.rounded(.towardZero)
         if truncated.magnitude < 9_223_372_036_854_775_808.0 {
@@ -250,12 +262,23 @@ extension JSValue {
     /// ```
     @discardableResult
     public func toString() -> String! {
+        do {
+            return try stringThrowing()
+        } catch {
+            owner.notifyException(error.value)
+            return nil
+        }
+    }
+
+    /// ToString, throwing the script's exception (a symbol, a `toString` that throws) where
+    /// `toString()` reports it and gives nil (for typed closures' `String` parameters).
+    func stringThrowing() throws(JSException) -> String {
         switch storage {
         case .undefined: return "undefined"
         case .null: return "null"
         case .boolean(let flag): return flag ? "true" : "false"
         case .number, .reference:
-            return owner.reporting(nil) { stack throws(JSException) in
+            return try owner.withStack { stack throws(JSException) in
                 try stack.push(self)
                 return try stack.toString(at: -1)
             }

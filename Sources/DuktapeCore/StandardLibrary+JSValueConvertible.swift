@@ -51,11 +51,14 @@ extension JSValueConvertible where Self: FixedWidthInteger {
     /// JavaScriptCore's integer rule, never a trap: ToNumber, truncated, then modulo 2^32 for
     /// types of 32 bits or fewer (ToInt32/ToUint32, then the low bits) and modulo 2^64 for 64-bit
     /// types. NaN and ±Infinity give 0; `"12"` gives 12; 2^32 + 1 gives 1 for `Int32`.
+    /// A conversion that throws in JavaScript (a symbol, a `valueOf` that throws) throws its
+    /// exception, which a closure's call rethrows to its caller.
     public static func fromJSArgument(_ value: JSValue) throws -> Self {
+        let low = JSValue.modulo(try value.numberThrowing(), bits: Self.bitWidth <= 32 ? 32 : 64)
         if Self.bitWidth <= 32 {
-            return Self.isSigned ? Self(truncatingIfNeeded: value.toInt32()) : Self(truncatingIfNeeded: value.toUInt32())
+            return Self.isSigned ? Self(truncatingIfNeeded: Int32(truncatingIfNeeded: low)) : Self(truncatingIfNeeded: UInt32(truncatingIfNeeded: low))
         }
-        return Self.isSigned ? Self(truncatingIfNeeded: value.toInt64()) : Self(truncatingIfNeeded: value.toUInt64())
+        return Self.isSigned ? Self(truncatingIfNeeded: Int64(bitPattern: low)) : Self(truncatingIfNeeded: low)
     }
 }
 
@@ -97,8 +100,9 @@ extension JSValueConvertible where Self: BinaryFloatingPoint {
         return Self(number)
     }
 
-    /// JavaScript's ToNumber of any argument (NaN for undefined and non-numeric strings).
-    public static func fromJSArgument(_ value: JSValue) throws -> Self { Self(value.toDouble()) }
+    /// JavaScript's ToNumber of any argument (NaN for undefined and non-numeric strings); a
+    /// conversion that throws in JavaScript throws its exception.
+    public static func fromJSArgument(_ value: JSValue) throws -> Self { Self(try value.numberThrowing()) }
 }
 
 extension Double: JSValueConvertible {
@@ -131,14 +135,13 @@ extension String: JSValueConvertible {
 
     /// JavaScript's ToString of the argument (`42` gives `"42"`), as JavaScriptCore does for
     /// NSString parameters; undefined and null are refused (declare `String?` to accept them).
+    /// A conversion that throws in JavaScript (a symbol, a `toString` that throws) throws its
+    /// exception.
     public static func fromJSArgument(_ value: JSValue) throws -> String {
         guard !value.isUndefined, !value.isNull else {
             throw ArgumentMismatch(description: "expected String, got \(value.typeDescription)")
         }
-        guard let string = value.toString() else {
-            throw ArgumentMismatch(description: "expected String, got a value whose toString throws")
-        }
-        return string
+        return try value.stringThrowing()
     }
 
     /// An argument exactly of this kind read straight from the call's frame, else by

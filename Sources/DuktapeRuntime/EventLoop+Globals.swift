@@ -2,82 +2,98 @@ import DuktapeCore
 import Foundation
 
 extension EventLoop {
-    /// Installs the timer globals. Each is a Swift function holding the loop weakly (a script
-    /// keeping `setTimeout` does not keep the loop) and the context watch strongly (released
-    /// with the context, it wakes the loop, which then finds its context gone and stops).
+    /// Installs the timer globals. They are typed Swift functions holding the loop's state,
+    /// not the loop: a script keeping `setTimeout` does not keep the loop, and a released loop
+    /// leaves inert globals (they return undefined). They also hold the context watch
+    /// (released with the context, it wakes the loop, which then finds its context gone and
+    /// stops).
+    ///
+    /// Each reads the parameters every call has (the callback, the delay) by type, and the
+    /// arguments for the callback only when there are some: `setTimeout(f, 0)` makes one
+    /// JSValue, for `f`.
     func installGlobals(in context: JSContext) {
-        let watch = ContextWatch(loop: self)
-        let global = context.globalObject
-        func define(_ name: String, _ body: @escaping (EventLoop, JSContext, [JSValue]) throws -> Any?) {
-            let function = JSValue(newFunctionIn: context, name: name) { [weak self] _, arguments in
+        let watch = ContextWatch(state: state)
+        let state = self.state
+        let (clock, origin) = (self.clock, self.origin)
+        func timer(repeating: Bool) -> JSValue {
+            let name = repeating ? "setInterval" : "setTimeout"
+            return JSValue(newFunctionIn: context, name: name) { (handler: JSValue, delay: Double) -> Int? in
                 withExtendedLifetime(watch) {}
-                // A loop that is gone schedules nothing (and says so with undefined).
-                guard let self else { return nil }
-                return try body(self, JSContext.current(), arguments)
+                let callback = try Self.callback(handler, for: name)
+                let period = Duration.milliseconds(max(0, Self.webIDLLong(delay)))
+                let entry = TimerQueue.Entry(
+                    callback: callback, arguments: Self.callbackArguments(after: 2), interval: repeating ? period : nil,
+                    due: (clock?.now ?? (ContinuousClock.now - origin)) + period, sequence: 0)
+                return Self.queue(in: state) { state in
+                    let id = state.takeID()
+                    state.timers.schedule(id, entry)
+                    return id
+                }
             }
-            global?.setValue(function, forProperty: name)
         }
-        define("setTimeout") { loop, context, arguments in
-            try loop.schedule(arguments, repeating: false, in: context)
-        }
-        define("setInterval") { loop, context, arguments in
-            try loop.schedule(arguments, repeating: true, in: context)
-        }
-        define("clearTimeout") { loop, _, arguments in loop.clearTimer(arguments.first) }
-        define("clearInterval") { loop, _, arguments in loop.clearTimer(arguments.first) }
-        define("setImmediate") { loop, context, arguments in
-            let callback = try Self.function(arguments.first, for: "setImmediate", in: context)
-            let immediate = ImmediateQueue.Entry(callback: callback, arguments: Array(arguments.dropFirst()))
-            return loop.state.withLockWaking { state -> Int in
-                guard !state.isStopped else { return 0 }  // a stopped loop runs nothing
+        let setImmediate = JSValue(newFunctionIn: context, name: "setImmediate") { (handler: JSValue) -> Int? in
+            withExtendedLifetime(watch) {}
+            let immediate = ImmediateQueue.Entry(
+                callback: try Self.callback(handler, for: "setImmediate"), arguments: Self.callbackArguments(after: 1))
+            return Self.queue(in: state) { state in
                 let id = state.takeID()
                 state.immediates.append(id, immediate)
                 return id
             }
         }
-        define("clearImmediate") { loop, _, arguments in
-            guard let id = Self.handle(arguments.first) else { return nil }
-            let removed = loop.state.withLock { $0.immediates.remove(id) }
-            withExtendedLifetime(removed) {}  // released here, outside the loop's lock
-            return nil
+        let clearTimer = { (name: String) in
+            JSValue(newFunctionIn: context, name: name) { (id: JSValue) in
+                withExtendedLifetime(watch) {}
+                Self.dequeue(id, in: state) { $0.timers.remove($1) }
+            }
         }
-        define("queueMicrotask") { _, context, arguments in
-            context.queueMicrotask(try Self.function(arguments.first, for: "queueMicrotask", in: context))
-            return nil
+        let clearImmediate = JSValue(newFunctionIn: context, name: "clearImmediate") { (id: JSValue) in
+            withExtendedLifetime(watch) {}
+            Self.dequeue(id, in: state) { $0.immediates.remove($1) }
+        }
+        let queueMicrotask = JSValue(newFunctionIn: context, name: "queueMicrotask") { (callback: JSValue) in
+            withExtendedLifetime(watch) {}
+            JSContext.current().queueMicrotask(try Self.callback(callback, for: "queueMicrotask"))
+        }
+        let global = context.globalObject
+        global?.setValue(timer(repeating: false), forProperty: "setTimeout")
+        global?.setValue(timer(repeating: true), forProperty: "setInterval")
+        global?.setValue(clearTimer("clearTimeout"), forProperty: "clearTimeout")
+        global?.setValue(clearTimer("clearInterval"), forProperty: "clearInterval")
+        global?.setValue(setImmediate, forProperty: "setImmediate")
+        global?.setValue(clearImmediate, forProperty: "clearImmediate")
+        global?.setValue(queueMicrotask, forProperty: "queueMicrotask")
+    }
+
+    /// Queues a timer or immediate with `add` (which returns its id), unless the loop is stopped
+    /// (0: nothing runs) or released (nil: undefined in JavaScript).
+    private static func queue(in state: Guarded<State>, _ add: (inout State) -> Int) -> Int? {
+        state.withLockWaking { state -> Int? in
+            if state.isReleased { return nil }
+            if state.isStopped { return 0 }
+            return add(&state)
         }
     }
 
-    /// `setTimeout`/`setInterval`: the callback must be a function (a string is refused: no
-    /// `eval` of strings); the delay is converted as WebIDL converts a `long` (ToNumber, then
-    /// modulo 2^32: NaN, infinities and missing give 0), and negative delays are 0. There is no
-    /// 4 ms clamp for nested timers (Node has none either).
-    private func schedule(_ arguments: [JSValue], repeating: Bool, in context: JSContext) throws -> Int {
-        let callback = try Self.function(arguments.first, for: repeating ? "setInterval" : "setTimeout", in: context)
-        let delay = arguments.count > 1 ? max(0, Self.webIDLLong(arguments[1].toDouble())) : 0
-        let period = Duration.milliseconds(delay)
-        let entry = TimerQueue.Entry(
-            callback: callback, arguments: Array(arguments.dropFirst(2)), interval: repeating ? period : nil,
-            due: now + period, sequence: 0)
-        return state.withLockWaking { state -> Int in
-            guard !state.isStopped else { return 0 }  // a stopped loop runs nothing
-            let id = state.takeID()
-            state.timers.schedule(id, entry)
-            return id
-        }
-    }
-
-    /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers): an unknown, finished or
-    /// non-numeric id does nothing.
-    private func clearTimer(_ value: JSValue?) -> Any? {
-        guard let id = Self.handle(value) else { return nil }
-        let removed = state.withLock { $0.timers.remove(id) }
+    /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers) and `clearImmediate`:
+    /// an unknown, finished or non-numeric id does nothing. The entry `remove` takes is
+    /// released after the loop's lock.
+    private static func dequeue<Entry>(_ value: JSValue, in state: Guarded<State>, _ remove: (inout State, Int) -> Entry?) {
+        guard let id = handle(value) else { return }
+        let removed = state.withLock { remove(&$0, id) }
         withExtendedLifetime(removed) {}  // released here, outside the loop's lock
-        return nil
+    }
+
+    /// The arguments after the first `count` of the running call (the callback's extra
+    /// arguments): none without asking for them when there are none.
+    private static func callbackArguments(after count: Int) -> [JSValue] {
+        guard let total = JSContext.currentArgumentCount(), total > count else { return [] }
+        return JSContext.currentArguments().dropFirst(count).compactMap { $0 as? JSValue }
     }
 
     /// A timer id as WebIDL reads a `long` handle; nil for values that cannot name one.
-    private static func handle(_ value: JSValue?) -> Int? {
-        guard let value, !value.isUndefined, !value.isNull else { return nil }
+    private static func handle(_ value: JSValue) -> Int? {
+        guard !value.isUndefined, !value.isNull, !value.isSymbol else { return nil }
         let id = webIDLLong(value.toDouble())
         return id > 0 ? Int(id) : nil
     }
@@ -91,10 +107,11 @@ extension EventLoop {
         return Int64(value)
     }
 
-    private static func function(_ value: JSValue?, for name: String, in context: JSContext) throws -> JSValue {
-        guard let value, value.isFunction else {
-            let what = value?.isString == true ? "a string (strings are not evaluated)" : "not a function"
-            throw JSException(JSValue(newTypeErrorFromMessage: "\(name): the callback is \(what)", in: context))
+    /// A callback must be a function (a string is refused: no `eval` of strings).
+    private static func callback(_ value: JSValue, for name: String) throws -> JSValue {
+        guard value.isFunction else {
+            let what = value.isString ? "a string (strings are not evaluated)" : "not a function"
+            throw JSException(JSValue(newTypeErrorFromMessage: "\(name): the callback is \(what)", in: value.context))
         }
         return value
     }
@@ -103,21 +120,13 @@ extension EventLoop {
 /// Held by the loop's global functions: released with the context, it wakes the loop so that
 /// a loop waiting on its own thread notices the context is gone and stops.
 final class ContextWatch: Sendable {
-    private let loop: WeakLoop
+    private let state: Guarded<EventLoop.State>
 
-    init(loop: EventLoop) {
-        self.loop = WeakLoop(loop: loop)
+    init(state: Guarded<EventLoop.State>) {
+        self.state = state
     }
 
     deinit {
-        loop.loop?.state.withLockWaking { $0.contextGone = true }
-    }
-}
-
-private final class WeakLoop: Sendable {
-    weak let loop: EventLoop?
-
-    init(loop: EventLoop) {
-        self.loop = loop
+        state.withLockWaking { $0.contextGone = true }
     }
 }

@@ -29,7 +29,7 @@ public final class EventLoop: @unchecked Sendable {
     /// The context whose globals the loop installed, or nil once it was released.
     public private(set) weak var context: JSContext?
     let clock: ManualClock?
-    private let origin = ContinuousClock.now
+    let origin = ContinuousClock.now
     let state = Guarded(State())
 
     /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
@@ -53,6 +53,8 @@ public final class EventLoop: @unchecked Sendable {
         var ownsThread = false
         var threadFinished = false
         var isStopped = false
+        /// The loop was deinitialized: its globals return undefined and queue nothing.
+        var isReleased = false
         /// Set when the loop's globals were released (with the context, see `ContextWatch`): the
         /// loop checks its context at once instead of waiting.
         var contextGone = false
@@ -82,7 +84,10 @@ public final class EventLoop: @unchecked Sendable {
 
     deinit {
         // No thread can be running the loop (a running loop is retained by its runner).
-        let dropped = state.withLock { Self.takeAll(&$0) }
+        let dropped = state.withLock { state in
+            state.isReleased = true
+            return Self.takeAll(&state)
+        }
         for work in dropped.posted { work.cancel?(.stopped) }
     }
 

@@ -516,6 +516,66 @@ struct FastPathTests {
         #expect(JSContext.current() == nil)
     }
 
+    @Test func argumentCountsWithoutMakingTheArguments() throws {
+        var counts: [Int?] = []
+        context["count"] = JSValue(newFunctionIn: context) { (first: Double) in
+            counts.append(JSContext.currentArgumentCount())
+            // Asking for the arguments afterwards (or before) gives as many.
+            counts.append(JSContext.currentArguments().count)
+        }
+        eval(context, "count(); count(1); count(1, undefined); count.apply(null, new Array(300))")
+        #expect(counts == [0, 0, 1, 1, 2, 2, 300, 300])
+        #expect(JSContext.currentArgumentCount() == nil)
+        // A promise executor's frame has the two resolving functions as its arguments.
+        var executorCount: Int?
+        _ = JSValue(newPromiseIn: context, fromExecutor: { _, _ in executorCount = JSContext.currentArgumentCount() })
+        #expect(executorCount == 2)
+    }
+
+    @Test func argumentConversionsThatThrowThrowToTheCaller() throws {
+        // As JavaScriptCore converts a block's arguments: the script's exception goes to the
+        // caller (catchable there), the closure does not run, and nothing is reported.
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        var ran: [String] = []
+        context["number"] = JSValue(newFunctionIn: context) { (value: Double) in ran.append("number \(value)") }
+        context["integer"] = JSValue(newFunctionIn: context) { (value: Int32) in ran.append("integer \(value)") }
+        context["text"] = JSValue(newFunctionIn: context) { (value: String) in ran.append("text \(value)") }
+        let caught = eval(context, """
+            var hostile = { valueOf: function () { throw new RangeError('valueOf') },
+                            toString: function () { throw new URIError('toString') } };
+            [function () { number(Symbol()) }, function () { number(hostile) }, function () { integer(Symbol()) },
+             function () { integer(hostile) }, function () { text(Symbol()) }, function () { text(hostile) },
+             function () { number('7'); integer({ valueOf: function () { return 4294967297 } }); text(12) }
+            ].map(function (f) { try { f(); return 'ok' } catch (e) { return e.name } }).join()
+            """).toString()
+        #expect(caught == "TypeError,RangeError,TypeError,RangeError,TypeError,URIError,ok")
+        #expect(ran == ["number 7.0", "integer 1", "text 12"])
+        #expect(recorder.messages.isEmpty)
+    }
+
+    @Test func optionalResultsOfTypedClosures() throws {
+        context["maybeInt"] = JSValue(newFunctionIn: context) { (give: Bool) -> Int? in give ? 42 : nil }
+        context["maybeDouble"] = JSValue(newFunctionIn: context) { (give: Bool) -> Double? in give ? 0.5 : nil }
+        context["maybeString"] = JSValue(newFunctionIn: context) { (give: Bool) -> String? in give ? "a\u{0}😀" : nil }
+        context["maybeBool"] = JSValue(newFunctionIn: context) { (give: Bool) -> Bool? in give ? false : nil }
+        context["maybeValue"] = JSValue(newFunctionIn: context) { (give: Bool) -> JSValue? in
+            give ? JSValue(newObjectIn: JSContext.current()) : nil
+        }
+        context["maybeArray"] = JSValue(newFunctionIn: context) { (give: Bool) -> [Int]? in give ? [1, 2] : nil }
+        let results = eval(context, """
+            ['maybeInt', 'maybeDouble', 'maybeString', 'maybeBool', 'maybeValue', 'maybeArray'].map(function (name) {
+                var f = this[name];
+                return [typeof f(true), JSON.stringify(f(true)), f(false) === undefined];
+            }, this)
+            """).toArray() as? [[Any]]
+        let expected: [[Any]] = [
+            ["number", "42", true], ["number", "0.5", true], ["string", "\"a\\u0000😀\"", true],
+            ["boolean", "false", true], ["object", "{}", true], ["object", "[1,2]", true],
+        ]
+        #expect(results?.map { $0.map { "\($0)" } } == expected.map { $0.map { "\($0)" } })
+    }
+
     @Test func callbacksFromACoroutineAndFromAFinalizerFindTheirContext() {
         // Identities, not the contexts: a closure holding its context would be a retain cycle.
         let expected = ObjectIdentifier(context)

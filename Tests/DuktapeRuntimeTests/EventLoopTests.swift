@@ -33,6 +33,46 @@ struct EventLoopTimerTests {
         #expect(context.log == "zero negative nan a12 object delay string delay b c")
     }
 
+    @Test func callbacksGetExactlyTheExtraArgumentsPassed() throws {
+        // Explicit undefined arguments count; missing ones do not (the globals read the extra
+        // arguments only when the call has them).
+        context.evaluateScript("""
+            function report(label) { return function () { log.push(label + arguments.length) } }
+            setTimeout(report('t'));
+            setTimeout(report('t'), 0);
+            setTimeout(report('t'), 0, undefined);
+            var interval = setInterval(function (a, b) { log.push('i' + arguments.length + a + b); clearInterval(interval) }, 0, 'x', undefined);
+            setImmediate(report('m'));
+            setImmediate(report('m'), undefined);
+            setImmediate(report('m'), 1, 2, 3);
+            """)
+        try loop.advance(by: .milliseconds(1))
+        #expect(context.log == "t0 t0 t1 i2xundefined m0 m1 m3")
+    }
+
+    @Test func hostileDelaysAndIds() throws {
+        let errors = ExceptionLog(context)
+        // A delay whose ToNumber throws (a symbol, a throwing valueOf) throws to the script,
+        // which schedules nothing; nothing reaches the exception handler.
+        context.evaluateScript("""
+            var thrown = [];
+            function attempt(f) { try { f() } catch (e) { thrown.push(e.name) } }
+            attempt(function () { setTimeout(function () { log.push('symbol') }, Symbol('d')) });
+            attempt(function () { setTimeout(function () { log.push('throwing') }, { valueOf: function () { throw new RangeError('no') } }) });
+            // A delay whose conversion schedules and clears a timer of its own.
+            var inner = 0;
+            setTimeout(function () { log.push('outer') }, { valueOf: function () {
+                inner = setTimeout(function () { log.push('inner') }, 0); clearTimeout(inner); return 1 } });
+            // A symbol names no timer; an object names the one its valueOf gives, in its own pool.
+            var kept = setTimeout(function () { log.push('kept') }, 1);
+            clearTimeout(Symbol('x')); clearImmediate({ valueOf: function () { return kept } });
+            """)
+        #expect(context.evaluateScript("thrown.join()").toString() == "TypeError,RangeError")
+        try loop.advance(by: .milliseconds(2))
+        #expect(context.log == "outer kept")
+        #expect(errors.all.isEmpty)
+    }
+
     @Test func delaysAreConvertedAsWebIDLLongs() throws {
         // ToNumber, then modulo 2^32 into a signed 32-bit value; negative means 0.
         context.evaluateScript("""

@@ -230,26 +230,23 @@ let benchmarks: @Sendable () -> Void = {
     }
     // W11: the runtime's event loop (ours only; scripts/w11-node.js runs the same on Node).
     // One iteration schedules the callbacks from a script and runs the loop until idle.
-    /// One iteration: a script queues n callbacks with `scheduler`, and the loop runs them.
+    /// One iteration: a script queues n callbacks with `setTimeout(tick, 0)` or
+    /// `setImmediate(tick)` (as scripts/w11-node.js does), and the loop runs them.
     func loopBenchmark(_ name: String, scheduling scheduler: String) {
         Benchmark(name) { benchmark in
             let context = makeOurs()
             let loop = EventLoop(context: context)
-            context.evaluateScript("""
-                var fired = 0; function tick() { fired++ }
-                function schedule(n, scheduler) { for (var i = 0; i < n; i++) scheduler(tick, 0) }
-                """)
-            let schedule: JSValue = context.objectForKeyedSubscript("schedule")
-            let function: JSValue = context.objectForKeyedSubscript(scheduler)
+            context.evaluateScript(LoopWorkloads.script)
+            let schedule: JSValue = context.objectForKeyedSubscript(scheduler)
             for _ in benchmark.scaledIterations {
-                schedule.call(withArguments: [Batch.timers, function])
+                schedule.call(withArguments: [Batch.timers])
                 try? loop.run()
             }
             blackHole(context.objectForKeyedSubscript("fired").toDouble())
         }
     }
-    loopBenchmark("W11 100k setTimeout(f, 0) callbacks [ours]", scheduling: "setTimeout")
-    loopBenchmark("W11 100k setImmediate callbacks [ours]", scheduling: "setImmediate")
+    loopBenchmark("W11 100k setTimeout(f, 0) callbacks [ours]", scheduling: "timeouts")
+    loopBenchmark("W11 100k setImmediate callbacks [ours]", scheduling: "immediates")
     // Another thread posts 10k pieces of work, each calling a JS function, to the loop's own
     // thread; the iteration ends when the last has run.
     Benchmark("W11 10k posts from another thread [ours]") { benchmark in

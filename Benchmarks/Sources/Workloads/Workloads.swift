@@ -180,3 +180,15 @@ public enum Ours {
             .call(withArguments: [context.objectForKeyedSubscript("counter")!, count]).toDouble()
     }
 }
+
+/// W11's script, the same calls as scripts/w11-node.js makes on Node: `timeouts(n)` queues n
+/// `setTimeout(tick, 0)` and `immediates(n)` n `setImmediate(tick)`; each callback counts in
+/// `fired`. The loop then runs them (the benchmark and the instruction probe drive it).
+public enum LoopWorkloads {
+    public static let script = """
+        var fired = 0;
+        function tick() { fired++ }
+        function timeouts(n) { for (var i = 0; i < n; i++) setTimeout(tick, 0) }
+        function immediates(n) { for (var i = 0; i < n; i++) setImmediate(tick) }
+        """
+}

@@ -5,6 +5,7 @@
 // that the work cannot be optimized away.
 import DuktapeBaselines
 import DuktapeCore
+import DuktapeRuntime
 import Foundation
 import Workloads
 
@@ -42,7 +43,18 @@ let ours: [String: (JSContext, Int) -> Double] = [
     },
     "W7-to-host": { context, n in repeated(n) { Double(Ours.objectToHost(context)) } },
     "W9": { Ours.exported($0, count: $1) },
+    "W11-timeout": { loopCallbacks($0, count: $1, scheduling: "timeouts") },
+    "W11-immediate": { loopCallbacks($0, count: $1, scheduling: "immediates") },
 ]
+
+/// W11: a script queues `count` callbacks, and the loop runs them until idle.
+func loopCallbacks(_ context: JSContext, count: Int, scheduling scheduler: String) -> Double {
+    let loop = EventLoop(context: context)
+    context.evaluateScript(LoopWorkloads.script)
+    (context.objectForKeyedSubscript(scheduler) as JSValue).call(withArguments: [count])
+    try? loop.run()
+    return context.objectForKeyedSubscript("fired").toDouble()
+}
 
 typealias Baseline = (OpaquePointer, Int) -> Double
 let entries = Int32(Batch.entries)

@@ -44,6 +44,11 @@ struct CallbackFrame {
         return value
     }
 
+    /// How many arguments `arguments` has, without making them.
+    var argumentTotal: Int {
+        madeArguments?.count ?? Int(argumentCount)
+    }
+
     /// Every argument (untyped closures and `currentArguments()`).
     var arguments: [JSValue] {
         mutating get {

@@ -45,10 +45,13 @@ struct HostCall {
     }
 
     /// Argument `index` converted by `T`'s `fromJSArgument` rule, the general path (missing
-    /// arguments, coercions, every other type); a failure names the argument.
+    /// arguments, coercions, every other type); a failure names the argument, and an exception
+    /// the conversion's script threw is rethrown as it is.
     @usableFromInline func argument<T: JSValueConvertible>(_ index: Int, as type: T.Type) throws -> T {
         do {
             return try T.fromJSArgument(argument(index))
+        } catch let exception as JSException {
+            throw exception  // the script's own exception, from a conversion it ran
         } catch {
             throw ArgumentMismatch(description: "argument \(index + 1): \(error)")
         }

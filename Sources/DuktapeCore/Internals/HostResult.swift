@@ -31,8 +31,20 @@ enum HostResult {
         case .boolean(let flag): return .boolean(flag)
         case .string(let string): return .string(string)
         case .jsValue(let jsValue): return .converted(jsValue)
-        case .other: return .converted(value.jsValue(in: context))
+        case .other: return optional(value) ?? .converted(value.jsValue(in: context))
         }
+    }
+
+    /// An optional of one of `exactValue`'s types (nil is undefined), without the `JSValue`
+    /// that `Optional.jsValue(in:)` makes; nil for any other type.
+    @inlinable @inline(__always)
+    static func optional<T>(_ value: T) -> HostResult? {
+        if T.self == Int?.self { return _identityCast(value, to: Int?.self).map { .number(Double($0)) } ?? .undefined }
+        if T.self == Double?.self { return _identityCast(value, to: Double?.self).map { .number($0) } ?? .undefined }
+        if T.self == String?.self { return _identityCast(value, to: String?.self).map { .string($0) } ?? .undefined }
+        if T.self == Bool?.self { return _identityCast(value, to: Bool?.self).map { .boolean($0) } ?? .undefined }
+        if T.self == JSValue?.self { return _identityCast(value, to: JSValue?.self).map { .converted($0) } ?? .undefined }
+        return nil
     }
 }
 

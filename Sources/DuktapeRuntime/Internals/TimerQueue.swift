@@ -13,8 +13,10 @@ struct TimerQueue {
         var sequence: Int
     }
 
+    /// A heap node: the due time in nanoseconds (compared inline, where `Duration`'s 128-bit
+    /// comparison is a library call per step of a sift).
     private struct Node {
-        let due: Duration
+        let due: Int64
         let sequence: Int
         let id: Int
 
@@ -44,7 +46,16 @@ struct TimerQueue {
         nextSequence += 1
         entry.sequence = nextSequence
         entries[id] = entry
-        push(Node(due: entry.due, sequence: entry.sequence, id: id))
+        push(Node(due: Self.nanoseconds(entry.due), sequence: entry.sequence, id: id))
+    }
+
+    /// `duration` in nanoseconds, saturating (a loop's times are at most centuries).
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, carry) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflow || carry { return seconds < 0 ? .min : .max }
+        return sum
     }
 
     /// Removes timer `id`, returning its entry (to be released outside the loop's lock).
@@ -66,7 +77,7 @@ struct TimerQueue {
     /// The due time of the earliest live timer.
     mutating func nextDue() -> Duration? {
         dropStaleTop()
-        return heap.first?.due
+        return heap.first.flatMap { entries[$0.id]?.due }
     }
 
     /// Takes the earliest live timer if it is due at `now` and was scheduled at or before
@@ -76,10 +87,20 @@ struct TimerQueue {
     /// Stopping at a newer timer on top is exact: any older timer due by `now` is due no later,
     /// so it would be on top first.
     mutating func popDue(at now: Duration, upTo lastSequence: Int) -> (id: Int, entry: Entry)? {
-        dropStaleTop()
-        guard let top = heap.first, top.due <= now, top.sequence <= lastSequence, let entry = entries[top.id] else {
-            return nil
+        let limit = Self.nanoseconds(now)
+        var live: Dictionary<Int, Entry>.Index?
+        while let top = heap.first {
+            // One lookup per node: a stale node (its timer cleared or re-armed) is dropped.
+            let index = entries.index(forKey: top.id)
+            if let index, entries.values[index].sequence == top.sequence {
+                live = index
+                break
+            }
+            popTop()
+            staleNodes = max(0, staleNodes - 1)
         }
+        guard let top = heap.first, let index = live, top.due <= limit, top.sequence <= lastSequence else { return nil }
+        let entry = entries.values[index]
         popTop()
         if let interval = entry.interval {
             var next = entry
@@ -95,7 +116,7 @@ struct TimerQueue {
             }
             schedule(top.id, next)
         } else {
-            entries[top.id] = nil
+            entries.remove(at: index)
         }
         return (top.id, entry)
     }
