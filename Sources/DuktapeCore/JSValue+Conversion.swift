@@ -176,6 +176,7 @@ extension JSValue {
     /// ToNumber, throwing the script's exception (a symbol, a `valueOf` that throws) where
     /// `toDouble()` reports it and gives NaN. Typed closures' numeric parameters convert so, as
     /// JavaScriptCore converts a block's arguments: the exception is thrown to the caller.
+    @inline(__always)
     func numberThrowing() throws(JSException) -> Double {
         switch storage {
         case .undefined: return .nan
@@ -272,6 +273,7 @@ extension JSValue {
 
     /// ToString, throwing the script's exception (a symbol, a `toString` that throws) where
     /// `toString()` reports it and gives nil (for typed closures' `String` parameters).
+    @inline(__always)
     func stringThrowing() throws(JSException) -> String {
         switch storage {
         case .undefined: return "undefined"
