@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "DuktapeCore", targets: ["DuktapeCore"]),
         .library(name: "DuktapeRuntime", targets: ["DuktapeRuntime"]),
+        .library(name: "DuktapeWeb", targets: ["DuktapeWeb"]),
         .executable(name: "dukjs", targets: ["dukjs"]),
     ],
     dependencies: [
@@ -29,6 +30,17 @@ let package = Package(
         .target(
             name: "DuktapeRuntime",
             dependencies: ["DuktapeCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // The headless web host: browser globals (so far those that need no network).
+        .target(
+            name: "DuktapeWeb",
+            dependencies: ["DuktapeCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DuktapeWebTests",
+            dependencies: ["DuktapeWeb"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

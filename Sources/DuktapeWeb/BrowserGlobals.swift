@@ -1,0 +1,61 @@
+import DuktapeCore
+import Foundation
+
+/// The browser globals a page has that need no network: `window` and `self` (the global object,
+/// which becomes an `EventTarget`), `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`
+/// (UTF-8, with `stream: true` across chunks), `EventTarget`, `Event` and `CustomEvent`.
+///
+/// ```swift
+/// let context = JSContext()!
+/// try BrowserGlobals.install(in: context)
+/// context.evaluateScript("atob(btoa('\\u00ff'))")                                  // "ÿ"
+/// context.evaluateScript("new TextDecoder().decode(new TextEncoder().encode('é'))")  // "é"
+/// ```
+///
+/// They follow the WHATWG and WebIDL specifications where a headless page can: argument
+/// conversions (a symbol is a TypeError where a string is expected), `DOMException` names and
+/// legacy codes (`InvalidCharacterError` from `atob`, code 5), forgiving base64, replacement
+/// characters for malformed UTF-8 (or a TypeError with `fatal: true`), a byte-order mark
+/// stripped unless `ignoreBOM`. `TextDecoder` knows UTF-8 only (its labels `utf-8`, `utf8`,
+/// `unicode-1-1-utf-8`…); any other label is a RangeError, as an unknown one is in browsers.
+/// An exception thrown by an event listener goes to the context's `exceptionHandler`, and the
+/// other listeners still run.
+public enum BrowserGlobals {
+    /// Installs the globals in `context` (the page host does it for its pages). Throws the
+    /// `JSException` of a context that cannot run the set-up (its memory limit is reached).
+    ///
+    /// ```swift
+    /// try BrowserGlobals.install(in: context)
+    /// ```
+    public static func install(in context: JSContext) throws {
+        let natives = JSValue(newObjectIn: context)!
+        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) }, forProperty: "base64Encode")
+        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) }, forProperty: "base64Decode")
+        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in Data(text.utf8) }, forProperty: "utf8Encode")
+        natives.setValue(JSValue(newFunctionIn: context) { (bytes: Data, fatal: Bool) -> String? in
+            fatal ? String(validating: bytes, as: UTF8.self) : String(decoding: bytes, as: UTF8.self)
+        }, forProperty: "utf8Decode")
+        natives.setValue(JSValue(newFunctionIn: context) { (text: String, capacity: Int) in
+            utf16Prefix(of: text, fittingUTF8Bytes: capacity)
+        }, forProperty: "utf8Fits")
+        natives.setValue(JSValue(newFunctionIn: context) { (error: JSValue) in
+            guard let context = JSContext.current() else { return }
+            context.exceptionHandler?(context, error)
+        }, forProperty: "report")
+        let factory = try context.evaluate(BrowserScript.source, sourceName: "web:browser.js")
+        try factory.call(context.globalObject, natives)
+    }
+
+    /// How many UTF-16 code units of `text` (whole characters) encode to at most `capacity`
+    /// bytes of UTF-8 (`TextEncoder.encodeInto`).
+    static func utf16Prefix(of text: String, fittingUTF8Bytes capacity: Int) -> Int {
+        var bytes = 0, units = 0
+        for scalar in text.unicodeScalars {
+            let width = UTF8.width(scalar)
+            guard bytes + width <= capacity else { break }
+            bytes += width
+            units += UTF16.width(scalar)
+        }
+        return units
+    }
+}

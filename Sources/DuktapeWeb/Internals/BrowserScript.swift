@@ -1,0 +1,408 @@
+/// The browser globals that need no network, in JavaScript (ES5, as Duktape runs it):
+/// `window`/`self`, `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`, `EventTarget`,
+/// `Event` and `CustomEvent`.
+///
+/// The source is a constant: evaluated once per context, it gives a factory taking the global
+/// object and the native helpers (`BrowserGlobals.install`). The built-ins it uses are captured
+/// when it is installed, so a script that replaces `String` or `Reflect.apply` afterwards does
+/// not change how these behave. Byte work (base64, UTF-8) is native: Duktape interns every
+/// intermediate string, so building strings byte by byte in script is quadratic.
+///
+/// Internal state lives under symbol keys, non-enumerable: `Object.getOwnPropertySymbols` can
+/// see it, as it could see a browser's expando properties, but no string-keyed enumeration or
+/// `JSON.stringify` does.
+enum BrowserScript {
+    static let source = #"""
+(function (global, natives) {
+'use strict';
+var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototypeOf = O.setPrototypeOf,
+    getPrototypeOf = O.getPrototypeOf, apply = Reflect.apply, ErrorCtor = Error, TypeErrorCtor = TypeError,
+    RangeErrorCtor = RangeError, Str = String, Sym = Symbol, Uint8 = Uint8Array, ArrayBufferCtor = ArrayBuffer,
+    isView = ArrayBuffer.isView, dateNow = Date.now;
+var base64Encode = natives.base64Encode, base64Decode = natives.base64Decode, utf8Encode = natives.utf8Encode,
+    utf8Decode = natives.utf8Decode, utf8Fits = natives.utf8Fits, report = natives.report;
+var toLower = String.prototype.toLowerCase, replace = String.prototype.replace, slice = String.prototype.slice,
+    splice = Array.prototype.splice, arraySlice = Array.prototype.slice, setBytes = Uint8Array.prototype.set,
+    subarray = Uint8Array.prototype.subarray,
+    clock = typeof performance === 'object' && performance !== null && typeof performance.now === 'function'
+        ? performance : Date, readClock = clock === Date ? dateNow : performance.now;
+function call(f, self) { return apply(f, self, apply(arraySlice, arguments, [2])); }
+
+// Interface objects are non-enumerable properties of the global object, as in browsers.
+function defineGlobal(name, value) {
+    defineProperty(global, name, { value: value, writable: true, enumerable: false, configurable: true });
+}
+function defineMethods(prototype, methods) {
+    for (var name in methods) {
+        defineProperty(prototype, name, { value: methods[name], writable: true, enumerable: true, configurable: true });
+    }
+}
+function defineGetter(prototype, name, get) {
+    defineProperty(prototype, name, { get: get, enumerable: true, configurable: true });
+}
+// WebIDL's DOMString: ToString, except that a symbol is a TypeError.
+function toDOMString(value) {
+    if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+    return Str(value);
+}
+// WebIDL dictionaries: undefined and null are empty; anything else must be an object.
+function dictionary(value, what) {
+    if (value === undefined || value === null) return setPrototypeOf({}, null);
+    if (typeof value !== 'object' && typeof value !== 'function') throw new TypeErrorCtor(what + ' is not an object');
+    return value;
+}
+function requireArguments(count, needed, what) {
+    if (count < needed) {
+        throw new TypeErrorCtor(what + ': ' + needed + ' argument' + (needed > 1 ? 's' : '') +
+            ' required, but only ' + count + ' present');
+    }
+}
+function requireNew(self, constructor, name) {
+    if (!(self instanceof constructor)) {
+        throw new TypeErrorCtor("Failed to construct '" + name + "': Please use the 'new' operator");
+    }
+}
+
+// --- window, self -----------------------------------------------------------------------------
+defineProperty(global, 'window', { value: global, writable: false, enumerable: true, configurable: false });
+defineProperty(global, 'self', { value: global, writable: true, enumerable: true, configurable: true });
+
+// --- DOMException ---------------------------------------------------------------------------------
+var legacyCodes = setPrototypeOf({
+    IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5,
+    NoModificationAllowedError: 7, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11,
+    SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14, InvalidAccessError: 15,
+    TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
+    QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25
+}, null);
+var codeConstants = ['INDEX_SIZE_ERR', 1, 'DOMSTRING_SIZE_ERR', 2, 'HIERARCHY_REQUEST_ERR', 3,
+    'WRONG_DOCUMENT_ERR', 4, 'INVALID_CHARACTER_ERR', 5, 'NO_DATA_ALLOWED_ERR', 6,
+    'NO_MODIFICATION_ALLOWED_ERR', 7, 'NOT_FOUND_ERR', 8, 'NOT_SUPPORTED_ERR', 9, 'INUSE_ATTRIBUTE_ERR', 10,
+    'INVALID_STATE_ERR', 11, 'SYNTAX_ERR', 12, 'INVALID_MODIFICATION_ERR', 13, 'NAMESPACE_ERR', 14,
+    'INVALID_ACCESS_ERR', 15, 'VALIDATION_ERR', 16, 'TYPE_MISMATCH_ERR', 17, 'SECURITY_ERR', 18,
+    'NETWORK_ERR', 19, 'ABORT_ERR', 20, 'URL_MISMATCH_ERR', 21, 'QUOTA_EXCEEDED_ERR', 22, 'TIMEOUT_ERR', 23,
+    'INVALID_NODE_TYPE_ERR', 24, 'DATA_CLONE_ERR', 25];
+
+// An Error (so that it has a stack and `instanceof Error` holds) whose prototype is
+// DOMException.prototype; `name`, `message` and `code` are own, non-enumerable properties.
+function DOMException(message, name) {
+    requireNew(this, DOMException, 'DOMException');
+    var error = new ErrorCtor(message === undefined ? '' : toDOMString(message));
+    var errorName = name === undefined ? 'Error' : toDOMString(name);
+    setPrototypeOf(error, getPrototypeOf(this));
+    defineProperty(error, 'name', { value: errorName, writable: true, enumerable: false, configurable: true });
+    defineProperty(error, 'code', { value: legacyCodes[errorName] || 0, writable: true, enumerable: false, configurable: true });
+    return error;
+}
+DOMException.prototype = create(ErrorCtor.prototype);
+defineProperty(DOMException.prototype, 'constructor', { value: DOMException, writable: true, configurable: true });
+defineProperty(DOMException.prototype, 'name', { value: 'Error', writable: true, configurable: true });
+for (var c = 0; c < codeConstants.length; c += 2) {
+    defineProperty(DOMException, codeConstants[c], { value: codeConstants[c + 1], enumerable: true });
+    defineProperty(DOMException.prototype, codeConstants[c], { value: codeConstants[c + 1], enumerable: true });
+}
+defineGlobal('DOMException', DOMException);
+function domException(message, name) { return new DOMException(message, name); }
+
+// --- btoa, atob -------------------------------------------------------------------------------
+defineGlobal('btoa', function btoa(data) {
+    requireArguments(arguments.length, 1, "Failed to execute 'btoa'");
+    var encoded = base64Encode(toDOMString(data));
+    if (encoded === undefined) {
+        throw domException('The string to be encoded contains characters outside of the Latin1 range.', 'InvalidCharacterError');
+    }
+    return encoded;
+});
+defineGlobal('atob', function atob(data) {
+    requireArguments(arguments.length, 1, "Failed to execute 'atob'");
+    var decoded = base64Decode(toDOMString(data));
+    if (decoded === undefined) throw domException('The string to be decoded is not correctly encoded.', 'InvalidCharacterError');
+    return decoded;
+});
+
+// --- TextEncoder, TextDecoder ---------------------------------------------------------------------
+// A BufferSource (an ArrayBuffer or any view of one) as a Uint8Array over the same bytes.
+function bytesOf(input, what) {
+    if (input instanceof ArrayBufferCtor) return new Uint8(input);
+    if (isView(input)) return new Uint8(input.buffer, input.byteOffset, input.byteLength);
+    throw new TypeErrorCtor(what + ": The provided value is not of type '(ArrayBuffer or ArrayBufferView)'");
+}
+
+function TextEncoder() {
+    requireNew(this, TextEncoder, 'TextEncoder');
+}
+defineGetter(TextEncoder.prototype, 'encoding', function () { return 'utf-8'; });
+defineMethods(TextEncoder.prototype, {
+    encode: function encode(input) {
+        return utf8Encode(input === undefined ? '' : toDOMString(input));
+    },
+    // As much of `source` as fits in `destination` without splitting a character.
+    encodeInto: function encodeInto(source, destination) {
+        requireArguments(arguments.length, 2, "Failed to execute 'encodeInto' on 'TextEncoder'");
+        var text = toDOMString(source);
+        if (!(destination instanceof Uint8)) {
+            throw new TypeErrorCtor("Failed to execute 'encodeInto' on 'TextEncoder': parameter 2 is not of type 'Uint8Array'");
+        }
+        var read = utf8Fits(text, destination.length);
+        var bytes = utf8Encode(call(slice, text, 0, read));
+        call(setBytes, destination, bytes);
+        return { read: read, written: bytes.length };
+    }
+});
+defineGlobal('TextEncoder', TextEncoder);
+
+var utf8Labels = setPrototypeOf({ 'unicode-1-1-utf-8': 1, 'unicode11utf8': 1, 'unicode20utf8': 1, 'utf-8': 1,
+    'utf8': 1, 'x-unicode20utf8': 1 }, null);
+var DECODER = Sym('TextDecoder state');
+function decoderState(self) {
+    var state = self !== null && (typeof self === 'object') ? self[DECODER] : undefined;
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+// How many bytes at the end of `bytes` begin a UTF-8 sequence that later bytes may complete:
+// they wait for the next chunk. Holding back more than needed would only delay them; the rule
+// is exact for the longest sequence (4 bytes).
+function incompleteTail(bytes) {
+    var length = bytes.length;
+    for (var back = 1; back <= 3 && back <= length; back++) {
+        var byte = bytes[length - back];
+        if ((byte & 0xC0) === 0x80) continue;
+        var needed = byte >= 0xF0 && byte <= 0xF4 ? 4 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xC2 && byte <= 0xDF ? 2 : 1;
+        return needed > back ? back : 0;
+    }
+    return 0;
+}
+function concatBytes(first, second) {
+    var joined = new Uint8(first.length + second.length);
+    call(setBytes, joined, first);
+    call(setBytes, joined, second, first.length);
+    return joined;
+}
+
+// UTF-8 only (the encoding of every page this host runs); other labels are a RangeError.
+function TextDecoder(label, options) {
+    requireNew(this, TextDecoder, 'TextDecoder');
+    var name = label === undefined ? 'utf-8' : call(toLower, call(replace, toDOMString(label), /^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, ''));
+    if (!utf8Labels[name]) {
+        throw new RangeErrorCtor("Failed to construct 'TextDecoder': The encoding label provided ('" + name + "') is invalid.");
+    }
+    var settings = dictionary(options, "Failed to construct 'TextDecoder': parameter 2");
+    defineProperty(this, DECODER, { value: {
+        fatal: !!settings.fatal, ignoreBOM: !!settings.ignoreBOM, pending: null, bomSeen: false
+    } });
+}
+defineGetter(TextDecoder.prototype, 'encoding', function () { decoderState(this); return 'utf-8'; });
+defineGetter(TextDecoder.prototype, 'fatal', function () { return decoderState(this).fatal; });
+defineGetter(TextDecoder.prototype, 'ignoreBOM', function () { return decoderState(this).ignoreBOM; });
+defineMethods(TextDecoder.prototype, {
+    decode: function decode(input, options) {
+        var state = decoderState(this);
+        var stream = !!dictionary(options, "Failed to execute 'decode' on 'TextDecoder': parameter 2").stream;
+        var bytes = input === undefined ? new Uint8(0) : bytesOf(input, "Failed to execute 'decode' on 'TextDecoder'");
+        if (state.pending !== null) {
+            bytes = concatBytes(state.pending, bytes);
+            state.pending = null;
+        }
+        var held = stream ? incompleteTail(bytes) : 0;
+        if (held > 0) {
+            state.pending = new Uint8(call(subarray, bytes, bytes.length - held));
+            bytes = call(subarray, bytes, 0, bytes.length - held);
+        }
+        var text = utf8Decode(bytes, state.fatal);
+        if (text === undefined) {
+            state.pending = null;
+            state.bomSeen = false;
+            throw new TypeErrorCtor("Failed to execute 'decode' on 'TextDecoder': The encoded data was not valid.");
+        }
+        if (!state.ignoreBOM && !state.bomSeen && text.length > 0) {
+            if (text.charCodeAt(0) === 0xFEFF) text = call(slice, text, 1);
+            state.bomSeen = true;
+        }
+        // The end of a stream: the next call starts a new one.
+        if (!stream) state.bomSeen = false;
+        return text;
+    }
+});
+defineGlobal('TextDecoder', TextDecoder);
+
+// --- Event, CustomEvent, EventTarget --------------------------------------------------------------
+var EVENT = Sym('Event state'), LISTENERS = Sym('EventTarget listeners');
+function eventState(self) {
+    var state = self !== null && (typeof self === 'object') ? self[EVENT] : undefined;
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+
+function Event(type, init) {
+    requireNew(this, Event, 'Event');
+    requireArguments(arguments.length, 1, "Failed to construct 'Event'");
+    var settings = dictionary(init, "Failed to construct 'Event': parameter 2");
+    defineProperty(this, EVENT, { value: {
+        type: toDOMString(type), bubbles: !!settings.bubbles, cancelable: !!settings.cancelable,
+        composed: !!settings.composed, canceled: false, dispatching: false, stop: false, stopNow: false,
+        inPassiveListener: false, target: null, currentTarget: null, phase: 0, timeStamp: apply(readClock, clock, [])
+    } });
+    // isTrusted is an own, unforgeable property in browsers.
+    defineProperty(this, 'isTrusted', { get: function () { return false; }, enumerable: true });
+}
+var phases = ['NONE', 0, 'CAPTURING_PHASE', 1, 'AT_TARGET', 2, 'BUBBLING_PHASE', 3];
+for (var p = 0; p < phases.length; p += 2) {
+    defineProperty(Event, phases[p], { value: phases[p + 1], enumerable: true });
+    defineProperty(Event.prototype, phases[p], { value: phases[p + 1], enumerable: true });
+}
+function eventGetter(name, read) {
+    defineGetter(Event.prototype, name, function () { return read(eventState(this)); });
+}
+eventGetter('type', function (s) { return s.type; });
+eventGetter('bubbles', function (s) { return s.bubbles; });
+eventGetter('cancelable', function (s) { return s.cancelable; });
+eventGetter('composed', function (s) { return s.composed; });
+eventGetter('defaultPrevented', function (s) { return s.canceled; });
+eventGetter('target', function (s) { return s.target; });
+eventGetter('srcElement', function (s) { return s.target; });
+eventGetter('currentTarget', function (s) { return s.currentTarget; });
+eventGetter('eventPhase', function (s) { return s.phase; });
+eventGetter('timeStamp', function (s) { return s.timeStamp; });
+eventGetter('cancelBubble', function (s) { return s.stop; });
+eventGetter('returnValue', function (s) { return !s.canceled; });
+function cancel(state) {
+    if (state.cancelable && !state.inPassiveListener) state.canceled = true;
+}
+defineMethods(Event.prototype, {
+    preventDefault: function preventDefault() { cancel(eventState(this)); },
+    stopPropagation: function stopPropagation() { eventState(this).stop = true; },
+    stopImmediatePropagation: function stopImmediatePropagation() {
+        var state = eventState(this);
+        state.stop = true;
+        state.stopNow = true;
+    },
+    composedPath: function composedPath() {
+        var state = eventState(this);
+        return state.dispatching && state.currentTarget !== null ? [state.currentTarget] : [];
+    }
+});
+defineGlobal('Event', Event);
+
+function CustomEvent(type, init) {
+    requireNew(this, CustomEvent, 'CustomEvent');
+    requireArguments(arguments.length, 1, "Failed to construct 'CustomEvent'");
+    var event = apply(Event, this, [type, init]) || this;
+    var settings = dictionary(init, "Failed to construct 'CustomEvent': parameter 2");
+    eventState(this).detail = settings.detail === undefined ? null : settings.detail;
+    return event;
+}
+CustomEvent.prototype = create(Event.prototype);
+defineProperty(CustomEvent.prototype, 'constructor', { value: CustomEvent, writable: true, configurable: true });
+defineGetter(CustomEvent.prototype, 'detail', function () { return eventState(this).detail; });
+defineGlobal('CustomEvent', CustomEvent);
+
+// `this` of an EventTarget method: undefined and null are the global object (WebIDL's rule for
+// the global's operations, so that a bare `addEventListener(...)` in a page works).
+function targetOf(self) {
+    return self === undefined || self === null ? global : self;
+}
+function listenersOf(target, create) {
+    if (target === null || (typeof target !== 'object' && typeof target !== 'function')) {
+        throw new TypeErrorCtor('Illegal invocation');
+    }
+    var table = target[LISTENERS];
+    if (table === undefined) {
+        if (!create) return undefined;
+        table = setPrototypeOf({}, null);
+        defineProperty(target, LISTENERS, { value: table });
+    }
+    return table;
+}
+function captureOf(options) {
+    return typeof options === 'boolean' ? options : !!(options !== null && typeof options === 'object' && options.capture);
+}
+function findListener(list, callback, capture) {
+    for (var i = 0; i < list.length; i++) {
+        if (list[i].callback === callback && list[i].capture === capture) return i;
+    }
+    return -1;
+}
+
+function EventTarget() {
+    requireNew(this, EventTarget, 'EventTarget');
+    listenersOf(this, true);
+}
+defineMethods(EventTarget.prototype, {
+    addEventListener: function addEventListener(type, callback, options) {
+        requireArguments(arguments.length, 2, "Failed to execute 'addEventListener' on 'EventTarget'");
+        var name = toDOMString(type);
+        if (callback === null || callback === undefined) return;
+        if (typeof callback !== 'function' && typeof callback !== 'object') {
+            throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'");
+        }
+        var settings = typeof options === 'boolean' ? { capture: options } : dictionary(options, 'options');
+        var table = listenersOf(targetOf(this), true), capture = !!settings.capture;
+        var list = table[name] || (table[name] = setPrototypeOf([], null));
+        if (findListener(list, callback, capture) >= 0) return;
+        list[list.length] = { callback: callback, capture: capture, once: !!settings.once,
+                              passive: !!settings.passive, removed: false };
+    },
+    removeEventListener: function removeEventListener(type, callback, options) {
+        requireArguments(arguments.length, 2, "Failed to execute 'removeEventListener' on 'EventTarget'");
+        var table = listenersOf(targetOf(this), false), list = table && table[toDOMString(type)];
+        if (!list) return;
+        var index = findListener(list, callback, captureOf(options));
+        if (index >= 0) {
+            list[index].removed = true;
+            call(splice, list, index, 1);
+        }
+    },
+    // Listeners run in the order they were added; one added during the dispatch waits for the
+    // next, one removed during it does not run. An exception in a listener is reported (to the
+    // context's exception handler) and the others still run, as browsers do.
+    dispatchEvent: function dispatchEvent(event) {
+        requireArguments(arguments.length, 1, "Failed to execute 'dispatchEvent' on 'EventTarget'");
+        var state = event !== null && typeof event === 'object' ? event[EVENT] : undefined;
+        if (state === undefined) {
+            throw new TypeErrorCtor("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'");
+        }
+        if (state.dispatching) throw domException('The event is already being dispatched.', 'InvalidStateError');
+        var target = targetOf(this), table = listenersOf(target, false), list = table && table[state.type];
+        state.dispatching = true;
+        state.stop = false;
+        state.stopNow = false;
+        state.target = target;
+        state.currentTarget = target;
+        state.phase = 2;
+        var snapshot = list ? apply(arraySlice, list, []) : [];
+        for (var i = 0; i < snapshot.length && !state.stopNow; i++) {
+            var listener = snapshot[i];
+            if (listener.removed) continue;
+            if (listener.once) {
+                var index = findListener(list, listener.callback, listener.capture);
+                if (index >= 0) call(splice, list, index, 1);
+                listener.removed = true;
+            }
+            state.inPassiveListener = listener.passive;
+            try {
+                if (typeof listener.callback === 'function') {
+                    apply(listener.callback, target, [event]);
+                } else {
+                    var handleEvent = listener.callback.handleEvent;
+                    if (typeof handleEvent !== 'function') throw new TypeErrorCtor('handleEvent is not a function');
+                    apply(handleEvent, listener.callback, [event]);
+                }
+            } catch (error) {
+                try { report(error); } catch (ignored) { /* the handler rethrew it: the dispatch goes on */ }
+            }
+            state.inPassiveListener = false;
+        }
+        state.dispatching = false;
+        state.currentTarget = null;
+        state.phase = 0;
+        return !state.canceled;
+    }
+});
+defineGlobal('EventTarget', EventTarget);
+
+// The global object is the window, an EventTarget (`window.addEventListener('load', ...)`).
+setPrototypeOf(global, create(EventTarget.prototype));
+listenersOf(global, true);
+})
+"""#
+}

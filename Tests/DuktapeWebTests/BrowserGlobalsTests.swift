@@ -1,0 +1,329 @@
+import DuktapeCore
+import Foundation
+import Testing
+
+@testable import DuktapeWeb
+
+/// A context with the browser globals, and exceptions recorded instead of stored.
+final class Page: @unchecked Sendable {
+    let context = JSContext()!
+    private let lock = NSLock()
+    private var reported: [String] = []
+    var exceptions: [String] { lock.withLock { reported } }
+
+    init() throws {
+        try BrowserGlobals.install(in: context)
+        context.exceptionHandler = { [weak self] _, exception in
+            let text = exception?.toString() ?? "nil"
+            self?.lock.withLock { self?.reported.append(text) }
+        }
+    }
+
+    /// The script's completion value as a string (throws the script's exception).
+    func run(_ script: String) throws -> String {
+        try context.evaluate(script).toString() ?? "nil"
+    }
+}
+
+@Suite("Browser globals: btoa, atob, DOMException")
+struct Base64Tests {
+    @Test func btoaEncodesLatin1Strings() throws {
+        let page = try Page()
+        #expect(try page.run("btoa('')") == "")
+        #expect(try page.run("btoa('\\u00ff\\u00fe')") == "//4=")
+        #expect(try page.run("btoa('ÿ')") == "/w==")
+        #expect(try page.run("btoa('\\0a')") == "AGE=")
+        // WebIDL DOMString conversions: null and undefined are strings; objects by toString.
+        #expect(try page.run("btoa(null)") == "bnVsbA==")
+        #expect(try page.run("btoa(undefined)") == "dW5kZWZpbmVk")
+        #expect(try page.run("btoa({ toString: function () { return 'a' } })") == "YQ==")
+        #expect(try page.run("btoa(12)") == "MTI=")
+    }
+
+    @Test func atobIsForgivingBase64() throws {
+        let page = try Page()
+        let cases: [(String, String)] = [
+            ("''", ""), ("'abcd'", "69 b7 1d"), ("' ab\\tcd\\n'", "69 b7 1d"), ("'ab'", "69"), ("'abc'", "69 b7"),
+            ("'ab=='", "69"), ("'abc='", "69 b7"), ("'/w=='", "ff"), ("null", "9e e9 65"), ("12", "d7"),
+            ("'AAAA'", "00 00 00"), ("'AQID'", "01 02 03"),
+        ]
+        for (input, bytes) in cases {
+            let decoded = try page.run("""
+                (function (s) { var out = []; for (var i = 0; i < s.length; i++) out.push(('0' + s.charCodeAt(i).toString(16)).slice(-2)); return out.join(' ') })(atob(\(input)))
+                """)
+            #expect(decoded == bytes, "atob(\(input))")
+        }
+    }
+
+    @Test func malformedBase64IsAnInvalidCharacterError() throws {
+        let page = try Page()
+        for input in ["'a'", "'abcde'", "'ab='", "'a==='", "'='", "'ab\\u00ff'", "'ab cd=e'", "'ab-_'", "undefined", "'abc=d'", "'ab===='"] {
+            let outcome = try page.run("""
+                try { atob(\(input)); 'no error' } catch (e) {
+                    [e instanceof DOMException, e instanceof Error, e.name, e.code, e.message.length > 0].join()
+                }
+                """)
+            #expect(outcome == "true,true,InvalidCharacterError,5,true", "atob(\(input))")
+        }
+        let outcome = try page.run("try { btoa('\\u0100') } catch (e) { e.name + ' ' + e.code + ' ' + (e instanceof DOMException) }")
+        #expect(outcome == "InvalidCharacterError 5 true")
+        // A lone surrogate is above U+00FF too.
+        #expect(try page.run("try { btoa('\\ud800') } catch (e) { e.name }") == "InvalidCharacterError")
+    }
+
+    @Test func argumentsAreCheckedAsWebIDLDoes() throws {
+        let page = try Page()
+        for call in ["btoa()", "atob()", "btoa(Symbol())", "atob(Symbol('x'))"] {
+            #expect(try page.run("try { \(call); 'no error' } catch (e) { e.name }") == "TypeError", "\(call)")
+        }
+        #expect(try page.run("try { btoa({ toString: function () { throw new RangeError('mine') } }) } catch (e) { e.message }") == "mine")
+        #expect(page.exceptions.isEmpty)
+    }
+
+    @Test func everyByteRoundTrips() throws {
+        let page = try Page()
+        let result = try page.run("""
+            var all = ''; for (var i = 0; i < 256; i++) all += String.fromCharCode(i);
+            var big = ''; for (var j = 0; j < 12; j++) big += all;
+            [atob(btoa(all)) === all, atob(btoa(big)) === big, btoa(all).length].join()
+            """)
+        #expect(result == "true,true,344")
+    }
+
+    @Test func domExceptionIsAnErrorWithANameAndALegacyCode() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var e = new DOMException('gone', 'AbortError');
+            [e instanceof DOMException, e instanceof Error, e.name, e.message, e.code, String(e),
+             typeof e.stack, Object.keys(e).length, DOMException.ABORT_ERR, e.ABORT_ERR].join()
+            """) == "true,true,AbortError,gone,20,AbortError: gone,string,0,20,20")
+        #expect(try page.run("var d = new DOMException(); [d.name, d.message, d.code].join('|')") == "Error||0")
+        #expect(try page.run("new DOMException('m', 'NotAnError').code") == "0")
+        #expect(try page.run("try { DOMException('x') } catch (e) { e.name }") == "TypeError")
+        #expect(try page.run("try { new DOMException(Symbol()) } catch (e) { e.name }") == "TypeError")
+    }
+}
+
+@Suite("Browser globals: TextEncoder, TextDecoder")
+struct TextCodingTests {
+    @Test func encodeGivesUTF8Bytes() throws {
+        let page = try Page()
+        #expect(try page.run("Array.prototype.join.call(new TextEncoder().encode('é😀'), ' ')") == "195 169 240 159 152 128")
+        #expect(try page.run("Array.prototype.join.call(new TextEncoder().encode('a\\0b'), ' ')") == "97 0 98")
+        // A lone surrogate is a USVString's replacement character.
+        #expect(try page.run("Array.prototype.join.call(new TextEncoder().encode('\\ud800x'), ' ')") == "239 191 189 120")
+        #expect(try page.run("var t = new TextEncoder(); [t.encode().length, t.encode(undefined).length, t.encode(null).length, t.encoding, t.encode('') instanceof Uint8Array].join()")
+            == "0,0,4,utf-8,true")
+    }
+
+    @Test func encodeIntoNeverSplitsACharacter() throws {
+        let page = try Page()
+        let result = try page.run("""
+            var encoder = new TextEncoder(), results = [];
+            [0, 1, 4, 5, 6, 10].forEach(function (size) {
+                var destination = new Uint8Array(size), r = encoder.encodeInto('a😀b', destination);
+                results.push(r.read + '/' + r.written + ':' + Array.prototype.join.call(destination, '.'));
+            });
+            results.join(' ')
+            """)
+        #expect(result == "0/0: 1/1:97 1/1:97.0.0.0 3/5:97.240.159.152.128 4/6:97.240.159.152.128.98 4/6:97.240.159.152.128.98.0.0.0.0")
+        #expect(try page.run("try { new TextEncoder().encodeInto('a', [0]) } catch (e) { e.name }") == "TypeError")
+    }
+
+    @Test func decodeReplacesMalformedSequencesAsWHATWGDoes() throws {
+        let page = try Page()
+        let cases: [(String, String)] = [
+            ("[0x61, 0x00, 0x62]", "61 0 62"),
+            ("[0xFF]", "fffd"), ("[0xC0, 0x80]", "fffd fffd"), ("[0xE2, 0x82]", "fffd"),
+            ("[0xF0, 0x80, 0x80]", "fffd fffd fffd"), ("[0xED, 0xA0, 0x80]", "fffd fffd fffd"),
+            ("[0xF4, 0x90, 0x80, 0x80]", "fffd fffd fffd fffd"), ("[0xE2, 0x82, 0x41]", "fffd 41"),
+            ("[0xF0, 0x9F, 0x98, 0x80]", "d83d de00"), ("[0xEF, 0xBB, 0xBF, 0x61]", "61"),
+        ]
+        for (bytes, expected) in cases {
+            let decoded = try page.run("""
+                (function (s) { var out = []; for (var i = 0; i < s.length; i++) out.push(s.charCodeAt(i).toString(16)); return out.join(' ') })(new TextDecoder().decode(new Uint8Array(\(bytes))))
+                """)
+            #expect(decoded == expected, "\(bytes)")
+        }
+        #expect(try page.run("new TextDecoder('utf-8', { ignoreBOM: true }).decode(new Uint8Array([0xEF, 0xBB, 0xBF])).charCodeAt(0)") == "65279")
+        #expect(try page.run("var d = new TextDecoder('utf-8', { fatal: true }); try { d.decode(new Uint8Array([0x61, 0xFF])) } catch (e) { e.name + ': ' + e.message }")
+            == "TypeError: Failed to execute 'decode' on 'TextDecoder': The encoded data was not valid.")
+        #expect(try page.run("new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xC3, 0xA9]))") == "é")
+    }
+
+    @Test func streamingDecodesAcrossEveryChunkBoundary() throws {
+        let page = try Page()
+        // Every split of a text mixing 1-, 2-, 3- and 4-byte characters (and a BOM), in two and
+        // in three chunks, with and without a final flush, and with fatal on.
+        let result = try page.run("""
+            var text = 'a\\u00e9\\u20ac\\ud83d\\ude00z', bytes = new TextEncoder().encode('\\ufeff' + text), failures = [];
+            for (var i = 0; i <= bytes.length; i++) {
+                for (var j = i; j <= bytes.length; j++) {
+                    [false, true].forEach(function (fatal) {
+                        var d = new TextDecoder('utf-8', { fatal: fatal });
+                        var out = d.decode(bytes.subarray(0, i), { stream: true }) + d.decode(bytes.subarray(i, j), { stream: true }) +
+                            d.decode(bytes.subarray(j));
+                        if (out !== text) failures.push(i + ',' + j + ',' + fatal);
+                    });
+                }
+            }
+            failures.length + ' of ' + (bytes.length + 1) * (bytes.length + 2)
+            """)
+        #expect(result == "0 of 240")
+        // A stream that ends inside a character ends with a replacement character (or, fatal,
+        // a TypeError), and the decoder then starts a new stream.
+        #expect(try page.run("""
+            var d = new TextDecoder(), first = d.decode(new Uint8Array([0x61, 0xE2, 0x82]), { stream: true }), end = d.decode();
+            [first, end.charCodeAt(0).toString(16), d.decode(new Uint8Array([0xEF, 0xBB, 0xBF, 0x62]))].join()
+            """) == "a,fffd,b")
+        #expect(try page.run("""
+            var f = new TextDecoder('utf-8', { fatal: true }); f.decode(new Uint8Array([0xE2]), { stream: true });
+            try { f.decode(); 'no error' } catch (e) { e.name + ' ' + f.decode(new Uint8Array([0x63])) }
+            """) == "TypeError c")
+    }
+
+    @Test func buffersOfEveryKindAndLabels() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var bytes = new TextEncoder().encode('xhiy'), d = new TextDecoder(' UTF8\\n');
+            [d.encoding, d.fatal, d.ignoreBOM, d.decode(bytes.buffer), d.decode(bytes.subarray(1, 3)),
+             d.decode(new DataView(bytes.buffer, 1, 2)), d.decode(new Int8Array(bytes.buffer, 2, 1)), d.decode()].join()
+            """) == "utf-8,false,false,xhiy,hi,hi,i,")
+        for label in ["'latin1'", "'utf-16le'", "''", "'utf-8x'", "Symbol()"] {
+            #expect(try page.run("try { new TextDecoder(\(label)); 'made' } catch (e) { e.name }") != "made", "\(label)")
+        }
+        #expect(try page.run("try { new TextDecoder('utf-8', 5) } catch (e) { e.name }") == "TypeError")
+        #expect(try page.run("try { new TextDecoder().decode('text') } catch (e) { e.name }") == "TypeError")
+        #expect(try page.run("try { TextDecoder.prototype.decode.call({}) } catch (e) { e.name }") == "TypeError")
+        #expect(try page.run("try { TextDecoder() } catch (e) { e.name }") == "TypeError")
+    }
+
+    @Test func largeBuffersStayNative() throws {
+        let page = try Page()
+        // 1.3 MB each way: linear native work, not string building in script.
+        #expect(try page.run("""
+            var text = new Array(1 << 18).join('\\u00e9\\u20ac');
+            var bytes = new TextEncoder().encode(text);
+            [bytes.length, new TextDecoder().decode(bytes) === text, atob(btoa(text.slice(0, 300000).replace(/\\u20ac/g, 'x'))).length].join()
+            """) == "1310715,true,300000")
+    }
+}
+
+@Suite("Browser globals: EventTarget, Event, CustomEvent, window")
+struct EventTests {
+    @Test func listenersRunInOrderOnceEachAndDeduplicated() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var target = new EventTarget(), log = [];
+            function a(e) { log.push('a:' + e.type + ':' + (this === target) + ':' + (e.target === target) + ':' + e.eventPhase) }
+            target.addEventListener('ping', a);
+            target.addEventListener('ping', a);              // the same listener: ignored
+            target.addEventListener('ping', a, true);        // another capture flag: a second listener
+            target.addEventListener('ping', { handleEvent: function (e) { log.push('object:' + (this !== target)) } });
+            target.addEventListener('ping', function () { log.push('once') }, { once: true });
+            target.addEventListener('pong', function () { log.push('pong') });
+            target.addEventListener('ping', null);
+            var result = target.dispatchEvent(new Event('ping'));
+            target.dispatchEvent(new Event('ping'));
+            log.join(' ') + ' -> ' + result
+            """) == "a:ping:true:true:2 a:ping:true:true:2 object:true once a:ping:true:true:2 a:ping:true:true:2 object:true -> true")
+    }
+
+    @Test func addingAndRemovingDuringADispatch() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var target = new EventTarget(), log = [];
+            function second() { log.push('second') }
+            target.addEventListener('x', function first() {
+                log.push('first');
+                target.removeEventListener('x', second);
+                target.addEventListener('x', function late() { log.push('late') });
+            });
+            target.addEventListener('x', second);
+            target.dispatchEvent(new Event('x'));
+            log.push('|');
+            target.dispatchEvent(new Event('x'));
+            log.join(' ')
+            """) == "first | first late")
+    }
+
+    @Test func cancelingAndStopping() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var target = new EventTarget(), log = [];
+            target.addEventListener('c', function (e) { e.preventDefault(); log.push(e.defaultPrevented) });
+            target.addEventListener('c', function (e) { e.stopImmediatePropagation(); log.push('stop') });
+            target.addEventListener('c', function () { log.push('never') });
+            var cancelable = target.dispatchEvent(new Event('c', { cancelable: true }));
+            var plain = target.dispatchEvent(new Event('c'));
+            target.addEventListener('p', function (e) { e.preventDefault(); log.push('passive:' + e.defaultPrevented) }, { passive: true });
+            var passive = target.dispatchEvent(new Event('p', { cancelable: true }));
+            log.join(' ') + ' -> ' + [cancelable, plain, passive].join()
+            """) == "true stop false stop passive:false -> false,true,true")
+    }
+
+    @Test func anExceptionInAListenerIsReportedAndTheOthersRun() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var target = new EventTarget(), log = [];
+            target.addEventListener('e', function () { throw new Error('listener failed') });
+            target.addEventListener('e', { handleEvent: 42 });
+            target.addEventListener('e', function () { log.push('still ran') });
+            target.dispatchEvent(new Event('e')) + ' ' + log.join()
+            """) == "true still ran")
+        #expect(page.exceptions == ["Error: listener failed", "TypeError: handleEvent is not a function"])
+        // With the default handler (which stores the exception, to be thrown into the script),
+        // the dispatch still returns normally.
+        let plain = JSContext()!
+        try BrowserGlobals.install(in: plain)
+        #expect(try plain.evaluate("""
+            var t = new EventTarget(); t.addEventListener('e', function () { throw new Error('x') }); t.dispatchEvent(new Event('e'))
+            """).toBool())
+    }
+
+    @Test func eventsAndCustomEvents() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var e = new CustomEvent('hello', { detail: { n: 1 }, bubbles: true });
+            [e instanceof Event, e.type, e.bubbles, e.cancelable, e.detail.n, e.isTrusted, e.eventPhase, e.target,
+             typeof e.timeStamp, new CustomEvent('x').detail, Event.AT_TARGET].join()
+            """) == "true,hello,true,false,1,false,0,,number,,2")
+        for call in ["Event()", "new Event()", "new Event(Symbol())", "new Event('x', 3)", "new EventTarget().dispatchEvent({ type: 'x' })",
+                     "new EventTarget().addEventListener('x')", "EventTarget.prototype.dispatchEvent.call(5, new Event('x'))",
+                     "new EventTarget().addEventListener('x', 5)"] {
+            #expect(try page.run("try { \(call); 'no error' } catch (e) { e.name }") == "TypeError", "\(call)")
+        }
+        #expect(try page.run("""
+            var t = new EventTarget(), again;
+            t.addEventListener('r', function (e) { try { t.dispatchEvent(e) } catch (x) { again = x.name } });
+            t.dispatchEvent(new Event('r')); again
+            """) == "InvalidStateError")
+    }
+
+    @Test func windowIsTheGlobalObjectAndAnEventTarget() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var heard = 0; window.addEventListener('load', function () { heard++ });
+            dispatchEvent(new Event('load'));
+            window = 5;  // read-only, as in browsers
+            [window === this, self === this, this instanceof EventTarget, heard, typeof window.btoa,
+             Object.keys(this).indexOf('TextDecoder')].join()
+            """) == "true,true,true,1,function,-1")
+    }
+
+    @Test func hostileScriptsCannotChangeHowTheGlobalsWork() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            Reflect.apply = function () { throw new Error('hijacked') };
+            String = function () { return 'hijacked' };
+            Array.prototype.slice = function () { return [] };
+            Object.defineProperty(Array.prototype, '0', { set: function () { throw new Error('setter') }, configurable: true });
+            Object.prototype.fatal = true; Object.prototype.once = true;
+            Uint8Array.prototype.set = function () { throw new Error('set') };
+            var t = new EventTarget(), n = 0; t.addEventListener('x', function () { n++ });
+            t.dispatchEvent(new Event('x')); t.dispatchEvent(new Event('x'));
+            var d = new TextDecoder(), part = d.decode(new Uint8Array([0xC3]), { stream: true });
+            [atob(btoa('ok')), n, part + d.decode(new Uint8Array([0xA9, 0xFF]))].join()
+            """) == "ok,2,é\u{FFFD}")
+    }
+}
