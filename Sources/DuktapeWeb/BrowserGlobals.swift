@@ -3,7 +3,8 @@ import Foundation
 
 /// The browser globals a page has that need no network: `window` and `self` (the global object,
 /// which becomes an `EventTarget`), `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`
-/// (UTF-8, with `stream: true` across chunks), `EventTarget`, `Event` and `CustomEvent`.
+/// (UTF-8, with `stream: true` across chunks), `URL` and `URLSearchParams` (WHATWG parsing,
+/// `searchParams` live), `EventTarget`, `Event` and `CustomEvent`.
 ///
 /// ```swift
 /// let context = JSContext()!
@@ -38,6 +39,16 @@ public enum BrowserGlobals {
         natives.setValue(JSValue(newFunctionIn: context) { (text: String, capacity: Int) in
             utf16Prefix(of: text, fittingUTF8Bytes: capacity)
         }, forProperty: "utf8Fits")
+        natives.setValue(JSValue(newFunctionIn: context) { (input: String, base: String?) -> [String]? in
+            guard let base else { return URLRecord.parse(input)?.attributes }
+            return URLRecord.parse(base).flatMap { URLRecord.parse(input, base: $0) }?.attributes
+        }, forProperty: "urlParse")
+        natives.setValue(JSValue(newFunctionIn: context) { (href: String, attribute: String, value: String) -> [String]? in
+            guard var url = URLRecord.parse(href), url.set(attribute, to: value) else { return nil }
+            return url.attributes
+        }, forProperty: "urlSet")
+        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in FormURLEncoding.parse(text) }, forProperty: "formParse")
+        natives.setValue(JSValue(newFunctionIn: context) { (pairs: [String]) in FormURLEncoding.serialize(pairs) }, forProperty: "formSerialize")
         natives.setValue(JSValue(newFunctionIn: context) { (error: JSValue) in
             guard let context = JSContext.current() else { return }
             context.exceptionHandler?(context, error)

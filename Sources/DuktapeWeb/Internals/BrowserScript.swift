@@ -1,6 +1,6 @@
 /// The browser globals that need no network, in JavaScript (ES5, as Duktape runs it):
-/// `window`/`self`, `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`, `EventTarget`,
-/// `Event` and `CustomEvent`.
+/// `window`/`self`, `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`, `URL`,
+/// `URLSearchParams`, `EventTarget`, `Event` and `CustomEvent`.
 ///
 /// The source is a constant: evaluated once per context, it gives a factory taking the global
 /// object and the native helpers (`BrowserGlobals.install`). The built-ins it uses are captured
@@ -20,7 +20,9 @@ var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototy
     RangeErrorCtor = RangeError, Str = String, Sym = Symbol, Uint8 = Uint8Array, ArrayBufferCtor = ArrayBuffer,
     isView = ArrayBuffer.isView, dateNow = Date.now;
 var base64Encode = natives.base64Encode, base64Decode = natives.base64Decode, utf8Encode = natives.utf8Encode,
-    utf8Decode = natives.utf8Decode, utf8Fits = natives.utf8Fits, report = natives.report;
+    utf8Decode = natives.utf8Decode, utf8Fits = natives.utf8Fits, report = natives.report,
+    urlParse = natives.urlParse, urlSet = natives.urlSet, formParse = natives.formParse,
+    formSerialize = natives.formSerialize, isArray = Array.isArray, keysOf = O.keys;
 var toLower = String.prototype.toLowerCase, replace = String.prototype.replace, slice = String.prototype.slice,
     splice = Array.prototype.splice, arraySlice = Array.prototype.slice, setBytes = Uint8Array.prototype.set,
     subarray = Uint8Array.prototype.subarray,
@@ -224,6 +226,193 @@ defineMethods(TextDecoder.prototype, {
     }
 });
 defineGlobal('TextDecoder', TextDecoder);
+
+// --- URL, URLSearchParams --------------------------------------------------------------------------
+// Parsing, serializing and the setters are native (URLRecord, FormURLEncoding); a URL object keeps
+// its attributes (href, origin, protocol, username, password, host, hostname, port, pathname,
+// search, hash) as the native side last gave them, and its URLSearchParams, which writes its
+// list back to the URL's query on every change (and is re-read when the URL's query changes).
+var URL_STATE = Sym('URL state'), PARAMS = Sym('URLSearchParams state');
+var attributeNames = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
+    'pathname', 'search', 'hash'];
+function urlState(self) {
+    var state = self !== null && (typeof self === 'object') ? self[URL_STATE] : undefined;
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+function paramsState(self) {
+    var state = self !== null && (typeof self === 'object') ? self[PARAMS] : undefined;
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+function parseURL(url, base) {
+    return urlParse(toDOMString(url), base === undefined ? undefined : toDOMString(base));
+}
+
+function URL(url, base) {
+    requireNew(this, URL, 'URL');
+    requireArguments(arguments.length, 1, "Failed to construct 'URL'");
+    var attributes = parseURL(url, base);
+    if (attributes === undefined) throw new TypeErrorCtor("Failed to construct 'URL': Invalid URL");
+    var params = new URLSearchParams();
+    var state = { attributes: attributes, params: params };
+    defineProperty(this, URL_STATE, { value: state });
+    var list = paramsState(params);
+    list.url = state;
+    list.pairs = formParse(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
+}
+defineProperty(URL, 'canParse', { value: function canParse(url, base) {
+    requireArguments(arguments.length, 1, "Failed to execute 'canParse' on 'URL'");
+    return parseURL(url, base) !== undefined;
+}, writable: true, enumerable: true, configurable: true });
+defineProperty(URL, 'parse', { value: function parse(url, base) {
+    requireArguments(arguments.length, 1, "Failed to execute 'parse' on 'URL'");
+    return parseURL(url, base) === undefined ? null : new URL(url, base);
+}, writable: true, enumerable: true, configurable: true });
+function setURLAttribute(state, name, value) {
+    var attributes = urlSet(state.attributes[0], name, value);
+    if (attributes === undefined) throw new TypeErrorCtor("Failed to set the 'href' property on 'URL': Invalid URL");
+    var searchChanged = attributes[9] !== state.attributes[9];
+    state.attributes = attributes;
+    if (searchChanged) {
+        paramsState(state.params).pairs = formParse(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
+    }
+}
+attributeNames.forEach(function (name, index) {
+    var descriptor = { get: function () { return urlState(this).attributes[index]; }, enumerable: true, configurable: true };
+    if (name !== 'origin') {
+        descriptor.set = function (value) { setURLAttribute(urlState(this), name, toDOMString(value)); };
+    }
+    defineProperty(URL.prototype, name, descriptor);
+});
+defineGetter(URL.prototype, 'searchParams', function () { return urlState(this).params; });
+defineMethods(URL.prototype, {
+    toString: function toString() { return urlState(this).attributes[0]; },
+    toJSON: function toJSON() { return urlState(this).attributes[0]; }
+});
+defineGlobal('URL', URL);
+
+// The pairs are kept flat (name, value, name, value...), as the native side reads and writes them.
+function URLSearchParams(init) {
+    requireNew(this, URLSearchParams, 'URLSearchParams');
+    var pairs = [];
+    if (init !== undefined && init !== null && typeof init === 'object') {
+        if (init[PARAMS] !== undefined) {
+            pairs = apply(arraySlice, init[PARAMS].pairs, []);
+        } else if (isArray(init)) {
+            for (var i = 0; i < init.length; i++) {
+                var pair = init[i];
+                if (pair === null || typeof pair !== 'object' || pair.length !== 2) {
+                    throw new TypeErrorCtor("Failed to construct 'URLSearchParams': Each query pair must be a sequence of two items");
+                }
+                pairs.push(toDOMString(pair[0]), toDOMString(pair[1]));
+            }
+        } else {
+            var keys = keysOf(init);
+            for (var k = 0; k < keys.length; k++) pairs.push(keys[k], toDOMString(init[keys[k]]));
+        }
+    } else if (init !== undefined) {
+        var text = toDOMString(init);
+        pairs = formParse(text.charAt(0) === '?' ? call(slice, text, 1) : text);
+    }
+    defineProperty(this, PARAMS, { value: { pairs: pairs, url: null } });
+}
+function updateURL(state) {
+    if (state.url === null) return;
+    setURLAttribute(state.url, 'search', formSerialize(state.pairs));
+}
+function indexOfPair(pairs, name, from) {
+    for (var i = from; i < pairs.length; i += 2) if (pairs[i] === name) return i;
+    return -1;
+}
+function iteratorOver(state, kind) {
+    var index = 0;
+    var iterator = {
+        next: function next() {
+            if (index >= state.pairs.length) return { value: undefined, done: true };
+            var name = state.pairs[index], value = state.pairs[index + 1];
+            index += 2;
+            return { value: kind === 'keys' ? name : kind === 'values' ? value : [name, value], done: false };
+        }
+    };
+    iterator[Sym.iterator] = function () { return iterator; };
+    return iterator;
+}
+defineGetter(URLSearchParams.prototype, 'size', function () { return paramsState(this).pairs.length / 2; });
+defineMethods(URLSearchParams.prototype, {
+    append: function append(name, value) {
+        requireArguments(arguments.length, 2, "Failed to execute 'append' on 'URLSearchParams'");
+        var state = paramsState(this);
+        state.pairs.push(toDOMString(name), toDOMString(value));
+        updateURL(state);
+    },
+    'delete': function (name, value) {
+        requireArguments(arguments.length, 1, "Failed to execute 'delete' on 'URLSearchParams'");
+        var state = paramsState(this), key = toDOMString(name), only = value === undefined ? undefined : toDOMString(value);
+        var kept = [];
+        for (var i = 0; i < state.pairs.length; i += 2) {
+            if (state.pairs[i] !== key || (only !== undefined && state.pairs[i + 1] !== only)) {
+                kept.push(state.pairs[i], state.pairs[i + 1]);
+            }
+        }
+        state.pairs = kept;
+        updateURL(state);
+    },
+    get: function get(name) {
+        requireArguments(arguments.length, 1, "Failed to execute 'get' on 'URLSearchParams'");
+        var pairs = paramsState(this).pairs, index = indexOfPair(pairs, toDOMString(name), 0);
+        return index < 0 ? null : pairs[index + 1];
+    },
+    getAll: function getAll(name) {
+        requireArguments(arguments.length, 1, "Failed to execute 'getAll' on 'URLSearchParams'");
+        var pairs = paramsState(this).pairs, key = toDOMString(name), values = [];
+        for (var i = indexOfPair(pairs, key, 0); i >= 0; i = indexOfPair(pairs, key, i + 2)) values.push(pairs[i + 1]);
+        return values;
+    },
+    has: function has(name, value) {
+        requireArguments(arguments.length, 1, "Failed to execute 'has' on 'URLSearchParams'");
+        var pairs = paramsState(this).pairs, key = toDOMString(name), only = value === undefined ? undefined : toDOMString(value);
+        for (var i = indexOfPair(pairs, key, 0); i >= 0; i = indexOfPair(pairs, key, i + 2)) {
+            if (only === undefined || pairs[i + 1] === only) return true;
+        }
+        return false;
+    },
+    set: function set(name, value) {
+        requireArguments(arguments.length, 2, "Failed to execute 'set' on 'URLSearchParams'");
+        var state = paramsState(this), key = toDOMString(name), text = toDOMString(value), kept = [], found = false;
+        for (var i = 0; i < state.pairs.length; i += 2) {
+            if (state.pairs[i] !== key) {
+                kept.push(state.pairs[i], state.pairs[i + 1]);
+            } else if (!found) {
+                kept.push(key, text);
+                found = true;
+            }
+        }
+        if (!found) kept.push(key, text);
+        state.pairs = kept;
+        updateURL(state);
+    },
+    // Stable, by the names' UTF-16 code units.
+    sort: function sort() {
+        var state = paramsState(this), entries = [];
+        for (var i = 0; i < state.pairs.length; i += 2) entries.push([state.pairs[i], state.pairs[i + 1], i]);
+        entries.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[2] - b[2]; });
+        var sorted = [];
+        for (var j = 0; j < entries.length; j++) sorted.push(entries[j][0], entries[j][1]);
+        state.pairs = sorted;
+        updateURL(state);
+    },
+    forEach: function forEach(callback, thisArg) {
+        var state = paramsState(this);
+        if (typeof callback !== 'function') throw new TypeErrorCtor("Failed to execute 'forEach' on 'URLSearchParams': parameter 1 is not a function");
+        for (var i = 0; i < state.pairs.length; i += 2) apply(callback, thisArg, [state.pairs[i + 1], state.pairs[i], this]);
+    },
+    keys: function keys() { return iteratorOver(paramsState(this), 'keys'); },
+    values: function values() { return iteratorOver(paramsState(this), 'values'); },
+    entries: function entries() { return iteratorOver(paramsState(this), 'entries'); },
+    toString: function toString() { return formSerialize(paramsState(this).pairs); }
+});
+defineGlobal('URLSearchParams', URLSearchParams);
 
 // --- Event, CustomEvent, EventTarget --------------------------------------------------------------
 var EVENT = Sym('Event state'), LISTENERS = Sym('EventTarget listeners');

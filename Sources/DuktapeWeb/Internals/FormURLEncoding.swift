@@ -1,0 +1,28 @@
+/// `application/x-www-form-urlencoded`, as `URLSearchParams` reads and writes it.
+enum FormURLEncoding {
+    /// Name-value pairs, flattened (name, value, name, value…): `&`-separated, split at the
+    /// first `=`, `+` as space, percent-decoded as UTF-8 (malformed bytes as U+FFFD).
+    static func parse(_ input: String) -> [String] {
+        var flat: [String] = []
+        for sequence in input.split(separator: "&", omittingEmptySubsequences: true) {
+            let equals = sequence.firstIndex(of: "=")
+            let name = equals.map { sequence[..<$0] } ?? sequence[...]
+            let value = equals.map { sequence[sequence.index(after: $0)...] } ?? ""
+            flat.append(decode(name))
+            flat.append(decode(value))
+        }
+        return flat
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        String(decoding: PercentEncoding.decode(String(text.map { $0 == "+" ? " " : $0 })), as: UTF8.self)
+    }
+
+    /// The flattened pairs serialized (`a=1&b=x+y`).
+    static func serialize(_ flat: [String]) -> String {
+        stride(from: 0, to: flat.count - 1, by: 2).map { index in
+            PercentEncoding.encode(flat[index], in: .formURLEncoded, spaceAsPlus: true) + "="
+                + PercentEncoding.encode(flat[index + 1], in: .formURLEncoded, spaceAsPlus: true)
+        }.joined(separator: "&")
+    }
+}
