@@ -32,10 +32,11 @@ let package = Package(
             dependencies: ["DuktapeCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // The headless web host: browser globals (so far those that need no network).
+        // The headless web host: the page and the browser globals (so far those that need no
+        // network).
         .target(
             name: "DuktapeWeb",
-            dependencies: ["DuktapeCore"],
+            dependencies: ["DuktapeCore", "DuktapeRuntime", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -29,32 +29,38 @@ public enum BrowserGlobals {
     /// try BrowserGlobals.install(in: context)
     /// ```
     public static func install(in context: JSContext) throws {
-        let natives = JSValue(newObjectIn: context)!
-        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) }, forProperty: "base64Encode")
-        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) }, forProperty: "base64Decode")
-        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in Data(text.utf8) }, forProperty: "utf8Encode")
-        natives.setValue(JSValue(newFunctionIn: context) { (bytes: Data, fatal: Bool) -> String? in
+        _ = try installReturningInternals(in: context)
+    }
+
+    /// `install(in:)`, returning the page host's handle on the globals (`dispatch(target, path,
+    /// type, bubbles, cancelable)`: an event along a propagation path).
+    static func installReturningInternals(in context: JSContext) throws -> JSValue {
+        var natives: [String: JSValue] = [:]
+        natives["base64Encode"] = JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) }
+        natives["base64Decode"] = JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) }
+        natives["utf8Encode"] = JSValue(newFunctionIn: context) { (text: String) in Data(text.utf8) }
+        natives["utf8Decode"] = JSValue(newFunctionIn: context) { (bytes: Data, fatal: Bool) -> String? in
             fatal ? String(validating: bytes, as: UTF8.self) : String(decoding: bytes, as: UTF8.self)
-        }, forProperty: "utf8Decode")
-        natives.setValue(JSValue(newFunctionIn: context) { (text: String, capacity: Int) in
+        }
+        natives["utf8Fits"] = JSValue(newFunctionIn: context) { (text: String, capacity: Int) in
             utf16Prefix(of: text, fittingUTF8Bytes: capacity)
-        }, forProperty: "utf8Fits")
-        natives.setValue(JSValue(newFunctionIn: context) { (input: String, base: String?) -> [String]? in
+        }
+        natives["urlParse"] = JSValue(newFunctionIn: context) { (input: String, base: String?) -> [String]? in
             guard let base else { return URLRecord.parse(input)?.attributes }
             return URLRecord.parse(base).flatMap { URLRecord.parse(input, base: $0) }?.attributes
-        }, forProperty: "urlParse")
-        natives.setValue(JSValue(newFunctionIn: context) { (href: String, attribute: String, value: String) -> [String]? in
+        }
+        natives["urlSet"] = JSValue(newFunctionIn: context) { (href: String, attribute: String, value: String) -> [String]? in
             guard var url = URLRecord.parse(href), url.set(attribute, to: value) else { return nil }
             return url.attributes
-        }, forProperty: "urlSet")
-        natives.setValue(JSValue(newFunctionIn: context) { (text: String) in FormURLEncoding.parse(text) }, forProperty: "formParse")
-        natives.setValue(JSValue(newFunctionIn: context) { (pairs: [String]) in FormURLEncoding.serialize(pairs) }, forProperty: "formSerialize")
-        natives.setValue(JSValue(newFunctionIn: context) { (error: JSValue) in
+        }
+        natives["formParse"] = JSValue(newFunctionIn: context) { (text: String) in FormURLEncoding.parse(text) }
+        natives["formSerialize"] = JSValue(newFunctionIn: context) { (pairs: [String]) in FormURLEncoding.serialize(pairs) }
+        natives["report"] = JSValue(newFunctionIn: context) { (error: JSValue) in
             guard let context = JSContext.current() else { return }
             context.exceptionHandler?(context, error)
-        }, forProperty: "report")
+        }
         let factory = try context.evaluate(BrowserScript.source, sourceName: "web:browser.js")
-        try factory.call(context.globalObject, natives)
+        return try factory.call(context.globalObject, natives)
     }
 
     /// How many UTF-16 code units of `text` (whole characters) encode to at most `capacity`

@@ -83,6 +83,9 @@ struct EventLoopLifecycleTests {
         let value = try await loop.evaluate("new Promise(function (resolve) { setTimeout(resolve, 10, 'timer value') })")
         #expect(value.toString() == "timer value")
         #expect(try await loop.evaluate("6 * 7").toInt32() == 42)
+        // Promises settled to undefined and null are values too (not a stopped loop's nil).
+        #expect(try await loop.evaluate("new Promise(function (resolve) { setTimeout(resolve, 1) })").isUndefined)
+        #expect(try await loop.evaluate("Promise.resolve(null)").isNull)
         await #expect(throws: JSException.self) {
             _ = try await loop.evaluate("new Promise(function (_, reject) { setTimeout(reject, 1, new TypeError('late')) })")
         }

@@ -551,47 +551,89 @@ defineMethods(EventTarget.prototype, {
             throw new TypeErrorCtor("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'");
         }
         if (state.dispatching) throw domException('The event is already being dispatched.', 'InvalidStateError');
-        var target = targetOf(this), table = listenersOf(target, false), list = table && table[state.type];
-        state.dispatching = true;
-        state.stop = false;
-        state.stopNow = false;
-        state.target = target;
-        state.currentTarget = target;
-        state.phase = 2;
-        var snapshot = list ? apply(arraySlice, list, []) : [];
-        for (var i = 0; i < snapshot.length && !state.stopNow; i++) {
-            var listener = snapshot[i];
-            if (listener.removed) continue;
-            if (listener.once) {
-                var index = findListener(list, listener.callback, listener.capture);
-                if (index >= 0) call(splice, list, index, 1);
-                listener.removed = true;
-            }
-            state.inPassiveListener = listener.passive;
-            try {
-                if (typeof listener.callback === 'function') {
-                    apply(listener.callback, target, [event]);
-                } else {
-                    var handleEvent = listener.callback.handleEvent;
-                    if (typeof handleEvent !== 'function') throw new TypeErrorCtor('handleEvent is not a function');
-                    apply(handleEvent, listener.callback, [event]);
-                }
-            } catch (error) {
-                try { report(error); } catch (ignored) { /* the handler rethrew it: the dispatch goes on */ }
-            }
-            state.inPassiveListener = false;
-        }
-        state.dispatching = false;
-        state.currentTarget = null;
-        state.phase = 0;
-        return !state.canceled;
+        return dispatchAlong(event, state, [targetOf(this)]);
     }
 });
+// Runs the listeners of one target for the event's current phase (capture listeners only while
+// capturing, the others only while bubbling, all of them at the target), then its `on<type>`
+// handler property at the target and while bubbling.
+function invokeListeners(event, state, target) {
+    var table = listenersOf(target, false), list = table && table[state.type];
+    var snapshot = list ? apply(arraySlice, list, []) : [];
+    for (var i = 0; i < snapshot.length && !state.stopNow; i++) {
+        var listener = snapshot[i];
+        if (listener.removed) continue;
+        if ((state.phase === 1 && !listener.capture) || (state.phase === 3 && listener.capture)) continue;
+        if (listener.once) {
+            var index = findListener(list, listener.callback, listener.capture);
+            if (index >= 0) call(splice, list, index, 1);
+            listener.removed = true;
+        }
+        state.inPassiveListener = listener.passive;
+        try {
+            if (typeof listener.callback === 'function') {
+                apply(listener.callback, target, [event]);
+            } else {
+                var handleEvent = listener.callback.handleEvent;
+                if (typeof handleEvent !== 'function') throw new TypeErrorCtor('handleEvent is not a function');
+                apply(handleEvent, listener.callback, [event]);
+            }
+        } catch (error) {
+            try { report(error); } catch (ignored) { /* the handler rethrew it: the dispatch goes on */ }
+        }
+        state.inPassiveListener = false;
+    }
+    var handler = state.phase !== 1 && !state.stopNow ? target['on' + state.type] : undefined;
+    if (typeof handler === 'function') {
+        try {
+            if (apply(handler, target, [event]) === false) cancel(state);
+        } catch (error) {
+            try { report(error); } catch (ignored) { /* as above */ }
+        }
+    }
+}
+// The DOM's dispatch along `path` (the target first, then its ancestors): capturing from the
+// outermost ancestor down, the target, then bubbling back up if the event bubbles.
+function dispatchAlong(event, state, path) {
+    var target = path[0], i;
+    state.dispatching = true;
+    state.stop = false;
+    state.stopNow = false;
+    state.target = target;
+    for (i = path.length - 1; i > 0 && !state.stop; i--) {
+        state.currentTarget = path[i];
+        state.phase = 1;
+        invokeListeners(event, state, path[i]);
+    }
+    if (!state.stop) {
+        state.currentTarget = target;
+        state.phase = 2;
+        invokeListeners(event, state, target);
+    }
+    for (i = 1; i < path.length && state.bubbles && !state.stop; i++) {
+        state.currentTarget = path[i];
+        state.phase = 3;
+        invokeListeners(event, state, path[i]);
+    }
+    state.dispatching = false;
+    state.currentTarget = null;
+    state.phase = 0;
+    return !state.canceled;
+}
 defineGlobal('EventTarget', EventTarget);
 
 // The global object is the window, an EventTarget (`window.addEventListener('load', ...)`).
 setPrototypeOf(global, create(EventTarget.prototype));
 listenersOf(global, true);
+
+// For the page host (WebPage): events along a path, and the WebIDL conversions.
+return {
+    dispatch: function (target, path, type, bubbles, cancelable) {
+        var event = new Event(type, { bubbles: bubbles, cancelable: cancelable }), full = setPrototypeOf([target], null);
+        for (var i = 0; i < path.length; i++) full[i + 1] = path[i];
+        return dispatchAlong(event, eventState(event), full);
+    }
+};
 })
 """#
 }

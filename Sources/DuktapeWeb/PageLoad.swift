@@ -1,0 +1,22 @@
+/// What a `WebPage.load(html:baseURL:)` did: the document's scripts that threw (the page goes on
+/// loading, as browsers do) and those it did not run.
+///
+/// ```swift
+/// let result = try await page.load(html: html, baseURL: nil)
+/// for error in result.scriptErrors { print(error) }
+/// ```
+public struct PageLoad: Sendable, Equatable {
+    /// A `<script>` element the page did not run, and why.
+    public struct SkippedScript: Sendable, Equatable {
+        /// The element's position among the document's `<script>` elements (from 0).
+        public let index: Int
+        /// Why: `type="module"` (modules are not supported), a type that is not JavaScript (a
+        /// data block), or a `src` (external scripts need the page's networking, not built yet).
+        public let reason: String
+    }
+
+    /// The exceptions thrown by the document's scripts and the user scripts, in order.
+    public internal(set) var scriptErrors: [WebPageError] = []
+    /// The `<script>` elements not run.
+    public internal(set) var skippedScripts: [SkippedScript] = []
+}

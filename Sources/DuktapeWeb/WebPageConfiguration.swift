@@ -1,0 +1,36 @@
+import DuktapeRuntime
+import Foundation
+import Logging
+
+/// How a `WebPage` is set up (WebKit's `WKWebViewConfiguration` and the web view's
+/// `customUserAgent`).
+///
+/// ```swift
+/// var configuration = WebPageConfiguration()
+/// configuration.userAgent = "MyApp/1.0"
+/// configuration.consoleOutput = .standardStreams
+/// let page = try WebPage(configuration: configuration)
+/// ```
+public struct WebPageConfiguration: Sendable {
+    /// The page's message handlers and user scripts.
+    public var userContentController = UserContentController()
+    /// `navigator.userAgent` (and, with networking, the `User-Agent` header).
+    public var userAgent = "Mozilla/5.0 (X11; Linux x86_64) DuktapeWeb/1.0"
+    /// Where the page's `console` writes, and where uncaught exceptions (in timers, listeners,
+    /// promise reactions) are reported as `Uncaught …` errors.
+    public var consoleOutput = ConsoleOutput.logger(Logger(label: "DuktapeWeb.page"))
+    /// How long one macrotask of the page (a script element, a timer, a message reply, an
+    /// `evaluateJavaScript`) may run, in seconds, or nil for no limit
+    /// (`JSVirtualMachine.executionTimeLimit`). A task past it throws an uncatchable error.
+    public var executionTimeLimit: TimeInterval?
+    /// The most bytes the page's heap may hold, or nil for no limit (`JSVirtualMachine.memoryLimit`).
+    public var memoryLimit: Int?
+
+    /// The default configuration: no handlers or user scripts, the default user agent, the
+    /// console on swift-log.
+    ///
+    /// ```swift
+    /// let configuration = WebPageConfiguration()
+    /// ```
+    public init() {}
+}

@@ -1,0 +1,35 @@
+/// Why a page operation failed.
+///
+/// ```swift
+/// do {
+///     _ = try await page.evaluateJavaScript("undefinedFunction()")
+/// } catch WebPageError.javaScriptException(let name, let message, _, _, _) {
+///     print(name, message)   // ReferenceError identifier 'undefinedFunction' undefined
+/// }
+/// ```
+public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The script threw (WebKit's `WKError.javaScriptExceptionOccurred`): the exception's name
+    /// and message, and where known its source URL, line and stack.
+    case javaScriptException(name: String, message: String, sourceURL: String?, line: Int?, stack: String?)
+    /// The result was a function or symbol, which has no Swift form (WebKit's
+    /// `WKError.javaScriptResultTypeIsUnsupported`).
+    case unsupportedResultType(String)
+    /// A `callAsyncJavaScript` argument name that is not a JavaScript identifier.
+    case invalidArgumentName(String)
+    /// The page was closed (or its loop stopped) before the operation finished.
+    case closed
+    /// No context could be made for the page (the process is out of memory).
+    case cannotCreateContext
+
+    public var description: String {
+        switch self {
+        case .javaScriptException(let name, let message, let sourceURL, let line, _):
+            let place = [sourceURL, line.map(String.init)].compactMap { $0 }.joined(separator: ":")
+            return "\(place.isEmpty ? "" : place + ": ")\(name): \(message)"
+        case .unsupportedResultType(let type): return "the result (a \(type)) has no Swift form"
+        case .invalidArgumentName(let name): return "'\(name)' is not a JavaScript identifier"
+        case .closed: return "the page was closed"
+        case .cannotCreateContext: return "no JavaScript context could be made for the page"
+        }
+    }
+}
