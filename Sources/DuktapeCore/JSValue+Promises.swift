@@ -112,6 +112,11 @@ extension JSValue {
     /// ```swift
     /// let name: String = try await context.evaluateScript("Promise.resolve('Ada')")!.awaited(as: String.self)
     /// ```
+    ///
+    /// Disfavored, so that `awaited()` where a `JSValue?` is expected is the untyped form (the
+    /// settled value) rather than this one with `T` = `JSValue?` (which reads undefined and null
+    /// as nil).
+    @_disfavoredOverload
     public func awaited<T: JSValueConvertible>(as type: T.Type = T.self) async throws -> T {
         let value = try await awaited()
         if let converted = T.fromJSValue(value) { return converted }

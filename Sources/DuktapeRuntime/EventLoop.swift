@@ -321,12 +321,7 @@ public final class EventLoop: @unchecked Sendable {
         let value = try await submit { context in try context.evaluate(script, sourceURL: sourceURL) }
         guard value.isPromise else { return value }
         return try await withThrowingTaskGroup(of: JSValue?.self) { group in
-            group.addTask {
-                // Typed, or `awaited(as: JSValue?.self)` would be chosen, reading undefined and
-                // null as nil, the stopped loop's answer.
-                let settled: JSValue = try await value.awaited()
-                return settled
-            }
+            group.addTask { try await value.awaited() }
             group.addTask {
                 await self.waitUntilStopped()
                 return nil

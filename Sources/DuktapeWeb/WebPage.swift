@@ -215,9 +215,7 @@ public final class WebPage: @unchecked Sendable {
         let settled = try await withThrowingTaskGroup(of: JSValue?.self) { group in
             group.addTask {
                 do {
-                    // Typed, or `awaited(as: JSValue?.self)` would read undefined and null as nil.
-                    let value: JSValue = try await result.awaited()
-                    return value
+                    return try await result.awaited()
                 } catch {
                     throw Self.failure(error)
                 }

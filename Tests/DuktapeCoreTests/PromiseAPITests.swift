@@ -292,6 +292,20 @@ struct PromiseHostileTests {
         #expect(try await chain.awaited().toInt32() == 2)
     }
 
+    @Test func awaitingWhereAnOptionalIsExpectedGivesTheSettledValue() async throws {
+        let context = JSContext()!
+        // `JSValue?` context: the untyped form, so undefined and null are values, not nil.
+        let undefined: JSValue? = try await context.evaluateScript("Promise.resolve(undefined)")!.awaited()
+        #expect(undefined?.isUndefined == true)
+        let null: JSValue? = try await context.evaluateScript("Promise.resolve(null)")!.awaited()
+        #expect(null?.isNull == true)
+        // A typed context still converts.
+        let number: Int = try await context.evaluateScript("Promise.resolve(7)")!.awaited()
+        #expect(number == 7)
+        let missing = try await context.evaluateScript("Promise.resolve(null)")!.awaited(as: Int?.self)
+        #expect(missing == nil)
+    }
+
     @Test func aThrowingThenGetterRejects() async throws {
         let context = JSContext()!
         let promise = context.evaluateScript("""
