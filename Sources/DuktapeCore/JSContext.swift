@@ -217,7 +217,7 @@ public final class JSContext: @unchecked Sendable {
     /// (`Engine.runHandler`), or when the call it is nested in has run out of time (everything
     /// nested then fails; the outermost call reports the timeout once, instead of a handler that
     /// converts the exception failing again and again).
-    func notifyException(_ exception: JSValue) {
+    package func notifyException(_ exception: JSValue) {
         vm.lock.withLock {
             let handler = exceptionHandlerStorage
             guard !engine.isPastDeadlineInNestedEntry,

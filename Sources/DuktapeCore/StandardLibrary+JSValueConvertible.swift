@@ -276,6 +276,8 @@ private func convertElement<T>(_ value: JSValue, labeled label: String, _ conver
     let element: T?
     do {
         element = try convert(value)
+    } catch let exception as JSException {
+        throw exception  // the script's own exception, from a conversion it ran
     } catch {
         throw ArgumentMismatch(description: "\(label): \(error)")
     }

@@ -44,12 +44,12 @@ extension EventLoop {
         let clearTimer = { (name: String) in
             JSValue(newFunctionIn: context, name: name) { (id: JSValue) in
                 withExtendedLifetime(watch) {}
-                Self.dequeue(id, in: state) { $0.timers.remove($1) }
+                try Self.dequeue(id, in: state) { $0.timers.remove($1) }
             }
         }
         let clearImmediate = JSValue(newFunctionIn: context, name: "clearImmediate") { (id: JSValue) in
             withExtendedLifetime(watch) {}
-            Self.dequeue(id, in: state) { $0.immediates.remove($1) }
+            try Self.dequeue(id, in: state) { $0.immediates.remove($1) }
         }
         let queueMicrotask = JSValue(newFunctionIn: context, name: "queueMicrotask") { (callback: JSValue) in
             withExtendedLifetime(watch) {}
@@ -78,8 +78,8 @@ extension EventLoop {
     /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers) and `clearImmediate`:
     /// an unknown, finished or non-numeric id does nothing. The entry `remove` takes is
     /// released after the loop's lock.
-    private static func dequeue<Entry>(_ value: JSValue, in state: Guarded<State>, _ remove: (inout State, Int) -> Entry?) {
-        guard let id = handle(value) else { return }
+    private static func dequeue<Entry>(_ value: JSValue, in state: Guarded<State>, _ remove: (inout State, Int) -> Entry?) throws {
+        guard let id = try handle(value) else { return }
         let removed = state.withLock { remove(&$0, id) }
         withExtendedLifetime(removed) {}  // released here, outside the loop's lock
     }
@@ -91,10 +91,11 @@ extension EventLoop {
         return JSContext.currentArguments().dropFirst(count).compactMap { $0 as? JSValue }
     }
 
-    /// A timer id as WebIDL reads a `long` handle; nil for values that cannot name one.
-    private static func handle(_ value: JSValue) -> Int? {
+    /// A timer id as WebIDL reads a `long` handle; nil for values that cannot name one. A
+    /// `valueOf` that throws throws to the script, as it does for the delay of `setTimeout`.
+    private static func handle(_ value: JSValue) throws -> Int? {
         guard !value.isUndefined, !value.isNull, !value.isSymbol else { return nil }
-        let id = webIDLLong(value.toDouble())
+        let id = webIDLLong(try Double.fromJSArgument(value))
         return id > 0 ? Int(id) : nil
     }
 

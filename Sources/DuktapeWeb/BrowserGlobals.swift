@@ -53,11 +53,12 @@ public enum BrowserGlobals {
             guard var url = URLRecord.parse(href), url.set(attribute, to: value) else { return nil }
             return url.attributes
         }
+        natives["usv"] = JSValue(newFunctionIn: context) { (text: String) in text }  // lone surrogates become U+FFFD on the way
         natives["formParse"] = JSValue(newFunctionIn: context) { (text: String) in FormURLEncoding.parse(text) }
         natives["formSerialize"] = JSValue(newFunctionIn: context) { (pairs: [String]) in FormURLEncoding.serialize(pairs) }
         natives["report"] = JSValue(newFunctionIn: context) { (error: JSValue) in
-            guard let context = JSContext.current() else { return }
-            context.exceptionHandler?(context, error)
+            // As the core reports exceptions (the handler's re-entry budget, deadlines included).
+            JSContext.current()?.notifyException(error)
         }
         let factory = try context.evaluate(BrowserScript.source, sourceName: "web:browser.js")
         return try factory.call(context.globalObject, natives)

@@ -541,15 +541,17 @@ struct FastPathTests {
         context["number"] = JSValue(newFunctionIn: context) { (value: Double) in ran.append("number \(value)") }
         context["integer"] = JSValue(newFunctionIn: context) { (value: Int32) in ran.append("integer \(value)") }
         context["text"] = JSValue(newFunctionIn: context) { (value: String) in ran.append("text \(value)") }
+        context["texts"] = JSValue(newFunctionIn: context) { (values: [String]) in ran.append("texts \(values.count)") }
         let caught = eval(context, """
             var hostile = { valueOf: function () { throw new RangeError('valueOf') },
                             toString: function () { throw new URIError('toString') } };
             [function () { number(Symbol()) }, function () { number(hostile) }, function () { integer(Symbol()) },
              function () { integer(hostile) }, function () { text(Symbol()) }, function () { text(hostile) },
+             function () { texts(['a', hostile]) },
              function () { number('7'); integer({ valueOf: function () { return 4294967297 } }); text(12) }
             ].map(function (f) { try { f(); return 'ok' } catch (e) { return e.name } }).join()
             """).toString()
-        #expect(caught == "TypeError,RangeError,TypeError,RangeError,TypeError,URIError,ok")
+        #expect(caught == "TypeError,RangeError,TypeError,RangeError,TypeError,URIError,URIError,ok")
         #expect(ran == ["number 7.0", "integer 1", "text 12"])
         #expect(recorder.messages.isEmpty)
     }

@@ -68,6 +68,8 @@ struct EventLoopTimerTests {
             clearTimeout(Symbol('x')); clearImmediate({ valueOf: function () { return kept } });
             """)
         #expect(context.evaluateScript("thrown.join()").toString() == "TypeError,RangeError")
+        #expect(context.evaluateScript("try { clearTimeout({ valueOf: function () { throw new URIError('id') } }) } catch (e) { e.name }")
+            .toString() == "URIError")
         try loop.advance(by: .milliseconds(2))
         #expect(context.log == "outer kept")
         #expect(errors.all.isEmpty)

@@ -182,6 +182,19 @@ struct TextCodingTests {
             """) == "TypeError c")
     }
 
+    @Test func aSecondByteThatCanNeverFitIsDecodedAtOnce() throws {
+        let page = try Page()
+        // E0 80, ED A0, F0 80 and F4 90 can never start a valid sequence: not held back.
+        #expect(try page.run("""
+            ['E0 80', 'ED A0', 'F0 80', 'F4 90', 'E0 A0', 'F0 90 80'].map(function (hex) {
+                var bytes = new Uint8Array(hex.split(' ').map(function (h) { return parseInt(h, 16) }));
+                var lenient = new TextDecoder().decode(bytes, { stream: true }).length;
+                try { new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true }); return lenient + ':held' }
+                catch (e) { return lenient + ':' + e.name }
+            }).join()
+            """) == "2:TypeError,2:TypeError,2:TypeError,2:TypeError,0:held,0:held")
+    }
+
     @Test func buffersOfEveryKindAndLabels() throws {
         let page = try Page()
         #expect(try page.run("""
@@ -281,6 +294,42 @@ struct EventTests {
             """).toBool())
     }
 
+    @Test func propagationFlagsFollowTheDOM() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var t = new EventTarget(), log = [];
+            t.addEventListener('x', function (e) { log.push('ran') });
+            var early = new Event('x'); early.stopPropagation();
+            t.dispatchEvent(early);                              // stopped before: no listener runs
+            log.push('after:' + early.cancelBubble);             // and the flag is cleared at the end
+            var e = new Event('x', { cancelable: true });
+            t.addEventListener('x', function (ev) { ev.returnValue = false; ev.cancelBubble = true });
+            var result = t.dispatchEvent(e);
+            log.push(result + ':' + e.defaultPrevented + ':' + e.returnValue);
+            log.join(' ')
+            """) == "after:false ran false:true:false")
+    }
+
+    @Test func internalStateIsOwnAndBrandChecked() throws {
+        let page = try Page()
+        for call in ["EventTarget.prototype.addEventListener.call(Object.prototype, 'x', function () {})",
+                     "EventTarget.prototype.addEventListener.call({}, 'x', null)",
+                     "Object.create(new TextDecoder()).decode(new Uint8Array(0))",
+                     "Object.create(new Event('x')).type", "Object.create(new URL('http://a/')).href",
+                     "URLSearchParams.prototype.get.call(Object.create(new URLSearchParams('a=1')), 'a')"] {
+            #expect(try page.run("try { \(call); 'no error' } catch (e) { e.name }") == "TypeError", "\(call)")
+        }
+        // Subclasses sharing a prototype that is itself an EventTarget get listener lists of their own.
+        #expect(try page.run("""
+            function Child() { EventTarget.call(this) }
+            Child.prototype = new EventTarget();
+            var a = new Child(), b = new Child(), heard = [];
+            a.addEventListener('x', function () { heard.push('a') });
+            b.dispatchEvent(new Event('x')); a.dispatchEvent(new Event('x'));
+            heard.join()
+            """) == "a")
+    }
+
     @Test func eventsAndCustomEvents() throws {
         let page = try Page()
         #expect(try page.run("""
@@ -325,5 +374,20 @@ struct EventTests {
             var d = new TextDecoder(), part = d.decode(new Uint8Array([0xC3]), { stream: true });
             [atob(btoa('ok')), n, part + d.decode(new Uint8Array([0xA9, 0xFF]))].join()
             """) == "ok,2,é\u{FFFD}")
+        #expect(try page.run("""
+            String.prototype.charCodeAt = function () { return 0xFEFF };
+            String.prototype.charAt = function () { return '?' };
+            Array.prototype.push = function () {};
+            Array.prototype.sort = function () { return this };
+            RegExp.prototype.test = function () { return true };
+            Object.defineProperty(Object.prototype, 'detail', { set: function () { throw new Error('detail') }, configurable: true });
+            var p = new URLSearchParams('?b=2&a=1'); p.append('c', '3'); p.sort();
+            [new TextDecoder().decode(new Uint8Array([0x61, 0x62])), p.toString(), p.getAll('c').length,
+             new CustomEvent('x', { detail: 5 }).detail].join('|')
+            """) == "ab|a=1&b=2&c=3|1|5")
+        #expect(try page.run("""
+            var q = new URLSearchParams(); q.append('a', '\\ud800x'); q.append('\\udc00', 'y');
+            [q.get('a') === '\\ufffdx', q.has('\\ufffd'), typeof q[Symbol.iterator], q[Symbol.iterator] === q.entries].join()
+            """) == "true,true,function,true")
     }
 }

@@ -22,13 +22,33 @@ var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototy
 var base64Encode = natives.base64Encode, base64Decode = natives.base64Decode, utf8Encode = natives.utf8Encode,
     utf8Decode = natives.utf8Decode, utf8Fits = natives.utf8Fits, report = natives.report,
     urlParse = natives.urlParse, urlSet = natives.urlSet, formParse = natives.formParse,
-    formSerialize = natives.formSerialize, isArray = Array.isArray, keysOf = O.keys;
+    formSerialize = natives.formSerialize, usv = natives.usv, isArray = Array.isArray, keysOf = O.keys;
 var toLower = String.prototype.toLowerCase, replace = String.prototype.replace, slice = String.prototype.slice,
     splice = Array.prototype.splice, arraySlice = Array.prototype.slice, setBytes = Uint8Array.prototype.set,
     subarray = Uint8Array.prototype.subarray,
     clock = typeof performance === 'object' && performance !== null && typeof performance.now === 'function'
         ? performance : Date, readClock = clock === Date ? dateNow : performance.now;
+var hasOwnProperty = Object.prototype.hasOwnProperty, charCodeAt = String.prototype.charCodeAt,
+    arraySort = Array.prototype.sort, testPattern = RegExp.prototype.test, surrogate = /[\uD800-\uDFFF]/;
 function call(f, self) { return apply(f, self, apply(arraySlice, arguments, [2])); }
+// The value of `self`'s own property `key` (internal state: never an inherited one, so that an
+// object made with Object.create(instance) is not an instance), or undefined.
+function own(self, key) {
+    return self !== null && (typeof self === 'object' || typeof self === 'function') && apply(hasOwnProperty, self, [key])
+        ? self[key] : undefined;
+}
+// Lists the host builds: no prototype, so that index setters a script defines on
+// Array.prototype never see their elements.
+function hostList() { return setPrototypeOf([], null); }
+function hostAdd(list, value) { list[list.length] = value; }
+// An array handed to scripts, made with defined (not assigned) elements.
+function publicArray(items) {
+    var array = [];
+    for (var i = 0; i < items.length; i++) {
+        defineProperty(array, i, { value: items[i], writable: true, enumerable: true, configurable: true });
+    }
+    return array;
+}
 
 // Interface objects are non-enumerable properties of the global object, as in browsers.
 function defineGlobal(name, value) {
@@ -157,7 +177,7 @@ var utf8Labels = setPrototypeOf({ 'unicode-1-1-utf-8': 1, 'unicode11utf8': 1, 'u
     'utf8': 1, 'x-unicode20utf8': 1 }, null);
 var DECODER = Sym('TextDecoder state');
 function decoderState(self) {
-    var state = self !== null && (typeof self === 'object') ? self[DECODER] : undefined;
+    var state = own(self, DECODER);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
     return state;
 }
@@ -170,7 +190,16 @@ function incompleteTail(bytes) {
         var byte = bytes[length - back];
         if ((byte & 0xC0) === 0x80) continue;
         var needed = byte >= 0xF0 && byte <= 0xF4 ? 4 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xC2 && byte <= 0xDF ? 2 : 1;
-        return needed > back ? back : 0;
+        if (needed <= back) return 0;
+        // A second byte outside the lead's range makes the sequence malformed already: it is
+        // decoded (and replaced, or refused when fatal) now rather than a chunk later.
+        if (back >= 2) {
+            var second = bytes[length - back + 1];
+            var low = byte === 0xE0 ? 0xA0 : byte === 0xF0 ? 0x90 : 0x80;
+            var high = byte === 0xED ? 0x9F : byte === 0xF4 ? 0x8F : 0xBF;
+            if (second < low || second > high) return 0;
+        }
+        return back;
     }
     return 0;
 }
@@ -217,7 +246,7 @@ defineMethods(TextDecoder.prototype, {
             throw new TypeErrorCtor("Failed to execute 'decode' on 'TextDecoder': The encoded data was not valid.");
         }
         if (!state.ignoreBOM && !state.bomSeen && text.length > 0) {
-            if (text.charCodeAt(0) === 0xFEFF) text = call(slice, text, 1);
+            if (call(charCodeAt, text, 0) === 0xFEFF) text = call(slice, text, 1);
             state.bomSeen = true;
         }
         // The end of a stream: the next call starts a new one.
@@ -236,12 +265,12 @@ var URL_STATE = Sym('URL state'), PARAMS = Sym('URLSearchParams state');
 var attributeNames = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
     'pathname', 'search', 'hash'];
 function urlState(self) {
-    var state = self !== null && (typeof self === 'object') ? self[URL_STATE] : undefined;
+    var state = own(self, URL_STATE);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
     return state;
 }
 function paramsState(self) {
-    var state = self !== null && (typeof self === 'object') ? self[PARAMS] : undefined;
+    var state = own(self, PARAMS);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
     return state;
 }
@@ -259,7 +288,7 @@ function URL(url, base) {
     defineProperty(this, URL_STATE, { value: state });
     var list = paramsState(params);
     list.url = state;
-    list.pairs = formParse(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
+    list.pairs = parsePairs(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
 }
 defineProperty(URL, 'canParse', { value: function canParse(url, base) {
     requireArguments(arguments.length, 1, "Failed to execute 'canParse' on 'URL'");
@@ -267,7 +296,8 @@ defineProperty(URL, 'canParse', { value: function canParse(url, base) {
 }, writable: true, enumerable: true, configurable: true });
 defineProperty(URL, 'parse', { value: function parse(url, base) {
     requireArguments(arguments.length, 1, "Failed to execute 'parse' on 'URL'");
-    return parseURL(url, base) === undefined ? null : new URL(url, base);
+    var input = toDOMString(url), baseText = base === undefined ? undefined : toDOMString(base);
+    return urlParse(input, baseText) === undefined ? null : new URL(input, baseText);
 }, writable: true, enumerable: true, configurable: true });
 function setURLAttribute(state, name, value) {
     var attributes = urlSet(state.attributes[0], name, value);
@@ -275,7 +305,7 @@ function setURLAttribute(state, name, value) {
     var searchChanged = attributes[9] !== state.attributes[9];
     state.attributes = attributes;
     if (searchChanged) {
-        paramsState(state.params).pairs = formParse(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
+        paramsState(state.params).pairs = parsePairs(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
     }
 }
 attributeNames.forEach(function (name, index) {
@@ -293,27 +323,45 @@ defineMethods(URL.prototype, {
 defineGlobal('URL', URL);
 
 // The pairs are kept flat (name, value, name, value...), as the native side reads and writes them.
+// WebIDL's USVString: a DOMString whose lone surrogates become U+FFFD (done natively, where
+// the conversion to Swift does it, and only when the string has a surrogate at all).
+function toUSVString(value) {
+    var text = toDOMString(value);
+    return apply(testPattern, surrogate, [text]) ? usv(text) : text;
+}
+// Pairs from a query string, in a host list.
+function parsePairs(text) {
+    return setPrototypeOf(formParse(text), null);
+}
+
+// The pairs are kept flat (name, value, name, value...), as the native side reads and writes
+// them, in a host list.
 function URLSearchParams(init) {
     requireNew(this, URLSearchParams, 'URLSearchParams');
-    var pairs = [];
-    if (init !== undefined && init !== null && typeof init === 'object') {
-        if (init[PARAMS] !== undefined) {
-            pairs = apply(arraySlice, init[PARAMS].pairs, []);
+    var pairs = hostList(), i;
+    if (init !== undefined && init !== null && (typeof init === 'object' || typeof init === 'function')) {
+        var other = own(init, PARAMS);
+        if (other !== undefined) {
+            for (i = 0; i < other.pairs.length; i++) hostAdd(pairs, other.pairs[i]);
         } else if (isArray(init)) {
-            for (var i = 0; i < init.length; i++) {
+            for (i = 0; i < init.length; i++) {
                 var pair = init[i];
                 if (pair === null || typeof pair !== 'object' || pair.length !== 2) {
                     throw new TypeErrorCtor("Failed to construct 'URLSearchParams': Each query pair must be a sequence of two items");
                 }
-                pairs.push(toDOMString(pair[0]), toDOMString(pair[1]));
+                hostAdd(pairs, toUSVString(pair[0]));
+                hostAdd(pairs, toUSVString(pair[1]));
             }
         } else {
             var keys = keysOf(init);
-            for (var k = 0; k < keys.length; k++) pairs.push(keys[k], toDOMString(init[keys[k]]));
+            for (i = 0; i < keys.length; i++) {
+                hostAdd(pairs, toUSVString(keys[i]));
+                hostAdd(pairs, toUSVString(init[keys[i]]));
+            }
         }
     } else if (init !== undefined) {
-        var text = toDOMString(init);
-        pairs = formParse(text.charAt(0) === '?' ? call(slice, text, 1) : text);
+        var text = toUSVString(init);
+        pairs = parsePairs(call(charCodeAt, text, 0) === 0x3F ? call(slice, text, 1) : text);
     }
     defineProperty(this, PARAMS, { value: { pairs: pairs, url: null } });
 }
@@ -325,6 +373,17 @@ function indexOfPair(pairs, name, from) {
     for (var i = from; i < pairs.length; i += 2) if (pairs[i] === name) return i;
     return -1;
 }
+// The pairs without those named `name` (and, when given, valued `value`).
+function pairsWithout(pairs, name, value) {
+    var kept = hostList();
+    for (var i = 0; i < pairs.length; i += 2) {
+        if (pairs[i] !== name || (value !== undefined && pairs[i + 1] !== value)) {
+            hostAdd(kept, pairs[i]);
+            hostAdd(kept, pairs[i + 1]);
+        }
+    }
+    return kept;
+}
 function iteratorOver(state, kind) {
     var index = 0;
     var iterator = {
@@ -332,10 +391,10 @@ function iteratorOver(state, kind) {
             if (index >= state.pairs.length) return { value: undefined, done: true };
             var name = state.pairs[index], value = state.pairs[index + 1];
             index += 2;
-            return { value: kind === 'keys' ? name : kind === 'values' ? value : [name, value], done: false };
+            return { value: kind === 'keys' ? name : kind === 'values' ? value : publicArray([name, value]), done: false };
         }
     };
-    iterator[Sym.iterator] = function () { return iterator; };
+    defineProperty(iterator, Sym.iterator, { value: function () { return iterator; } });
     return iterator;
 }
 defineGetter(URLSearchParams.prototype, 'size', function () { return paramsState(this).pairs.length / 2; });
@@ -343,35 +402,30 @@ defineMethods(URLSearchParams.prototype, {
     append: function append(name, value) {
         requireArguments(arguments.length, 2, "Failed to execute 'append' on 'URLSearchParams'");
         var state = paramsState(this);
-        state.pairs.push(toDOMString(name), toDOMString(value));
+        hostAdd(state.pairs, toUSVString(name));
+        hostAdd(state.pairs, toUSVString(value));
         updateURL(state);
     },
     'delete': function (name, value) {
         requireArguments(arguments.length, 1, "Failed to execute 'delete' on 'URLSearchParams'");
-        var state = paramsState(this), key = toDOMString(name), only = value === undefined ? undefined : toDOMString(value);
-        var kept = [];
-        for (var i = 0; i < state.pairs.length; i += 2) {
-            if (state.pairs[i] !== key || (only !== undefined && state.pairs[i + 1] !== only)) {
-                kept.push(state.pairs[i], state.pairs[i + 1]);
-            }
-        }
-        state.pairs = kept;
+        var state = paramsState(this);
+        state.pairs = pairsWithout(state.pairs, toUSVString(name), value === undefined ? undefined : toUSVString(value));
         updateURL(state);
     },
     get: function get(name) {
         requireArguments(arguments.length, 1, "Failed to execute 'get' on 'URLSearchParams'");
-        var pairs = paramsState(this).pairs, index = indexOfPair(pairs, toDOMString(name), 0);
+        var pairs = paramsState(this).pairs, index = indexOfPair(pairs, toUSVString(name), 0);
         return index < 0 ? null : pairs[index + 1];
     },
     getAll: function getAll(name) {
         requireArguments(arguments.length, 1, "Failed to execute 'getAll' on 'URLSearchParams'");
-        var pairs = paramsState(this).pairs, key = toDOMString(name), values = [];
-        for (var i = indexOfPair(pairs, key, 0); i >= 0; i = indexOfPair(pairs, key, i + 2)) values.push(pairs[i + 1]);
-        return values;
+        var pairs = paramsState(this).pairs, key = toUSVString(name), values = hostList();
+        for (var i = indexOfPair(pairs, key, 0); i >= 0; i = indexOfPair(pairs, key, i + 2)) hostAdd(values, pairs[i + 1]);
+        return publicArray(values);
     },
     has: function has(name, value) {
         requireArguments(arguments.length, 1, "Failed to execute 'has' on 'URLSearchParams'");
-        var pairs = paramsState(this).pairs, key = toDOMString(name), only = value === undefined ? undefined : toDOMString(value);
+        var pairs = paramsState(this).pairs, key = toUSVString(name), only = value === undefined ? undefined : toUSVString(value);
         for (var i = indexOfPair(pairs, key, 0); i >= 0; i = indexOfPair(pairs, key, i + 2)) {
             if (only === undefined || pairs[i + 1] === only) return true;
         }
@@ -379,26 +433,34 @@ defineMethods(URLSearchParams.prototype, {
     },
     set: function set(name, value) {
         requireArguments(arguments.length, 2, "Failed to execute 'set' on 'URLSearchParams'");
-        var state = paramsState(this), key = toDOMString(name), text = toDOMString(value), kept = [], found = false;
+        var state = paramsState(this), key = toUSVString(name), text = toUSVString(value), kept = hostList(), found = false;
         for (var i = 0; i < state.pairs.length; i += 2) {
             if (state.pairs[i] !== key) {
-                kept.push(state.pairs[i], state.pairs[i + 1]);
+                hostAdd(kept, state.pairs[i]);
+                hostAdd(kept, state.pairs[i + 1]);
             } else if (!found) {
-                kept.push(key, text);
+                hostAdd(kept, key);
+                hostAdd(kept, text);
                 found = true;
             }
         }
-        if (!found) kept.push(key, text);
+        if (!found) {
+            hostAdd(kept, key);
+            hostAdd(kept, text);
+        }
         state.pairs = kept;
         updateURL(state);
     },
     // Stable, by the names' UTF-16 code units.
     sort: function sort() {
-        var state = paramsState(this), entries = [];
-        for (var i = 0; i < state.pairs.length; i += 2) entries.push([state.pairs[i], state.pairs[i + 1], i]);
-        entries.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[2] - b[2]; });
-        var sorted = [];
-        for (var j = 0; j < entries.length; j++) sorted.push(entries[j][0], entries[j][1]);
+        var state = paramsState(this), entries = hostList(), i;
+        for (i = 0; i < state.pairs.length; i += 2) hostAdd(entries, [state.pairs[i], state.pairs[i + 1], i]);
+        call(arraySort, entries, function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[2] - b[2]; });
+        var sorted = hostList();
+        for (i = 0; i < entries.length; i++) {
+            hostAdd(sorted, entries[i][0]);
+            hostAdd(sorted, entries[i][1]);
+        }
         state.pairs = sorted;
         updateURL(state);
     },
@@ -412,12 +474,13 @@ defineMethods(URLSearchParams.prototype, {
     entries: function entries() { return iteratorOver(paramsState(this), 'entries'); },
     toString: function toString() { return formSerialize(paramsState(this).pairs); }
 });
+defineProperty(URLSearchParams.prototype, Sym.iterator, { value: URLSearchParams.prototype.entries, writable: true, configurable: true });
 defineGlobal('URLSearchParams', URLSearchParams);
 
 // --- Event, CustomEvent, EventTarget --------------------------------------------------------------
 var EVENT = Sym('Event state'), LISTENERS = Sym('EventTarget listeners');
 function eventState(self) {
-    var state = self !== null && (typeof self === 'object') ? self[EVENT] : undefined;
+    var state = own(self, EVENT);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
     return state;
 }
@@ -429,7 +492,8 @@ function Event(type, init) {
     defineProperty(this, EVENT, { value: {
         type: toDOMString(type), bubbles: !!settings.bubbles, cancelable: !!settings.cancelable,
         composed: !!settings.composed, canceled: false, dispatching: false, stop: false, stopNow: false,
-        inPassiveListener: false, target: null, currentTarget: null, phase: 0, timeStamp: apply(readClock, clock, [])
+        inPassiveListener: false, target: null, currentTarget: null, phase: 0, timeStamp: apply(readClock, clock, []),
+        detail: null
     } });
     // isTrusted is an own, unforgeable property in browsers.
     defineProperty(this, 'isTrusted', { get: function () { return false; }, enumerable: true });
@@ -452,8 +516,12 @@ eventGetter('srcElement', function (s) { return s.target; });
 eventGetter('currentTarget', function (s) { return s.currentTarget; });
 eventGetter('eventPhase', function (s) { return s.phase; });
 eventGetter('timeStamp', function (s) { return s.timeStamp; });
-eventGetter('cancelBubble', function (s) { return s.stop; });
-eventGetter('returnValue', function (s) { return !s.canceled; });
+defineProperty(Event.prototype, 'cancelBubble', { enumerable: true, configurable: true,
+    get: function () { return eventState(this).stop; },
+    set: function (value) { if (value) eventState(this).stop = true; } });
+defineProperty(Event.prototype, 'returnValue', { enumerable: true, configurable: true,
+    get: function () { return !eventState(this).canceled; },
+    set: function (value) { if (!value) cancel(eventState(this)); } });
 function cancel(state) {
     if (state.cancelable && !state.inPassiveListener) state.canceled = true;
 }
@@ -477,7 +545,7 @@ function CustomEvent(type, init) {
     requireArguments(arguments.length, 1, "Failed to construct 'CustomEvent'");
     var event = apply(Event, this, [type, init]) || this;
     var settings = dictionary(init, "Failed to construct 'CustomEvent': parameter 2");
-    eventState(this).detail = settings.detail === undefined ? null : settings.detail;
+    eventState(this).detail = settings.detail === undefined ? null : settings.detail;  // an own property of the state
     return event;
 }
 CustomEvent.prototype = create(Event.prototype);
@@ -490,17 +558,15 @@ defineGlobal('CustomEvent', CustomEvent);
 function targetOf(self) {
     return self === undefined || self === null ? global : self;
 }
-function listenersOf(target, create) {
-    if (target === null || (typeof target !== 'object' && typeof target !== 'function')) {
-        throw new TypeErrorCtor('Illegal invocation');
-    }
-    var table = target[LISTENERS];
-    if (table === undefined) {
-        if (!create) return undefined;
-        table = setPrototypeOf({}, null);
-        defineProperty(target, LISTENERS, { value: table });
-    }
+// The listener table of an EventTarget (its own: made by the constructor, or for the window);
+// anything else is not an EventTarget.
+function listenersOf(target) {
+    var table = own(target, LISTENERS);
+    if (table === undefined) throw new TypeErrorCtor('Illegal invocation');
     return table;
+}
+function makeEventTarget(target) {
+    if (own(target, LISTENERS) === undefined) defineProperty(target, LISTENERS, { value: setPrototypeOf({}, null) });
 }
 function captureOf(options) {
     return typeof options === 'boolean' ? options : !!(options !== null && typeof options === 'object' && options.capture);
@@ -514,26 +580,26 @@ function findListener(list, callback, capture) {
 
 function EventTarget() {
     requireNew(this, EventTarget, 'EventTarget');
-    listenersOf(this, true);
+    makeEventTarget(this);
 }
 defineMethods(EventTarget.prototype, {
     addEventListener: function addEventListener(type, callback, options) {
         requireArguments(arguments.length, 2, "Failed to execute 'addEventListener' on 'EventTarget'");
-        var name = toDOMString(type);
+        var table = listenersOf(targetOf(this)), name = toDOMString(type);
         if (callback === null || callback === undefined) return;
         if (typeof callback !== 'function' && typeof callback !== 'object') {
             throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'");
         }
         var settings = typeof options === 'boolean' ? { capture: options } : dictionary(options, 'options');
-        var table = listenersOf(targetOf(this), true), capture = !!settings.capture;
-        var list = table[name] || (table[name] = setPrototypeOf([], null));
+        var capture = !!settings.capture;
+        var list = table[name] || (table[name] = hostList());
         if (findListener(list, callback, capture) >= 0) return;
         list[list.length] = { callback: callback, capture: capture, once: !!settings.once,
                               passive: !!settings.passive, removed: false };
     },
     removeEventListener: function removeEventListener(type, callback, options) {
         requireArguments(arguments.length, 2, "Failed to execute 'removeEventListener' on 'EventTarget'");
-        var table = listenersOf(targetOf(this), false), list = table && table[toDOMString(type)];
+        var table = listenersOf(targetOf(this)), list = table[toDOMString(type)];
         if (!list) return;
         var index = findListener(list, callback, captureOf(options));
         if (index >= 0) {
@@ -546,7 +612,7 @@ defineMethods(EventTarget.prototype, {
     // context's exception handler) and the others still run, as browsers do.
     dispatchEvent: function dispatchEvent(event) {
         requireArguments(arguments.length, 1, "Failed to execute 'dispatchEvent' on 'EventTarget'");
-        var state = event !== null && typeof event === 'object' ? event[EVENT] : undefined;
+        var state = own(event, EVENT);
         if (state === undefined) {
             throw new TypeErrorCtor("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'");
         }
@@ -558,7 +624,7 @@ defineMethods(EventTarget.prototype, {
 // capturing, the others only while bubbling, all of them at the target), then its `on<type>`
 // handler property at the target and while bubbling.
 function invokeListeners(event, state, target) {
-    var table = listenersOf(target, false), list = table && table[state.type];
+    var list = listenersOf(target)[state.type];
     var snapshot = list ? apply(arraySlice, list, []) : [];
     for (var i = 0; i < snapshot.length && !state.stopNow; i++) {
         var listener = snapshot[i];
@@ -597,8 +663,6 @@ function invokeListeners(event, state, target) {
 function dispatchAlong(event, state, path) {
     var target = path[0], i;
     state.dispatching = true;
-    state.stop = false;
-    state.stopNow = false;
     state.target = target;
     for (i = path.length - 1; i > 0 && !state.stop; i--) {
         state.currentTarget = path[i];
@@ -615,7 +679,10 @@ function dispatchAlong(event, state, path) {
         state.phase = 3;
         invokeListeners(event, state, path[i]);
     }
+    // The stop flags are cleared at the end (one set before the dispatch stops all of it).
     state.dispatching = false;
+    state.stop = false;
+    state.stopNow = false;
     state.currentTarget = null;
     state.phase = 0;
     return !state.canceled;
@@ -624,7 +691,7 @@ defineGlobal('EventTarget', EventTarget);
 
 // The global object is the window, an EventTarget (`window.addEventListener('load', ...)`).
 setPrototypeOf(global, create(EventTarget.prototype));
-listenersOf(global, true);
+makeEventTarget(global);
 
 // For the page host (WebPage): events along a path, and the WebIDL conversions.
 return {

@@ -4,18 +4,21 @@ enum FormURLEncoding {
     /// first `=`, `+` as space, percent-decoded as UTF-8 (malformed bytes as U+FFFD).
     static func parse(_ input: String) -> [String] {
         var flat: [String] = []
-        for sequence in input.split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = sequence.firstIndex(of: "=")
+        // By bytes: `&`, `=` and `+` are separators even before a combining mark (which would
+        // make one grapheme cluster of them).
+        for sequence in input.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = sequence.firstIndex(of: UInt8(ascii: "="))
             let name = equals.map { sequence[..<$0] } ?? sequence[...]
-            let value = equals.map { sequence[sequence.index(after: $0)...] } ?? ""
+            let value = equals.map { sequence[sequence.index(after: $0)...] } ?? sequence[sequence.endIndex...]
             flat.append(decode(name))
             flat.append(decode(value))
         }
         return flat
     }
 
-    private static func decode(_ text: Substring) -> String {
-        String(decoding: PercentEncoding.decode(String(text.map { $0 == "+" ? " " : $0 })), as: UTF8.self)
+    private static func decode(_ bytes: Substring.UTF8View.SubSequence) -> String {
+        let spaced = bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+        return String(decoding: PercentEncoding.decode(bytes: spaced), as: UTF8.self)
     }
 
     /// The flattened pairs serialized (`a=1&b=x+y`).

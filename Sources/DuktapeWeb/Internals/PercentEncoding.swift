@@ -51,7 +51,10 @@ enum PercentEncoding {
     /// The bytes of `text` (as UTF-8) with each `%XX` decoded; a `%` not followed by two hex
     /// digits stays as it is.
     static func decode(_ text: String) -> [UInt8] {
-        let input = Array(text.utf8)
+        decode(bytes: Array(text.utf8))
+    }
+
+    static func decode(bytes input: [UInt8]) -> [UInt8] {
         var output = [UInt8]()
         output.reserveCapacity(input.count)
         var index = 0

@@ -53,7 +53,11 @@ enum URLHost {
             text = String(String.UnicodeScalarView(mapped.unicodeScalars.map { $0 == "\u{3002}" ? "." : $0 }))
         }
         var labels: [String] = []
-        for label in text.split(separator: ".", omittingEmptySubsequences: false) {
+        for scalars in text.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false) {
+            let label = String(String.UnicodeScalarView(scalars))
+            // Punycode is quadratic in a label's length: a label longer than any DNS allows
+            // (63 bytes) by far is refused rather than left to run unbounded.
+            guard scalars.count <= Self.longestLabel else { return nil }
             if label.unicodeScalars.allSatisfy(\.isASCII) {
                 let lowered = String(String.UnicodeScalarView(label.unicodeScalars.map(\.asciiLowercased)))
                 if lowered.hasPrefix("xn--") {
@@ -67,6 +71,10 @@ enum URLHost {
                 }
                 labels.append(lowered)
             } else {
+                // UTS #46's validity criteria: a label may not begin with a combining mark.
+                if let first = scalars.first, [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
+                    return nil
+                }
                 guard let encoded = Punycode.encode(Array(label.unicodeScalars)) else { return nil }
                 labels.append("xn--" + encoded)
             }
@@ -75,6 +83,9 @@ enum URLHost {
         guard !result.isEmpty, !result.unicodeScalars.contains(where: isForbiddenDomain) else { return nil }
         return result
     }
+
+    /// The longest label (in code points) that domain to ASCII accepts.
+    static let longestLabel = 1024
 
     private static func isIgnored(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
@@ -347,8 +358,9 @@ enum Punycode {
             n = m
             for scalar in input {
                 if scalar.value < n {
-                    delta += 1
-                    if delta == 0 { return nil }
+                    let (next, overflow) = delta.addingReportingOverflow(1)
+                    guard !overflow else { return nil }
+                    delta = next
                 }
                 if scalar.value == n {
                     var q = delta
@@ -366,8 +378,11 @@ enum Punycode {
                     handled += 1
                 }
             }
-            delta += 1
-            n += 1
+            let (nextDelta, deltaOverflow) = delta.addingReportingOverflow(1)
+            let (nextN, nOverflow) = n.addingReportingOverflow(1)
+            guard !deltaOverflow, !nOverflow else { return nil }
+            delta = nextDelta
+            n = nextN
         }
         return String(output)
     }

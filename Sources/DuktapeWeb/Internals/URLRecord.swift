@@ -103,11 +103,12 @@ struct URLRecord: Equatable {
             self.url = url ?? URLRecord()
             self.stateOverride = stateOverride
             self.state = stateOverride == .hostname ? .host : stateOverride ?? .schemeStart
-            var scalars = Array(input.unicodeScalars)
+            var scalars = Array(input.unicodeScalars)[...]
             if url == nil {
                 // Leading and trailing C0 controls and spaces go (not for a setter's value).
-                while let first = scalars.first, first.value <= 0x20 { scalars.removeFirst() }
-                while let last = scalars.last, last.value <= 0x20 { scalars.removeLast() }
+                let start = scalars.firstIndex { $0.value > 0x20 } ?? scalars.endIndex
+                let end = scalars.lastIndex { $0.value > 0x20 }.map { $0 + 1 } ?? start
+                scalars = scalars[start..<max(start, end)]
             }
             // Tabs and newlines go everywhere.
             self.input = scalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
@@ -422,7 +423,9 @@ struct URLRecord: Equatable {
                     }
                 case .query:
                     if (stateOverride == nil && c == "#") || c == nil {
-                        url.query = (url.query ?? "") + PercentEncoding.encode(buffer, in: url.isSpecial ? .specialQuery : .query)
+                        let encoded = PercentEncoding.encode(buffer, in: url.isSpecial ? .specialQuery : .query)
+                        if url.query == nil { url.query = "" }
+                        url.query?.append(encoded)
                         buffer = ""
                         if c == "#" {
                             url.fragment = ""
@@ -432,7 +435,10 @@ struct URLRecord: Equatable {
                         buffer.unicodeScalars.append(c)
                     }
                 case .fragment:
-                    if let c { url.fragment = (url.fragment ?? "") + PercentEncoding.encode(c, in: .fragment) }
+                    if let c {
+                        if url.fragment == nil { url.fragment = "" }
+                        url.fragment?.append(PercentEncoding.encode(c, in: .fragment))  // in place: linear
+                    }
                 }
                 // A state that stepped back re-reads the code point (EOF included) in its next state.
                 if pointer >= input.count { break }
