@@ -9,14 +9,30 @@ public struct PageLoad: Sendable, Equatable {
     /// A `<script>` element the page did not run, and why.
     public struct SkippedScript: Sendable, Equatable {
         /// The element's position among the document's `<script>` elements (from 0).
+        ///
+        /// ```swift
+        /// let indices = result.skippedScripts.map(\.index)
+        /// ```
         public let index: Int
         /// Why: `type="module"` (modules are not supported), a type that is not JavaScript (a
         /// data block), or a `src` (external scripts need the page's networking, not built yet).
+        ///
+        /// ```swift
+        /// for skipped in result.skippedScripts { print(skipped.index, skipped.reason) }
+        /// ```
         public let reason: String
     }
 
     /// The exceptions thrown by the document's scripts and the user scripts, in order.
+    ///
+    /// ```swift
+    /// if !result.scriptErrors.isEmpty { print("the page has errors") }
+    /// ```
     public internal(set) var scriptErrors: [WebPageError] = []
     /// The `<script>` elements not run.
+    ///
+    /// ```swift
+    /// let skipped = result.skippedScripts.count
+    /// ```
     public internal(set) var skippedScripts: [SkippedScript] = []
 }

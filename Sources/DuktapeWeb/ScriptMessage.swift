@@ -18,7 +18,42 @@ public struct ScriptMessage: @unchecked Sendable {
     // fresh for this message and never mutated.
 
     /// The handler's name.
+    ///
+    /// ```swift
+    /// if message.name == "bridge" { /* ... */ }
+    /// ```
     public let name: String
     /// The posted value.
+    ///
+    /// ```swift
+    /// let fields = message.body as? [String: Any] ?? [:]
+    /// ```
     public let body: Any?
+}
+
+/// An error a reply handler throws to reject the page's promise with `message` (WebKit's
+/// `replyHandler(nil, errorMessage)`); any other error rejects it with a generic message.
+///
+/// ```swift
+/// controller.addWithReply(name: "open") { message in
+///     guard let path = message.body as? String else { throw ScriptMessageReplyError("expected a path") }
+///     return try read(path)
+/// }
+/// ```
+public struct ScriptMessageReplyError: Error, Sendable, Equatable {
+    /// What the page's `Error` says.
+    ///
+    /// ```swift
+    /// ScriptMessageReplyError("not found").message   // "not found"
+    /// ```
+    public let message: String
+
+    /// An error whose message the page sees.
+    ///
+    /// ```swift
+    /// throw ScriptMessageReplyError("not found")
+    /// ```
+    public init(_ message: String) {
+        self.message = message
+    }
 }

@@ -14,17 +14,22 @@ import Foundation
 /// ```
 ///
 /// Messages are delivered in the order they were posted, on a serial queue of the controller's
-/// (never on the page's thread, so a handler may wait for the page). Handlers and user scripts
-/// can change at any time; a page sees handler changes at once and user scripts at its next
-/// load. A controller may serve several pages.
+/// (never on the page's thread, so a handler may wait for the page): plain handlers run there
+/// one at a time; handlers with a reply are started there, in order, as tasks that may run
+/// concurrently. Handlers and user scripts can change at any time; a page sees handler changes
+/// at once and user scripts at its next load. A controller may serve several pages.
+///
+/// A reply handler's error rejects the page's promise with a generic message, unless it is a
+/// `ScriptMessageReplyError`, whose message the page sees (as WebKit's `replyHandler(nil,
+/// errorMessage)`): a Swift error's description never reaches the page by accident.
 public final class UserContentController: @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`.
 
     /// A handler without a reply.
     public typealias Handler = @Sendable (ScriptMessage) -> Void
     /// A handler whose result fulfils the `postMessage` promise (converted as
-    /// `JSValue(object:in:)` converts), and whose thrown error rejects it with an `Error` whose
-    /// message is the error's description.
+    /// `JSValue(object:in:)` converts), and whose thrown error rejects it with an `Error`
+    /// ("the message handler failed", or a `ScriptMessageReplyError`'s message).
     public typealias ReplyHandler = @Sendable (ScriptMessage) async throws -> Any?
 
     enum Registered {
@@ -74,7 +79,7 @@ public final class UserContentController: @unchecked Sendable {
     /// ```
     public func removeScriptMessageHandler(forName name: String) {
         let (removed, observers) = lock.withLock { (handlers.removeValue(forKey: name) != nil, livePages()) }
-        if removed { for page in observers { page.handlerChanged(name, kind: 0) } }
+        if removed { for page in observers { page.handlerChanged(name) } }
     }
 
     /// Removes every handler.
@@ -87,7 +92,7 @@ public final class UserContentController: @unchecked Sendable {
             defer { handlers = [:] }
             return (Array(handlers.keys), livePages())
         }
-        for page in observers { for name in names { page.handlerChanged(name, kind: 0) } }
+        for page in observers { for name in names { page.handlerChanged(name) } }
     }
 
     /// Adds a user script, run by every later load of the pages using this controller.
@@ -124,19 +129,14 @@ public final class UserContentController: @unchecked Sendable {
             handlers[name] = handler
             return livePages()
         }
-        for page in observers { page.handlerChanged(name, kind: Self.kind(of: handler)) }
+        for page in observers { page.handlerChanged(name) }
     }
 
-    /// 1 for a plain handler, 2 for one with a reply (PageScript's `setHandler` kinds).
-    static func kind(of handler: Registered) -> Int {
-        if case .withReply = handler { 2 } else { 1 }
-    }
-
-    /// Starts telling `page` about handler changes; returns the handlers it must install now.
-    func attach(_ page: WebPage) -> [String: Int] {
+    /// Starts telling `page` about handler changes; returns the names it must install now.
+    func attach(_ page: WebPage) -> [String] {
         lock.withLock {
             pages[ObjectIdentifier(page)] = WeakPage(page: page)
-            return handlers.mapValues(Self.kind(of:))
+            return Array(handlers.keys)
         }
     }
 
@@ -148,9 +148,15 @@ public final class UserContentController: @unchecked Sendable {
         lock.withLock { handlers[name] }
     }
 
+    /// The pages still alive (the dead ones forgotten). Called under the lock; the strong
+    /// references it returns are released by the caller after the lock, so that a page's last
+    /// release (and its deinit, which takes this lock) never happens under it.
     private func livePages() -> [WebPage] {
-        pages = pages.filter { $0.value.page != nil }
-        return pages.values.compactMap(\.page)
+        var live: [WebPage] = []
+        for (identifier, entry) in pages {
+            if let page = entry.page { live.append(page) } else { pages[identifier] = nil }
+        }
+        return live
     }
 }
 

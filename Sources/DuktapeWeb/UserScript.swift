@@ -14,7 +14,17 @@ public struct UserScript: Sendable, Equatable {
         case atDocumentEnd
     }
 
+    /// The script's source.
+    ///
+    /// ```swift
+    /// let length = script.source.count
+    /// ```
     public let source: String
+    /// When the script runs.
+    ///
+    /// ```swift
+    /// if script.injectionTime == .atDocumentStart { /* before the document's scripts */ }
+    /// ```
     public let injectionTime: InjectionTime
 
     /// A user script of `source`, run at `injectionTime`.

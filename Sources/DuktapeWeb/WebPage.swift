@@ -26,12 +26,18 @@ public final class WebPage: @unchecked Sendable {
     // and `post`); `currentURL` is behind `lock`; the rest is immutable.
 
     /// The configuration the page was made with.
+    ///
+    /// ```swift
+    /// page.configuration.userContentController.add(name: "late") { _ in }
+    /// ```
     public let configuration: WebPageConfiguration
-    private let context: JSContext
+    let context: JSContext
     private let loop: EventLoop
     private let control: JSValue
     private let lock = NSLock()
     private var currentURL: URL?
+    /// The reply handlers running for the page's messages, cancelled when it closes.
+    private var replies: [Int: Task<Void, Never>] = [:]
 
     /// Makes a page and starts its thread. Throws the `JSException` of a context that cannot set
     /// up the page (a VM whose memory limit is already reached).
@@ -52,15 +58,17 @@ public final class WebPage: @unchecked Sendable {
         loop = EventLoop(context: context)
         _ = Console(context: context, output: output)
         let internals = try BrowserGlobals.installReturningInternals(in: context)
-        let controller = configuration.userContentController
-        let post = JSValue(newFunctionIn: context) { [loop] (name: String, value: JSValue, resolve: JSValue?, reject: JSValue?) in
-            WebPage.deliver(ScriptMessage(name: name, body: value.toObject()), resolve: resolve, reject: reject, via: controller, loop: loop)
+        // The page through a weak link: the context's function must not keep the page alive.
+        let link = PageLink()
+        let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) in
+            link.page?.deliver(ScriptMessage(name: name, body: value.toObject()), replyID: replyID)
         }
         control = try context.evaluate(PageScript.source, sourceName: "web:page.js")
             .call(context.globalObject, internals, ["post": post])
         try control.forProperty("setUserAgent").call(configuration.userAgent)
-        for (name, kind) in controller.attach(self) {
-            try control.forProperty("setHandler").call(name, kind)
+        link.page = self
+        for name in configuration.userContentController.attach(self) {
+            try control.forProperty("setHandler").call(name, Self.kind(configuration.userContentController.handler(named: name)))
         }
         try loop.start()
     }
@@ -76,8 +84,16 @@ public final class WebPage: @unchecked Sendable {
     /// ```swift
     /// page.close()
     /// ```
+    ///
+    /// A script running when the page closes runs to its end (or its time limit) first; the
+    /// reply handlers of the page's messages are cancelled.
     public func close() {
         configuration.userContentController.detach(self)
+        let running = lock.withLock { () -> [Task<Void, Never>] in
+            defer { replies = [:] }
+            return Array(replies.values)
+        }
+        for task in running { task.cancel() }
         loop.stop()
     }
 
@@ -109,17 +125,19 @@ public final class WebPage: @unchecked Sendable {
     @discardableResult
     public func load(html: String, baseURL: URL?) async throws -> PageLoad {
         let scripts = HTMLScript.scripts(in: html)
-        let attributes = baseURL.flatMap { URLRecord.parse($0.absoluteString)?.attributes }
+        let attributes = baseURL.flatMap { URLRecord.parse($0.absoluteString)?.attributes } ?? Self.blankLocation
         let userScripts = configuration.userContentController.userScripts
         let output = configuration.consoleOutput
-        lock.withLock { currentURL = baseURL }
-        return try await submit { [control] context in
+        return try await submit { [control, loop, lock = self.lock, weak page = self] context in
             var result = PageLoad()
-            if let attributes { try control.forProperty("setLocation").call(attributes) }
+            lock.withLock { page?.currentURL = baseURL }
+            try control.forProperty("setLocation").call(attributes)
             try control.forProperty("setReadyState").call("loading")
-            func run(_ source: String, sourceURL: URL?) {
+            /// Runs one step of the load; an exception (a timeout included) is the page's error,
+            /// reported as browsers report it, and the load goes on.
+            func run(_ step: () throws -> Void) {
                 do {
-                    _ = try context.evaluate(source, sourceURL: sourceURL)
+                    try step()
                 } catch {
                     let failure = WebPage.failure(error)
                     result.scriptErrors.append(failure)
@@ -127,9 +145,11 @@ public final class WebPage: @unchecked Sendable {
                 }
             }
             for script in userScripts where script.injectionTime == .atDocumentStart {
-                run(script.source, sourceURL: nil)
+                run { _ = try context.evaluate(script.source) }
             }
             for (index, script) in scripts.enumerated() {
+                // A page closed meanwhile runs nothing more.
+                if loop.isStopped { throw WebPageError.closed }
                 switch script.kind {
                 case .module:
                     result.skippedScripts.append(.init(index: index, reason: "type=\"module\": modules are not supported"))
@@ -140,18 +160,21 @@ public final class WebPage: @unchecked Sendable {
                         result.skippedScripts.append(.init(
                             index: index, reason: "src=\"\(source)\": external scripts need the page's networking (not built yet)"))
                     } else {
-                        run(script.text, sourceURL: baseURL)
+                        run { _ = try context.evaluate(script.text, sourceURL: baseURL) }
                     }
                 }
             }
             for script in userScripts where script.injectionTime == .atDocumentEnd {
-                run(script.source, sourceURL: nil)
+                run { _ = try context.evaluate(script.source) }
             }
-            try control.forProperty("setReadyState").call("interactive")
-            try control.forProperty("setReadyState").call("complete")
+            run { try control.forProperty("setReadyState").call("interactive") }
+            run { try control.forProperty("setReadyState").call("complete") }
             return result
         }
     }
+
+    /// `location`'s attributes before a load, and for a load without a (valid) base URL.
+    private static let blankLocation = ["about:blank", "null", "about:", "", "", "", "", "", "blank", "", ""]
 
     // MARK: - Evaluating
 
@@ -167,8 +190,8 @@ public final class WebPage: @unchecked Sendable {
     /// `.unsupportedResultType` for a function, symbol or promise (use `callAsyncJavaScript` to
     /// wait for a promise).
     public func evaluateJavaScript(_ script: String) async throws -> Any? {
-        try await submit { context in
-            try WebPage.converted(try context.evaluate(script))
+        try await submit { [control] context in
+            try WebPage.converted(try context.evaluate(script), copiedBy: control)
         }.value
     }
 
@@ -206,12 +229,14 @@ public final class WebPage: @unchecked Sendable {
     /// page closes first.
     public func callAsyncJavaScript(_ body: String, arguments: [String: Any] = [:]) async throws -> Any? {
         let pairs = arguments.sorted { $0.key < $1.key }
-        for (name, _) in pairs where !Self.isIdentifier(name) { throw WebPageError.invalidArgumentName(name) }
+        for (name, _) in pairs where !Self.isIdentifier(name) || Self.reservedWords.contains(name) {
+            throw WebPageError.invalidArgumentName(name)
+        }
         let names = pairs.map(\.key), values = Box(value: pairs.map(\.value))
         let result = try await submit { [control] _ in
             try control.forProperty("callFunction").call(names, body, values.value)
         }
-        guard result.isPromise else { return try Self.converted(result).value }
+        guard result.isPromise else { return try await submit { [control] _ in try Self.converted(result, copiedBy: control) }.value }
         let settled = try await withThrowingTaskGroup(of: JSValue?.self) { group in
             group.addTask {
                 do {
@@ -225,10 +250,13 @@ public final class WebPage: @unchecked Sendable {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw WebPageError.closed }
+            guard let first = try await group.next(), let value = first else {
+                try Task.checkCancellation()  // the caller gave up (not the page)
+                throw WebPageError.closed
+            }
             return value
         }
-        return try await submit { _ in try Self.converted(settled) }.value
+        return try await submit { [control] _ in try Self.converted(settled, copiedBy: control) }.value
     }
 
     // MARK: - Internals
@@ -249,11 +277,13 @@ public final class WebPage: @unchecked Sendable {
         }
     }
 
-    static func converted(_ value: JSValue) throws -> Box<Any?> {
+    /// A result as WebKit gives it: copied as a message is (own properties only, within the
+    /// copy's limits), then converted; a function, symbol or promise has no Swift form.
+    static func converted(_ value: JSValue, copiedBy control: JSValue) throws -> Box<Any?> {
         if value.isPromise { throw WebPageError.unsupportedResultType("promise") }
         if value.isFunction { throw WebPageError.unsupportedResultType("function") }
         if value.isSymbol { throw WebPageError.unsupportedResultType("symbol") }
-        return Box(value: value.toObject())
+        return Box(value: try control.forProperty("copy").call(value).toObject())
     }
 
     static func failure(_ error: any Error) -> WebPageError {
@@ -270,50 +300,82 @@ public final class WebPage: @unchecked Sendable {
         failure(exception).description
     }
 
+    /// ES5's reserved words (strict mode's included), which cannot name a parameter.
+    static let reservedWords: Set<String> = [
+        "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
+        "export", "extends", "false", "finally", "for", "function", "if", "implements", "import", "in", "instanceof",
+        "interface", "let", "new", "null", "package", "private", "protected", "public", "return", "static", "super",
+        "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "eval", "arguments",
+    ]
+
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIIAlpha || first == "_" || first == "$" else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "_" || $0 == "$" }
     }
 
-    /// A handler change from the controller: installs or removes `webkit.messageHandlers.<name>`.
-    func handlerChanged(_ name: String, kind: Int) {
-        loop.post { [control] _ in try control.forProperty("setHandler").call(name, kind) }
+    /// A handler change from the controller: the page's `webkit.messageHandlers.<name>` is made
+    /// to match the handler registered when the job runs (so changes posted in any order end
+    /// in the controller's state).
+    func handlerChanged(_ name: String) {
+        let controller = configuration.userContentController
+        loop.post { [control] _ in try control.forProperty("setHandler").call(name, Self.kind(controller.handler(named: name))) }
     }
 
-    /// Hands `message` to its handler on the controller's queue. A message with a reply (the
-    /// promise's `resolve` and `reject`) keeps the page's loop alive until the handler answers,
-    /// then settles the promise there.
-    static func deliver(
-        _ message: ScriptMessage, resolve: JSValue?, reject: JSValue?, via controller: UserContentController, loop: EventLoop
-    ) {
+    /// PageScript's handler kinds: 0 none, 1 without a reply, 2 with one.
+    static func kind(_ handler: UserContentController.Registered?) -> Int {
+        switch handler {
+        case nil: 0
+        case .plain: 1
+        case .withReply: 2
+        }
+    }
+
+    /// Hands `message` to its handler. A plain handler runs on the controller's serial queue; a
+    /// handler with a reply is started from that queue as a task, and its answer settles promise
+    /// `replyID` on the page's loop (kept alive meanwhile by a pending-work handle). Only the
+    /// number is kept, not the promise's functions, so a handler that never returns keeps no
+    /// context alive, and closing the page cancels it.
+    func deliver(_ message: ScriptMessage, replyID: Int) {
+        let controller = configuration.userContentController
         let handler = controller.handler(named: message.name)
-        guard let resolve, let reject else {
-            if case .plain(let handler) = handler { controller.deliveries.async { handler(message) } }
+        guard replyID > 0 else {
+            switch handler {
+            case .plain(let handler): controller.deliveries.async { handler(message) }
+            case .withReply(let handler): controller.deliveries.async { Task { _ = try? await handler(message) } }
+            case nil: break  // removed since the page saw it: dropped, as WebKit drops it
+            }
             return
         }
         let pending = loop.beginPendingWork()
-        controller.deliveries.async {
-            Task {
-                let outcome: Box<Result<Any?, any Error>>
-                do {
-                    guard case .withReply(let reply) = handler else {
-                        throw WebPageError.javaScriptException(
-                            name: "Error", message: "no handler with a reply named \(message.name)", sourceURL: nil, line: nil,
-                            stack: nil)
+        controller.deliveries.async { [weak self] in
+            let task = Task { [weak self] in
+                let outcome: (fulfilled: Bool, value: Box<Any?>)
+                switch handler {
+                case .withReply(let reply):
+                    do {
+                        outcome = (true, Box(value: try await reply(message)))
+                    } catch let error as ScriptMessageReplyError {
+                        outcome = (false, Box(value: error.message))
+                    } catch {
+                        outcome = (false, Box(value: "the message handler failed"))
                     }
-                    outcome = Box(value: .success(try await reply(message)))
-                } catch {
-                    outcome = Box(value: .failure(error))
+                default:
+                    outcome = (false, Box(value: "no message handler with a reply is named \(message.name)"))
                 }
-                pending.complete { context in
-                    switch outcome.value {
-                    case .success(let value):
-                        try resolve.call(value)
-                    case .failure(let error):
-                        try reject.call(JSValue(newErrorFromMessage: String(describing: error), in: context))
-                    }
+                self?.lock.withLock { _ = self?.replies.removeValue(forKey: replyID) }
+                guard let control = self?.control else {
+                    pending.cancel()
+                    return
                 }
+                pending.complete { _ in try control.forProperty("settle").call(replyID, outcome.fulfilled, outcome.value.value) }
             }
+            self?.lock.withLock { self?.replies[replyID] = task }
         }
     }
+}
+
+/// The page, weakly, for the functions its context holds.
+private final class PageLink: @unchecked Sendable {
+    // @unchecked: set once, on the thread making the page, before the page's thread starts.
+    weak var page: WebPage?
 }

@@ -13,17 +13,37 @@ import Logging
 /// ```
 public struct WebPageConfiguration: Sendable {
     /// The page's message handlers and user scripts.
+    ///
+    /// ```swift
+    /// configuration.userContentController.add(name: "bridge") { _ in }
+    /// ```
     public var userContentController = UserContentController()
     /// `navigator.userAgent` (and, with networking, the `User-Agent` header).
+    ///
+    /// ```swift
+    /// configuration.userAgent = "MyApp/1.0"
+    /// ```
     public var userAgent = "Mozilla/5.0 (X11; Linux x86_64) DuktapeWeb/1.0"
     /// Where the page's `console` writes, and where uncaught exceptions (in timers, listeners,
     /// promise reactions) are reported as `Uncaught …` errors.
+    ///
+    /// ```swift
+    /// configuration.consoleOutput = .standardStreams
+    /// ```
     public var consoleOutput = ConsoleOutput.logger(Logger(label: "DuktapeWeb.page"))
     /// How long one macrotask of the page (a script element, a timer, a message reply, an
     /// `evaluateJavaScript`) may run, in seconds, or nil for no limit
     /// (`JSVirtualMachine.executionTimeLimit`). A task past it throws an uncatchable error.
+    ///
+    /// ```swift
+    /// configuration.executionTimeLimit = 0.5
+    /// ```
     public var executionTimeLimit: TimeInterval?
     /// The most bytes the page's heap may hold, or nil for no limit (`JSVirtualMachine.memoryLimit`).
+    ///
+    /// ```swift
+    /// configuration.memoryLimit = 64 << 20
+    /// ```
     public var memoryLimit: Int?
 
     /// The default configuration: no handlers or user scripts, the default user agent, the

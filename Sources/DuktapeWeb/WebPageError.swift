@@ -21,6 +21,11 @@ public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No context could be made for the page (the process is out of memory).
     case cannotCreateContext
 
+    /// The error in a sentence (`file:line: Name: message` for an exception).
+    ///
+    /// ```swift
+    /// print(error.description)
+    /// ```
     public var description: String {
         switch self {
         case .javaScriptException(let name, let message, let sourceURL, let line, _):

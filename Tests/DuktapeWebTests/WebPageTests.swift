@@ -208,9 +208,10 @@ struct WebPageTests {
         configuration.userContentController.addWithReply(name: "sum") { message in
             (message.body as? [Any] ?? []).compactMap { $0 as? Int }.reduce(0, +)
         }
-        configuration.userContentController.addWithReply(name: "fail") { _ in
-            struct Refusal: Error, CustomStringConvertible { var description: String { "refused by the host" } }
-            throw Refusal()
+        configuration.userContentController.addWithReply(name: "fail") { message in
+            struct Secret: Error, CustomStringConvertible { var description: String { "/etc/secret: permission denied" } }
+            if message.body as? String == "x" { throw ScriptMessageReplyError("refused by the host") }
+            throw Secret()
         }
         let page = try WebPage(configuration: configuration)
         defer { page.close() }
@@ -220,6 +221,11 @@ struct WebPageTests {
             return webkit.messageHandlers.fail.postMessage('x').then(function () { return 'fulfilled' }, function (e) { return e.name + ': ' + e.message })
             """)
         #expect(failure as? String == "Error: refused by the host")
+        // Any other error's description stays in the host.
+        let generic = try await page.callAsyncJavaScript("""
+            return webkit.messageHandlers.fail.postMessage('y').then(null, function (e) { return e.message })
+            """)
+        #expect(generic as? String == "the message handler failed")
         // Handlers added and removed while the page lives.
         configuration.userContentController.add(name: "late") { _ in }
         #expect(try await page.evaluateJavaScript("typeof webkit.messageHandlers.late.postMessage") as? String == "function")
@@ -248,6 +254,87 @@ struct WebPageTests {
         #expect((inbox.all.first?.body as? [String: Any])?["still"] as? String == "works")
         #expect(try await page.callAsyncJavaScript("return [a, b].length", arguments: ["a": 1, "b": 2]) as? Int == 2)
         #expect(try await page.evaluateJavaScript("document.readyState") as? String == "complete")
+    }
+
+    @Test func theScannerFindsScriptsAsTheHTMLTokenizerDoes() {
+        func texts(_ html: String) -> [String] { HTMLScript.scripts(in: html).map(\.text) }
+        // Documents that end inside a tag, an attribute or a script: no crash, nothing run.
+        for cut in ["<script", "<script src='x", "<script a", "<script>never ended", "<p title=\"<script>", "<!-- <script>x()</script>",
+                    "<", "</", "<!", "<scr"] {
+            #expect(texts(cut).isEmpty, "\(cut)")
+        }
+        #expect(texts("<p title=\"<script>steal()</script>\">text</p><script>ok()</script>") == ["ok()"])
+        #expect(texts("<textarea><script>no()</script></textarea><title><script>no()</script></title><script>yes()</script>") == ["yes()"])
+        #expect(texts("<script>var s = \"</script\" + \">\"</script>") == ["var s = \"</script\" + \">\""])
+        #expect(texts("<script>a = '</scripts>'; b()</script >") == ["a = '</scripts>'; b()"])
+        #expect(texts("<!--><script>one()</script><!---><script>two()</script><!-- x --!><script>three()</script>") == ["one()", "two()", "three()"])
+        #expect(texts("<!doctype html><?xml x?><SCRIPT>upper()</SCRIPT><scriptx>no</scriptx>") == ["upper()"])
+        #expect(texts("<template><script>inert()</script><template></template></template><script>live()</script>") == ["live()"])
+        #expect(texts("<plaintext><script>text()</script>").isEmpty)
+        let attributes = HTMLScript.scripts(in: "<script SRC='a.js?x=1&amp;y=&#x32;&#51;' type=module defer async=\"\">").first
+        #expect(attributes == nil)  // no end tag: not run
+        let typed = HTMLScript.scripts(in: "<script SRC='a.js?x=1&amp;y=&#x32;&#51;' type=module defer></script>").first
+        #expect(typed?.source == "a.js?x=1&y=23" && typed?.kind == .module && typed?.attributes["defer"] == "")
+        #expect(HTMLScript.scripts(in: "<script type='' language='vbscript'></script>").first?.kind == .classic)
+        #expect(HTMLScript.scripts(in: "<script language='vbscript'></script>").first?.kind == .other("language=vbscript"))
+        // Linear: a long run of character references in an attribute.
+        let references = "<script data-x=\"" + String(repeating: "&", count: 300_000) + "\"></script>"
+        #expect(HTMLScript.scripts(in: references).first?.attributes["data-x"]?.count == 300_000)
+    }
+
+    @Test func messageCopiesCarryOnlyOwnDataWithinLimits() async throws {
+        let inbox = Inbox()
+        var configuration = WebPageConfiguration()
+        configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
+        let page = try WebPage(configuration: configuration)
+        defer { page.close() }
+        let outcome = try await page.evaluateJavaScript("""
+            Object.prototype.admin = true;
+            webkit.messageHandlers.bridge.postMessage({ user: 'x' });
+            var deep = 0; for (var i = 0; i < 300; i++) deep = [deep];
+            var wide = new Array(2000000);
+            [deep, wide].map(function (v) { try { webkit.messageHandlers.bridge.postMessage(v); return 'sent' } catch (e) { return e.name } }).join()
+            """) as? String
+        #expect(outcome == "TypeError,TypeError")
+        await inbox.wait(for: 1)
+        #expect((inbox.all.first?.body as? [String: Any]).map { Array($0.keys) } == ["user"])
+        // Results are copied the same way.
+        let result = try await page.evaluateJavaScript("({ own: 1 })") as? [String: Any]
+        #expect(result.map { Array($0.keys) } == ["own"])
+    }
+
+    @Test func aListenerThatTimesOutIsAnErrorOfTheLoad() async throws {
+        var configuration = WebPageConfiguration()
+        configuration.executionTimeLimit = 0.3
+        configuration.consoleOutput = ConsoleOutput { _, _ in }
+        let page = try WebPage(configuration: configuration)
+        defer { page.close() }
+        let result = try await page.load(html: """
+            <script>document.addEventListener('DOMContentLoaded', function () { while (true) {} });
+            window.onload = function () { window.loaded = true }</script>
+            """, baseURL: nil)
+        #expect(result.scriptErrors.count == 1)
+        #expect(try await page.evaluateJavaScript("[document.readyState, window.loaded].join()") as? String == "complete,true")
+        await #expect(throws: WebPageError.invalidArgumentName("return")) { try await page.callAsyncJavaScript("return 1", arguments: ["return": 1]) }
+    }
+
+    @Test func closingCancelsRepliesAndReleasesTheContext() async throws {
+        weak var released: JSContext?
+        let started = Inbox()
+        let configuration = WebPageConfiguration()
+        configuration.userContentController.addWithReply(name: "never") { message in
+            started.receive(message)
+            while !Task.isCancelled { await Task.yield() }
+            return nil
+        }
+        do {
+            let page = try WebPage(configuration: configuration)
+            released = page.context
+            _ = try await page.evaluateJavaScript("webkit.messageHandlers.never.postMessage(1); 0")
+            await started.wait(for: 1)
+            page.close()
+        }
+        #expect(released == nil)
     }
 
     @Test func aClosedPageFailsAndIsReleased() async throws {

@@ -1,12 +1,18 @@
-/// The `<script>` elements of an HTML document, in document order: just enough of HTML's
-/// tokenizer to find them (comments, `<script>` start tags with their attributes, raw text up to
-/// `</script`), not a DOM.
+/// The `<script>` elements of an HTML document, in document order: enough of HTML's tokenizer
+/// to find them as a browser does (not a DOM). Every tag is tokenized with its attributes, so a
+/// `<script>` inside an attribute value is text; comments follow the tokenizer's rules (`<!-->`,
+/// `--!>`, bogus comments); the content of raw-text and RCDATA elements (`style`, `textarea`,
+/// `title`, `xmp`, `iframe`, `noembed`, `noframes`, `noscript`) and everything after
+/// `<plaintext>` is text; `<template>` content is inert; a script ends only at an appropriate
+/// end tag (`</script` then whitespace, `/` or `>`), and a script cut off by the end of the
+/// document is not run. Not modelled: the script data escaped states (`<!--` inside a script
+/// hiding a nested `</script>`), and `document.write`.
 struct HTMLScript: Equatable {
     /// The attributes, names lowercased; a later duplicate is ignored, as HTML does.
     var attributes: [String: String]
     /// The element's text (inline source).
     var text: String
-    /// The 1-based line of the element's text in the document (for error positions).
+    /// The 1-based line of the element's text in the document.
     var line: Int
 
     var source: String? { attributes["src"] }
@@ -20,17 +26,17 @@ struct HTMLScript: Equatable {
     }
 
     var kind: Kind {
-        let type = attributes["type"].map(Self.trimmed)
-        if type == nil || type == "" {
-            // No type, or an empty one: the language attribute decides (empty or absent: JS).
-            if let language = attributes["language"].map(Self.trimmed), !language.isEmpty {
-                return Self.isJavaScriptMIME("text/" + language.lowercased()) ? .classic : .other("language=" + language)
-            }
-            return .classic
+        if let type = attributes["type"] {
+            let trimmed = Self.trimmed(type)
+            if trimmed.isEmpty { return .classic }
+            if trimmed.lowercased() == "module" { return .module }
+            return Self.isJavaScriptMIME(trimmed) ? .classic : .other(trimmed)
         }
-        guard let type else { return .classic }
-        if type.lowercased() == "module" { return .module }
-        return Self.isJavaScriptMIME(type) ? .classic : .other(type)
+        // No type attribute: the language attribute decides (empty or absent: JavaScript).
+        if let language = attributes["language"].map(Self.trimmed), !language.isEmpty {
+            return Self.isJavaScriptMIME("text/" + language) ? .classic : .other("language=" + language)
+        }
+        return .classic
     }
 
     /// HTML's JavaScript MIME type essence match (parameters not allowed).
@@ -44,134 +50,256 @@ struct HTMLScript: Equatable {
     }
 
     private static func trimmed(_ text: String) -> String {
-        String(text.unicodeScalars.drop { isHTMLSpace($0) }.reversed().drop { isHTMLSpace($0) }.reversed()
-            .map(Character.init))
+        let scalars = text.unicodeScalars
+        guard let start = scalars.firstIndex(where: { !isHTMLSpace($0) }), let end = scalars.lastIndex(where: { !isHTMLSpace($0) })
+        else { return "" }
+        return String(scalars[start...end])
     }
 
     static func isHTMLSpace(_ scalar: Unicode.Scalar) -> Bool {
         scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\u{0C}" || scalar == "\r"
     }
 
-    /// Every `<script>` element of `html`, in order. Linear in the document's length.
+    /// Elements whose content is text up to their own end tag.
+    private static let rawTextElements: Set<String> = [
+        "style", "xmp", "iframe", "noembed", "noframes", "noscript", "textarea", "title",
+    ]
+
+    /// Every `<script>` element of `html` outside templates, in order. Linear in the document's
+    /// length.
     static func scripts(in html: String) -> [HTMLScript] {
-        let input = Array(html.unicodeScalars)
-        var scripts: [HTMLScript] = []
+        var scanner = Scanner(input: Array(html.unicodeScalars))
+        return scanner.run()
+    }
+
+    private struct Scanner {
+        static let commentStart = Array("<!--".unicodeScalars), commentEnd = Array("-->".unicodeScalars),
+            bangCommentEnd = Array("--!>".unicodeScalars), scriptEnd = Array("</script".unicodeScalars)
+
+        let input: [Unicode.Scalar]
         var index = 0
         var line = 1
-        func advance(to target: Int) {
+        var templateDepth = 0
+        var scripts: [HTMLScript] = []
+
+        init(input: [Unicode.Scalar]) {
+            self.input = input
+        }
+
+        var atEnd: Bool { index >= input.count }
+
+        func peek(_ offset: Int = 0) -> Unicode.Scalar? {
+            index + offset < input.count ? input[index + offset] : nil
+        }
+
+        mutating func advance(by count: Int = 1) {
+            let target = min(index + count, input.count)
             while index < target {
                 if input[index] == "\n" { line += 1 }
                 index += 1
             }
         }
-        func matches(_ text: String, at position: Int) -> Bool {
-            let scalars = Array(text.unicodeScalars)
-            guard position + scalars.count <= input.count else { return false }
-            for (offset, scalar) in scalars.enumerated() where input[position + offset].asciiLowercased != scalar {
+
+        /// True when `pattern` (lowercase ASCII) is at `position`, compared case-insensitively.
+        func matches(_ pattern: [Unicode.Scalar], at position: Int) -> Bool {
+            guard position + pattern.count <= input.count else { return false }
+            for offset in 0..<pattern.count where input[position + offset].asciiLowercased != pattern[offset] {
                 return false
             }
             return true
         }
-        func find(_ text: String, from position: Int) -> Int? {
-            var candidate = position
-            while candidate < input.count {
-                if matches(text, at: candidate) { return candidate }
-                candidate += 1
+
+        /// The position of the next `pattern` from `index`, or nil.
+        func find(_ pattern: [Unicode.Scalar], requiringTagEnd: Bool = false) -> Int? {
+            var position = index
+            while position + pattern.count <= input.count {
+                if matches(pattern, at: position) {
+                    let after = position + pattern.count
+                    if !requiringTagEnd || after >= input.count || isHTMLSpace(input[after]) || input[after] == "/"
+                        || input[after] == ">" {
+                        return position
+                    }
+                }
+                position += 1
             }
             return nil
         }
-        while index < input.count {
-            guard input[index] == "<" else {
-                advance(to: index + 1)
-                continue
-            }
-            if matches("<!--", at: index) {
-                advance(to: (find("-->", from: index + 4) ?? input.count - 3) + 3)
-                continue
-            }
-            guard matches("<script", at: index), index + 7 >= input.count || isHTMLSpace(input[index + 7])
-                || input[index + 7] == ">" || input[index + 7] == "/"
-            else {
-                advance(to: index + 1)
-                continue
-            }
-            advance(to: index + 7)
-            // Attributes, up to the tag's `>`.
-            var attributes: [String: String] = [:]
-            while index < input.count, input[index] != ">" {
-                if isHTMLSpace(input[index]) || input[index] == "/" {
-                    advance(to: index + 1)
+
+        mutating func run() -> [HTMLScript] {
+            while !atEnd {
+                guard peek() == "<" else {
+                    advance()
                     continue
                 }
-                var name = ""
-                while index < input.count, !isHTMLSpace(input[index]), input[index] != "=", input[index] != ">",
-                      !(input[index] == "/" && !name.isEmpty) {
-                    name.unicodeScalars.append(input[index].asciiLowercased)
-                    advance(to: index + 1)
-                }
-                while index < input.count, isHTMLSpace(input[index]) { advance(to: index + 1) }
-                var value = ""
-                if index < input.count, input[index] == "=" {
-                    advance(to: index + 1)
-                    while index < input.count, isHTMLSpace(input[index]) { advance(to: index + 1) }
-                    if index < input.count, input[index] == "\"" || input[index] == "'" {
-                        let quote = input[index]
-                        advance(to: index + 1)
-                        while index < input.count, input[index] != quote {
-                            value.unicodeScalars.append(input[index])
-                            advance(to: index + 1)
-                        }
-                        advance(to: index + 1)
+                if matches(Self.commentStart, at: index) {
+                    skipComment()
+                } else if peek(1) == "!" || peek(1) == "?" {
+                    skipPast(">")  // a bogus comment (or a doctype)
+                } else if peek(1) == "/" {
+                    if let next = peek(2), next.isASCIIAlpha {
+                        advance(by: 2)
+                        let name = readTagName()
+                        _ = readAttributes()
+                        if name == "template" { templateDepth = max(0, templateDepth - 1) }
+                    } else if peek(2) == ">" {
+                        advance(by: 3)
                     } else {
-                        while index < input.count, !isHTMLSpace(input[index]), input[index] != ">" {
-                            value.unicodeScalars.append(input[index])
-                            advance(to: index + 1)
+                        skipPast(">")
+                    }
+                } else if let next = peek(1), next.isASCIIAlpha {
+                    advance()
+                    let name = readTagName()
+                    guard let attributes = readAttributes() else { return scripts }  // EOF inside the tag
+                    if !startElement(name, attributes) { return scripts }
+                } else {
+                    advance()
+                }
+            }
+            return scripts
+        }
+
+        /// `<!--` … `-->` (or `--!>`; `<!-->` and `<!--->` are empty comments).
+        mutating func skipComment() {
+            advance(by: 4)
+            if peek() == ">" {
+                advance()
+                return
+            }
+            if peek() == "-", peek(1) == ">" {
+                advance(by: 2)
+                return
+            }
+            while !atEnd {
+                if matches(Self.commentEnd, at: index) {
+                    advance(by: 3)
+                    return
+                }
+                if matches(Self.bangCommentEnd, at: index) {
+                    advance(by: 4)
+                    return
+                }
+                advance()
+            }
+        }
+
+        mutating func skipPast(_ scalar: Unicode.Scalar) {
+            while !atEnd, peek() != scalar { advance() }
+            advance()
+        }
+
+        mutating func readTagName() -> String {
+            var name = String.UnicodeScalarView()
+            while let scalar = peek(), !isHTMLSpace(scalar), scalar != "/", scalar != ">" {
+                name.append(scalar.asciiLowercased)
+                advance()
+            }
+            return String(name)
+        }
+
+        /// The attributes up to the tag's `>` (consumed), or nil when the document ends inside
+        /// the tag (a browser then drops the tag).
+        mutating func readAttributes() -> [String: String]? {
+            var attributes: [String: String] = [:]
+            while let scalar = peek(), scalar != ">" {
+                if isHTMLSpace(scalar) || scalar == "/" {
+                    advance()
+                    continue
+                }
+                var name = String.UnicodeScalarView([scalar.asciiLowercased])
+                advance()
+                while let next = peek(), !isHTMLSpace(next), next != "=", next != ">", next != "/" {
+                    name.append(next.asciiLowercased)
+                    advance()
+                }
+                while let next = peek(), isHTMLSpace(next) { advance() }
+                var value = String.UnicodeScalarView()
+                if peek() == "=" {
+                    advance()
+                    while let next = peek(), isHTMLSpace(next) { advance() }
+                    if let quote = peek(), quote == "\"" || quote == "'" {
+                        advance()
+                        while let next = peek(), next != quote {
+                            value.append(next)
+                            advance()
+                        }
+                        if atEnd { return nil }
+                        advance()
+                    } else {
+                        while let next = peek(), !isHTMLSpace(next), next != ">" {
+                            value.append(next)
+                            advance()
                         }
                     }
                 }
-                if !name.isEmpty, attributes[name] == nil { attributes[name] = decodeCharacterReferences(value) }
+                let key = String(name)
+                if attributes[key] == nil { attributes[key] = HTMLScript.decodeCharacterReferences(String(value)) }
             }
-            advance(to: index + 1)
-            let textLine = line
-            let end = find("</script", from: index) ?? input.count
-            let text = String(String.UnicodeScalarView(input[index..<end]))
-            advance(to: end)
-            if let close = find(">", from: index) { advance(to: close + 1) }
-            scripts.append(HTMLScript(attributes: attributes, text: text, line: textLine))
+            if atEnd { return nil }
+            advance()  // the `>`
+            return attributes
         }
-        return scripts
+
+        /// After a start tag: collects a script, skips raw text, tracks templates. False when the
+        /// rest of the document is text (`<plaintext>`, or an element that never ends).
+        mutating func startElement(_ name: String, _ attributes: [String: String]) -> Bool {
+            switch name {
+            case "script":
+                let textLine = line
+                let start = index
+                guard let end = find(Self.scriptEnd, requiringTagEnd: true) else { return false }
+                if templateDepth == 0 {
+                    scripts.append(HTMLScript(
+                        attributes: attributes, text: String(String.UnicodeScalarView(input[start..<end])), line: textLine))
+                }
+                advance(by: end - index + 8)
+                _ = readAttributes()
+            case "plaintext":
+                return false
+            case "template":
+                templateDepth += 1
+            case _ where HTMLScript.rawTextElements.contains(name):
+                guard let end = find(Array(("</" + name).unicodeScalars), requiringTagEnd: true) else { return false }
+                advance(by: end - index + 2 + name.unicodeScalars.count)
+                _ = readAttributes()
+            default:
+                break
+            }
+            return true
+        }
     }
 
-    /// The few character references attribute values commonly carry (`&amp;` in a `src` query,
-    /// numeric ones); others stay as written.
+    /// The character references attribute values commonly carry (`&amp;` in a `src` query,
+    /// numeric ones); others stay as written. Looks at most 10 code points ahead for the `;`.
     static func decodeCharacterReferences(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var output = ""
-        var rest = Substring(text)
-        while let ampersand = rest.firstIndex(of: "&") {
-            output += rest[..<ampersand]
-            rest = rest[ampersand...]
-            guard let semicolon = rest.firstIndex(of: ";"), rest.distance(from: rest.startIndex, to: semicolon) <= 10 else {
-                output += "&"
-                rest = rest.dropFirst()
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.contains("&") else { return text }
+        let named: [String: Unicode.Scalar] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
+        var output = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            guard scalar == "&", let semicolon = scalars[(index + 1)..<min(scalars.count, index + 12)].firstIndex(of: ";") else {
+                output.append(scalar)
+                index += 1
                 continue
             }
-            let name = rest[rest.index(after: rest.startIndex)..<semicolon]
-            let named: [Substring: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
+            let name = String(String.UnicodeScalarView(scalars[(index + 1)..<semicolon]))
+            var decoded: Unicode.Scalar?
             if let replacement = named[name] {
-                output += replacement
-            } else if name.hasPrefix("#x") || name.hasPrefix("#X"), let value = UInt32(name.dropFirst(2), radix: 16),
-                      let scalar = Unicode.Scalar(value) {
-                output.unicodeScalars.append(scalar)
-            } else if name.hasPrefix("#"), let value = UInt32(name.dropFirst()), let scalar = Unicode.Scalar(value) {
-                output.unicodeScalars.append(scalar)
-            } else {
-                output += "&"
-                rest = rest.dropFirst()
-                continue
+                decoded = replacement
+            } else if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+            } else if name.hasPrefix("#") {
+                decoded = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init)
             }
-            rest = rest[rest.index(after: semicolon)...]
+            if let decoded {
+                output.append(decoded)
+                index = semicolon + 1
+            } else {
+                output.append(scalar)
+                index += 1
+            }
         }
-        return output + rest
+        return String(output)
     }
 }

@@ -2,14 +2,16 @@
 /// `location` (the page URL's parts, read-only), `navigator`, and `webkit.messageHandlers`.
 ///
 /// The factory takes the global object, `BrowserGlobals`' internals (`dispatch`) and the page's
-/// natives (`post(name, value, resolve, reject)`, the last two for a handler with a reply), and
-/// returns the page's control: `setLocation`, `setUserAgent`, `setReadyState` (which fires
+/// natives (`post(name, value, replyID)`, the id 0 for a message without a reply), and returns
+/// the page's control: `setLocation`, `setUserAgent`, `setReadyState` (which fires
 /// `DOMContentLoaded` and `load`), `setHandler(name, kind)` (0: remove, 1: without reply, 2:
-/// with reply) and `callFunction(names, body, values)` for `callAsyncJavaScript`.
+/// with reply), `settle(replyID, fulfilled, value)`, `copy(value)` (a message's copy, also used
+/// for results) and `callFunction(names, body, values)` for `callAsyncJavaScript`.
 ///
 /// A message's value is copied as WebKit's structured serialization copies it: JSON-like values,
 /// dates, `Error`s as `{ name, message }`, any `ArrayBuffer` or view as a `Uint8Array` of its
-/// bytes; a function, symbol or cycle is a `TypeError` (thrown by `postMessage`).
+/// bytes; a function, symbol, cycle or a value past the copy's limits is a `TypeError` (thrown
+/// by `postMessage`).
 enum PageScript {
     static let source = #"""
 (function (global, internals, natives) {
@@ -42,58 +44,77 @@ var userAgent = '';
 var navigator = {};
 defineProperty(navigator, 'userAgent', { get: function () { return userAgent; }, enumerable: true });
 defineProperty(navigator, 'language', { value: 'en-US', enumerable: true });
-defineProperty(navigator, 'languages', { get: function () { return ['en-US']; }, enumerable: true });
+defineProperty(navigator, 'languages', { value: O.freeze(['en-US']), enumerable: true });
 defineProperty(navigator, 'onLine', { value: true, enumerable: true });
 defineProperty(global, 'navigator', { value: navigator, writable: false, enumerable: true, configurable: false });
 
 // --- webkit.messageHandlers -----------------------------------------------------------------------
-// A copy of `value` as a message carries it (see the factory's description in Swift).
-function copyForMessage(value, seen) {
+// A copy of `value` as a message carries it: plain objects without a prototype (so that nothing
+// a script puts on Object.prototype travels), within limits that keep the host's conversion
+// bounded (nesting, array length, values in all); a function, symbol, cycle or a value past the
+// limits is a TypeError (WebKit's DataCloneError).
+var MAX_DEPTH = 256, MAX_LENGTH = 1 << 24, MAX_VALUES = 1000000;
+function cloneError(what) {
+    return new TypeErrorCtor('postMessage: ' + what + ' cannot be sent to the host');
+}
+function copyForMessage(value, budget, depth) {
     var type = typeof value;
-    if (type === 'function' || type === 'symbol') {
-        throw new TypeErrorCtor('postMessage: a ' + type + ' cannot be sent to the host');
-    }
+    if (type === 'function' || type === 'symbol') throw cloneError('a ' + type);
+    if (++budget.values > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
     if (value === null || type !== 'object') return value;
-    for (var s = 0; s < seen.length; s++) {
-        if (seen[s] === value) throw new TypeErrorCtor('postMessage: a cyclic value cannot be sent to the host');
+    if (depth > MAX_DEPTH) throw cloneError('a value nested more than ' + MAX_DEPTH + ' levels deep');
+    for (var s = 0; s < budget.seen.length; s++) {
+        if (budget.seen[s] === value) throw cloneError('a cyclic value');
     }
     var tag = apply(toTag, value, []);
     if (tag === '[object Date]') return new DateCtor(apply(getTime, value, []));
     if (value instanceof ArrayBufferCtor) return new Uint8(new Uint8(value));
     if (isView(value)) return new Uint8(new Uint8(value.buffer, value.byteOffset, value.byteLength));
     if (value instanceof ErrorCtor || tag === '[object Error]') {
-        return { name: Str(value.name), message: Str(value.message) };
+        var error = setPrototypeOf({}, null);
+        error.name = Str(value.name);
+        error.message = Str(value.message);
+        return error;
     }
-    seen[seen.length] = value;
+    budget.seen[budget.seen.length] = value;
     var copy, i;
     if (isArray(value)) {
+        if (value.length > MAX_LENGTH) throw cloneError('an array longer than ' + MAX_LENGTH);
+        // Refused before copying anything when its elements alone would pass the budget.
+        if (budget.values + value.length > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
         copy = [];
         for (i = 0; i < value.length; i++) {
-            defineProperty(copy, i, { value: copyForMessage(value[i], seen), enumerable: true, writable: true, configurable: true });
+            defineProperty(copy, i, { value: copyForMessage(value[i], budget, depth + 1), enumerable: true, writable: true, configurable: true });
         }
     } else {
-        copy = {};
+        copy = setPrototypeOf({}, null);
         var keys = keysOf(value);
-        for (i = 0; i < keys.length; i++) {
-            defineProperty(copy, keys[i], { value: copyForMessage(value[keys[i]], seen), enumerable: true, writable: true, configurable: true });
-        }
+        for (i = 0; i < keys.length; i++) copy[keys[i]] = copyForMessage(value[keys[i]], budget, depth + 1);
     }
-    seen.length = seen.length - 1;
+    budget.seen.length = budget.seen.length - 1;
     return copy;
 }
+function copyOf(value) {
+    return copyForMessage(value, { seen: setPrototypeOf([], null), values: 0 }, 0);
+}
 
-var messageHandlers = {};
+// Promises of messages with a reply, by id: the host keeps only the number.
+var messageHandlers = {}, pendingReplies = setPrototypeOf({}, null), nextReply = 1;
 function MessageHandler(name, withReply) {
     defineProperty(this, 'postMessage', { enumerable: true, value: function postMessage(value) {
         if (arguments.length < 1) {
             throw new TypeErrorCtor("Failed to execute 'postMessage': 1 argument required, but only 0 present");
         }
-        var copy = copyForMessage(value, setPrototypeOf([], null));
+        var copy = copyOf(value);
         if (!withReply) {
-            post(name, copy);
+            post(name, copy, 0);
             return undefined;
         }
-        return new PromiseCtor(function (resolve, reject) { post(name, copy, resolve, reject); });
+        var id = nextReply++;
+        return new PromiseCtor(function (resolve, reject) {
+            pendingReplies[id] = { resolve: resolve, reject: reject };
+            post(name, copy, id);
+        });
     } });
 }
 defineProperty(global, 'webkit', { value: { messageHandlers: messageHandlers }, writable: false, enumerable: true, configurable: false });
@@ -110,6 +131,13 @@ return {
         if (kind === 0) delete messageHandlers[name];
         else defineProperty(messageHandlers, name, { value: new MessageHandler(name, kind === 2), enumerable: true, configurable: true });
     },
+    settle: function (id, fulfilled, value) {
+        var pending = pendingReplies[id];
+        if (pending === undefined) return;
+        delete pendingReplies[id];
+        if (fulfilled) pending.resolve(value); else pending.reject(new ErrorCtor(Str(value)));
+    },
+    copy: copyOf,
     callFunction: function (names, body, values) {
         return apply(construct(FunctionCtor, apply(concat, names, [[body]])), undefined, values);
     }
