@@ -4,7 +4,8 @@ import Foundation
 /// The browser globals a page has that need no network: `window` and `self` (the global object,
 /// which becomes an `EventTarget`), `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`
 /// (UTF-8, with `stream: true` across chunks), `URL` and `URLSearchParams` (WHATWG parsing,
-/// `searchParams` live), `EventTarget`, `Event` and `CustomEvent`.
+/// `searchParams` live), `EventTarget`, `Event`, `CustomEvent`, `Headers`, `AbortController`
+/// and `AbortSignal`.
 ///
 /// ```swift
 /// let context = JSContext()!

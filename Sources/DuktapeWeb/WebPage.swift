@@ -178,9 +178,10 @@ public final class WebPage: @unchecked Sendable {
 
     // MARK: - Evaluating
 
-    /// Evaluates `script` in the page and returns its completion value converted as WebKit
-    /// converts it (`JSValue.toObject()`: numbers as `NSNumber`, strings, `Bool`, arrays, objects
-    /// as dictionaries, dates, `NSNull`; undefined is nil).
+    /// Evaluates `script` in the page and returns its completion value as WebKit gives it:
+    /// copied as a message is (own data only, within the copy's limits), then converted by
+    /// `JSValue.toObject()` (numbers as `NSNumber`, strings, `Bool`, arrays, objects as
+    /// dictionaries, dates, `NSNull`; undefined is nil).
     ///
     /// ```swift
     /// let sum = try await page.evaluateJavaScript("1 + 2") as? Int   // 3

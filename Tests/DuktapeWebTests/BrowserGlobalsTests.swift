@@ -391,3 +391,63 @@ struct EventTests {
             """) == "true,true,function,true")
     }
 }
+
+@Suite("Browser globals: Headers, AbortController, AbortSignal")
+struct FetchPrimitivesTests {
+    @Test func headersAreCaseInsensitiveSortedAndCombined() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var h = new Headers({ 'X-B': ' two ', 'Content-Type': 'text/plain' });
+            h.append('x-b', 'three'); h.append('Set-Cookie', 'a=1'); h.append('set-cookie', 'b=2'); h.append('X-A', '');
+            var seen = []; h.forEach(function (value, name) { seen.push(name + '=' + value) });
+            [h.get('X-b'), h.get('CONTENT-TYPE'), h.get('missing'), h.has('x-a'), h.getSetCookie().join(';'), seen.join('|')].join(' / ')
+            """) == "two, three / text/plain /  / true / a=1;b=2 / content-type=text/plain|set-cookie=a=1|set-cookie=b=2|x-a=|x-b=two, three")
+        #expect(try page.run("""
+            var h = new Headers([['A', '1'], ['a', '2'], ['B', '3']]);
+            h.set('a', 'x'); h.delete('b');
+            var entries = []; for (var it = h.entries(), step; !(step = it.next()).done;) entries.push(step.value.join(':'));
+            [entries.join(), new Headers(h).get('a'), typeof h[Symbol.iterator], Array.prototype.join.call(h.keys().next().value)].join(' ')
+            """) == "a:x x function a")
+        for call in ["new Headers({ 'bad name': 'x' })", "new Headers().append('x', 'a\\nb')", "new Headers().append('x', 'a\\u0000')",
+                     "new Headers([['a']])", "new Headers(5)", "Headers()", "new Headers().get()", "Headers.prototype.get.call({}, 'a')",
+                     "new Headers().append('é', 'x')", "new Headers().set(Symbol(), 'x')"] {
+            #expect(try page.run("try { \(call); 'no error' } catch (e) { e.name }") == "TypeError", "\(call)")
+        }
+    }
+
+    @Test func abortControllersSignalOnceWithTheirReason() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var controller = new AbortController(), signal = controller.signal, log = [];
+            signal.addEventListener('abort', function (e) { log.push('listener:' + e.type + ':' + (e.target === signal)) });
+            signal.onabort = function () { log.push('onabort') };
+            log.push(signal.aborted + ':' + signal.reason);
+            controller.abort(); controller.abort('again');
+            log.push(signal.aborted + ':' + signal.reason.name + ':' + (signal.reason instanceof DOMException));
+            try { signal.throwIfAborted() } catch (e) { log.push('threw ' + e.name) }
+            var custom = new AbortController(); custom.abort('mine'); log.push(custom.signal.reason);
+            var already = AbortSignal.abort(42); log.push(already.aborted + ':' + already.reason);
+            var combined = AbortSignal.any([new AbortController().signal, custom.signal]); log.push(combined.reason);
+            var source = new AbortController(), follower = AbortSignal.any([source.signal]);
+            source.abort('later'); log.push(follower.aborted + ':' + follower.reason);
+            log.join(' | ')
+            """) == "false:undefined | listener:abort:true | onabort | true:AbortError:true | threw AbortError | mine | true:42 | mine | true:later")
+        for call in ["new AbortSignal()", "AbortController()", "AbortController.prototype.abort.call({})",
+                     "Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get.call({})", "AbortSignal.timeout(-1)"] {
+            #expect(try page.run("try { \(call); 'no error' } catch (e) { e.name }") == "TypeError", "\(call)")
+        }
+    }
+
+    @Test func timeoutSignalsNeedAndUseTheLoop() async throws {
+        // Without timers (a bare context) AbortSignal.timeout says why; on a page it fires.
+        let bare = try Page()
+        #expect(try bare.run("try { AbortSignal.timeout(1) } catch (e) { e.message }") == "AbortSignal.timeout needs timers (an event loop)")
+        let page = try WebPage()
+        defer { page.close() }
+        let reason = try await page.callAsyncJavaScript("""
+            var signal = AbortSignal.timeout(5);
+            return new Promise(function (resolve) { signal.onabort = function () { resolve(signal.reason.name) } })
+            """)
+        #expect(reason as? String == "TimeoutError")
+    }
+}

@@ -1,6 +1,7 @@
 /// The browser globals that need no network, in JavaScript (ES5, as Duktape runs it):
 /// `window`/`self`, `DOMException`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`, `URL`,
-/// `URLSearchParams`, `EventTarget`, `Event` and `CustomEvent`.
+/// `URLSearchParams`, `EventTarget`, `Event`, `CustomEvent`, `Headers`, `AbortController` and
+/// `AbortSignal`.
 ///
 /// The source is a constant: evaluated once per context, it gives a factory taking the global
 /// object and the native helpers (`BrowserGlobals.install`). The built-ins it uses are captured
@@ -692,6 +693,245 @@ defineGlobal('EventTarget', EventTarget);
 // The global object is the window, an EventTarget (`window.addEventListener('load', ...)`).
 setPrototypeOf(global, create(EventTarget.prototype));
 makeEventTarget(global);
+
+// --- Headers ------------------------------------------------------------------------------------
+// A header list: [name, value] pairs in a host list, names as given; reads are case-insensitive.
+// Iteration sorts by lowercased name and combines values with ", " (Set-Cookie's stay separate).
+var HEADERS = Sym('Headers state');
+var tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, invalidValue = /[\0\r\n]/,
+    edgeWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g, toLowerCase = String.prototype.toLowerCase;
+function headersState(self) {
+    var state = own(self, HEADERS);
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+function headerName(name) {
+    var text = toDOMString(name);
+    if (!apply(testPattern, tokenPattern, [text])) throw new TypeErrorCtor("Invalid header name: '" + text + "'");
+    return text;
+}
+function headerValue(value) {
+    var text = call(replace, toDOMString(value), edgeWhitespace, '');
+    if (apply(testPattern, invalidValue, [text])) throw new TypeErrorCtor('Invalid header value');
+    return text;
+}
+function lower(text) { return call(toLowerCase, text); }
+function writable(state) {
+    if (state.immutable) throw new TypeErrorCtor("Headers are immutable");
+}
+function appendHeader(state, name, value) {
+    var key = headerName(name), text = headerValue(value);
+    writable(state);
+    hostAdd(state.list, [key, text]);
+}
+function fillHeaders(state, init) {
+    if (init === undefined) return;
+    if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
+        throw new TypeErrorCtor("Failed to construct 'Headers': The provided value is not of type 'HeadersInit'");
+    }
+    var other = own(init, HEADERS), i;
+    if (other !== undefined) {
+        for (i = 0; i < other.list.length; i++) appendHeader(state, other.list[i][0], other.list[i][1]);
+    } else if (isArray(init)) {
+        for (i = 0; i < init.length; i++) {
+            var pair = init[i];
+            if (pair === null || typeof pair !== 'object' || pair.length !== 2) {
+                throw new TypeErrorCtor("Failed to construct 'Headers': Each header pair must be a sequence of two items");
+            }
+            appendHeader(state, pair[0], pair[1]);
+        }
+    } else {
+        var keys = keysOf(init);
+        for (i = 0; i < keys.length; i++) appendHeader(state, keys[i], init[keys[i]]);
+    }
+}
+// The sorted, combined view iteration shows.
+function sortedHeaders(state) {
+    var names = hostList(), seen = setPrototypeOf({}, null), i;
+    for (i = 0; i < state.list.length; i++) {
+        var key = lower(state.list[i][0]);
+        if (key === 'set-cookie') { hostAdd(names, key); continue; }
+        if (seen[key] === undefined) { seen[key] = true; hostAdd(names, key); }
+    }
+    call(arraySort, names, function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
+    var result = hostList(), cookies = 0;
+    for (i = 0; i < names.length; i++) {
+        if (names[i] === 'set-cookie') {
+            var all = cookieValues(state);
+            hostAdd(result, ['set-cookie', all[cookies++]]);
+        } else {
+            hostAdd(result, [names[i], combinedValue(state, names[i])]);
+        }
+    }
+    return result;
+}
+function combinedValue(state, key) {
+    var value = null;
+    for (var i = 0; i < state.list.length; i++) {
+        if (lower(state.list[i][0]) === key) value = value === null ? state.list[i][1] : value + ', ' + state.list[i][1];
+    }
+    return value;
+}
+function cookieValues(state) {
+    var values = hostList();
+    for (var i = 0; i < state.list.length; i++) if (lower(state.list[i][0]) === 'set-cookie') hostAdd(values, state.list[i][1]);
+    return values;
+}
+function Headers(init) {
+    requireNew(this, Headers, 'Headers');
+    var state = { list: hostList(), immutable: false };
+    fillHeaders(state, init);
+    defineProperty(this, HEADERS, { value: state });
+}
+function headersIterator(state, kind) {
+    var index = 0;
+    var iterator = {
+        next: function next() {
+            var view = sortedHeaders(state);
+            if (index >= view.length) return { value: undefined, done: true };
+            var entry = view[index++];
+            return { value: kind === 'keys' ? entry[0] : kind === 'values' ? entry[1] : publicArray(entry), done: false };
+        }
+    };
+    defineProperty(iterator, Sym.iterator, { value: function () { return iterator; } });
+    return iterator;
+}
+defineMethods(Headers.prototype, {
+    append: function append(name, value) {
+        requireArguments(arguments.length, 2, "Failed to execute 'append' on 'Headers'");
+        appendHeader(headersState(this), name, value);
+    },
+    'delete': function (name) {
+        requireArguments(arguments.length, 1, "Failed to execute 'delete' on 'Headers'");
+        var state = headersState(this), key = lower(headerName(name)), kept = hostList();
+        writable(state);
+        for (var i = 0; i < state.list.length; i++) if (lower(state.list[i][0]) !== key) hostAdd(kept, state.list[i]);
+        state.list = kept;
+    },
+    get: function get(name) {
+        requireArguments(arguments.length, 1, "Failed to execute 'get' on 'Headers'");
+        return combinedValue(headersState(this), lower(headerName(name)));
+    },
+    getSetCookie: function getSetCookie() { return publicArray(cookieValues(headersState(this))); },
+    has: function has(name) {
+        requireArguments(arguments.length, 1, "Failed to execute 'has' on 'Headers'");
+        return combinedValue(headersState(this), lower(headerName(name))) !== null;
+    },
+    set: function set(name, value) {
+        requireArguments(arguments.length, 2, "Failed to execute 'set' on 'Headers'");
+        var state = headersState(this), key = headerName(name), text = headerValue(value), kept = hostList(), found = false;
+        writable(state);
+        for (var i = 0; i < state.list.length; i++) {
+            if (lower(state.list[i][0]) !== lower(key)) {
+                hostAdd(kept, state.list[i]);
+            } else if (!found) {
+                hostAdd(kept, [state.list[i][0], text]);
+                found = true;
+            }
+        }
+        if (!found) hostAdd(kept, [key, text]);
+        state.list = kept;
+    },
+    forEach: function forEach(callback, thisArg) {
+        var view = sortedHeaders(headersState(this));
+        if (typeof callback !== 'function') throw new TypeErrorCtor("Failed to execute 'forEach' on 'Headers': parameter 1 is not a function");
+        for (var i = 0; i < view.length; i++) apply(callback, thisArg, [view[i][1], view[i][0], this]);
+    },
+    keys: function keys() { return headersIterator(headersState(this), 'keys'); },
+    values: function values() { return headersIterator(headersState(this), 'values'); },
+    entries: function entries() { return headersIterator(headersState(this), 'entries'); }
+});
+defineProperty(Headers.prototype, Sym.iterator, { value: Headers.prototype.entries, writable: true, configurable: true });
+defineGlobal('Headers', Headers);
+
+// --- AbortController, AbortSignal -----------------------------------------------------------------
+var SIGNAL = Sym('AbortSignal state'), constructingSignal = false;
+function signalState(self) {
+    var state = own(self, SIGNAL);
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+function AbortSignal() {
+    if (!constructingSignal) throw new TypeErrorCtor("Failed to construct 'AbortSignal': Illegal constructor");
+    makeEventTarget(this);
+    defineProperty(this, SIGNAL, { value: { aborted: false, reason: undefined, algorithms: hostList() } });
+}
+AbortSignal.prototype = create(EventTarget.prototype);
+defineProperty(AbortSignal.prototype, 'constructor', { value: AbortSignal, writable: true, configurable: true });
+function newSignal() {
+    constructingSignal = true;
+    try { return new AbortSignal(); } finally { constructingSignal = false; }
+}
+// Signals `signal` (once): the reason (an AbortError DOMException by default), the algorithms
+// the host attached (fetch's), then the 'abort' event.
+function signalAbort(signal, reason) {
+    var state = signalState(signal);
+    if (state.aborted) return;
+    state.aborted = true;
+    state.reason = reason === undefined ? domException('signal is aborted without reason', 'AbortError') : reason;
+    var algorithms = state.algorithms;
+    state.algorithms = hostList();
+    for (var i = 0; i < algorithms.length; i++) {
+        try { algorithms[i](state.reason); } catch (error) { try { report(error); } catch (ignored) { /* reported */ } }
+    }
+    var event = new Event('abort');
+    dispatchAlong(event, eventState(event), [signal]);
+}
+defineGetter(AbortSignal.prototype, 'aborted', function () { return signalState(this).aborted; });
+defineGetter(AbortSignal.prototype, 'reason', function () { return signalState(this).reason; });
+defineMethods(AbortSignal.prototype, {
+    throwIfAborted: function throwIfAborted() {
+        var state = signalState(this);
+        if (state.aborted) throw state.reason;
+    }
+});
+defineProperty(AbortSignal, 'abort', { value: function abort(reason) {
+    var signal = newSignal();
+    signalAbort(signal, reason);
+    return signal;
+}, writable: true, enumerable: true, configurable: true });
+defineProperty(AbortSignal, 'timeout', { value: function timeout(milliseconds) {
+    requireArguments(arguments.length, 1, "Failed to execute 'timeout' on 'AbortSignal'");
+    var delay = +milliseconds;
+    if (!(delay >= 0) || delay === Infinity) throw new TypeErrorCtor("Failed to execute 'timeout' on 'AbortSignal': Value is outside the 'unsigned long long' value range.");
+    if (typeof global.setTimeout !== 'function') throw new TypeErrorCtor('AbortSignal.timeout needs timers (an event loop)');
+    var signal = newSignal();
+    global.setTimeout(function () { signalAbort(signal, domException('signal timed out', 'TimeoutError')); }, delay);
+    return signal;
+}, writable: true, enumerable: true, configurable: true });
+defineProperty(AbortSignal, 'any', { value: function any(signals) {
+    requireArguments(arguments.length, 1, "Failed to execute 'any' on 'AbortSignal'");
+    var result = newSignal(), list = hostList(), i;
+    for (i = 0; i < signals.length; i++) hostAdd(list, signals[i]);
+    for (i = 0; i < list.length; i++) {
+        var state = signalState(list[i]);
+        if (state.aborted) { signalAbort(result, state.reason); return result; }
+    }
+    for (i = 0; i < list.length; i++) {
+        hostAdd(signalState(list[i]).algorithms, function (reason) { signalAbort(result, reason); });
+    }
+    return result;
+}, writable: true, enumerable: true, configurable: true });
+defineGlobal('AbortSignal', AbortSignal);
+
+var CONTROLLER = Sym('AbortController state');
+function AbortController() {
+    requireNew(this, AbortController, 'AbortController');
+    defineProperty(this, CONTROLLER, { value: { signal: newSignal() } });
+}
+defineGetter(AbortController.prototype, 'signal', function () {
+    var state = own(this, CONTROLLER);
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state.signal;
+});
+defineMethods(AbortController.prototype, {
+    abort: function abort(reason) {
+        var state = own(this, CONTROLLER);
+        if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+        signalAbort(state.signal, reason);
+    }
+});
+defineGlobal('AbortController', AbortController);
 
 // For the page host (WebPage): events along a path, and the WebIDL conversions.
 return {

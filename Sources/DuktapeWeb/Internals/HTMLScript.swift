@@ -12,8 +12,6 @@ struct HTMLScript: Equatable {
     var attributes: [String: String]
     /// The element's text (inline source).
     var text: String
-    /// The 1-based line of the element's text in the document.
-    var line: Int
 
     var source: String? { attributes["src"] }
 
@@ -78,7 +76,6 @@ struct HTMLScript: Equatable {
 
         let input: [Unicode.Scalar]
         var index = 0
-        var line = 1
         var templateDepth = 0
         var scripts: [HTMLScript] = []
 
@@ -93,11 +90,7 @@ struct HTMLScript: Equatable {
         }
 
         mutating func advance(by count: Int = 1) {
-            let target = min(index + count, input.count)
-            while index < target {
-                if input[index] == "\n" { line += 1 }
-                index += 1
-            }
+            index = min(index + count, input.count)
         }
 
         /// True when `pattern` (lowercase ASCII) is at `position`, compared case-insensitively.
@@ -244,12 +237,11 @@ struct HTMLScript: Equatable {
         mutating func startElement(_ name: String, _ attributes: [String: String]) -> Bool {
             switch name {
             case "script":
-                let textLine = line
                 let start = index
                 guard let end = find(Self.scriptEnd, requiringTagEnd: true) else { return false }
                 if templateDepth == 0 {
                     scripts.append(HTMLScript(
-                        attributes: attributes, text: String(String.UnicodeScalarView(input[start..<end])), line: textLine))
+                        attributes: attributes, text: String(String.UnicodeScalarView(input[start..<end]))))
                 }
                 advance(by: end - index + 8)
                 _ = readAttributes()
