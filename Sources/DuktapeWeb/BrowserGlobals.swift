@@ -61,6 +61,11 @@ public enum BrowserGlobals {
             // As the core reports exceptions (the handler's re-entry budget, deadlines included).
             JSContext.current()?.notifyException(error)
         }
+        var hiddenKeys: [String: JSValue] = [:]
+        for name in ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal", "controller"] {
+            hiddenKeys[name] = try context.hiddenKey("DuktapeWeb." + name)
+        }
+        natives["hiddenKeys"] = JSValue(object: hiddenKeys, in: context)
         let factory = try context.evaluate(BrowserScript.source, sourceName: "web:browser.js")
         return try factory.call(context.globalObject, natives)
     }

@@ -491,3 +491,55 @@ struct BodyPrimitivesTests {
         }
     }
 }
+
+@Suite("Browser globals: state scripts cannot reach")
+struct HiddenStateTests {
+    @Test func stateIsUnderKeysScriptsCannotListOrForge() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var objects = [new Headers(), new Blob(['x']), new File([], 'f'), new FormData(), new AbortController(),
+                           new AbortController().signal, new Event('x'), new EventTarget(), new TextDecoder(), new URL('http://a/'),
+                           new URLSearchParams('a=1')];
+            objects.map(function (o) { return Object.getOwnPropertySymbols(o).length + Reflect.ownKeys(o).length }).join()
+            """) == "0,0,0,0,0,0,1,0,0,0,0")  // an Event's one own key is isTrusted
+        // A look-alike made from what scripts can see is no instance.
+        #expect(try page.run("""
+            var fake = Object.create(Headers.prototype);
+            try { Headers.prototype.get.call(fake, 'a'); 'accepted' } catch (e) { e.name }
+            """) == "TypeError")
+    }
+
+    @Test func reentrantConversionsAndHostileOverrides() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var fd = new FormData(); fd.append('a', '1');
+            fd.append('b', { toString: function () { fd.delete('a'); return '2' } });
+            var p = new URLSearchParams('x=1');
+            p.append({ toString: function () { p.delete('x'); return 'k' } }, 'v');
+            [fd.has('b'), fd.has('a'), p.toString()].join()
+            """) == "true,false,k=v")
+        #expect(try page.run("""
+            Object.defineProperty(Object.prototype, 'onabort', { get: function () { throw new Error('looked up') }, configurable: true });
+            Object.defineProperty(DOMException, Symbol.hasInstance, { value: function () { return false } });
+            Object.defineProperty(Event, Symbol.hasInstance, { value: function () { return false } });
+            Blob.prototype = {};
+            var c = new AbortController(), heard = 0; c.signal.addEventListener('abort', function () { heard++ });
+            c.abort();
+            [c.signal.aborted, c.signal.reason.name, heard, new Blob(['ab']).slice(1).size].join()
+            """) == "true,AbortError,1,1")
+        #expect(page.exceptions.isEmpty)
+    }
+
+    @Test func headerValuesAreBytesAndLargeListsStayFast() throws {
+        let page = try Page()
+        #expect(try page.run("try { new Headers({ a: '\\u20ac' }); 'accepted' } catch (e) { e.name }") == "TypeError")
+        #expect(try page.run("new Headers({ a: '\\u00ff' }).get('a').charCodeAt(0)") == "255")
+        #expect(try page.run("""
+            var h = new Headers(); for (var i = 0; i < 2000; i++) h.append('h' + i, 'v' + i);
+            for (var j = 0; j < 2000; j++) h.append('same', 'x');
+            var count = 0, it = h.entries(); while (!it.next().done) count++;
+            var padded = new Headers({ a: 'a' + new Array(100001).join(' ') + 'b' + new Array(100001).join(' ') });
+            [count, h.get('same').length, padded.get('a').length].join()
+            """) == "2001,5998,100002")
+    }
+}

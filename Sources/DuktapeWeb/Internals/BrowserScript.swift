@@ -9,9 +9,9 @@
 /// not change how these behave. Byte work (base64, UTF-8) is native: Duktape interns every
 /// intermediate string, so building strings byte by byte in script is quadratic.
 ///
-/// Internal state lives under symbol keys, non-enumerable: `Object.getOwnPropertySymbols` can
-/// see it, as it could see a browser's expando properties, but no string-keyed enumeration or
-/// `JSON.stringify` does.
+/// Internal state lives under Duktape's hidden symbols (`natives.hiddenKeys`, made natively):
+/// scripts can neither list them (`Object.getOwnPropertySymbols` leaves them out) nor spell
+/// them, so they can neither read, change nor forge the state of a `Headers`, `Blob` or signal.
 enum BrowserScript {
     static let source = #"""
 (function (global, natives) {
@@ -23,7 +23,8 @@ var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototy
 var base64Encode = natives.base64Encode, base64Decode = natives.base64Decode, utf8Encode = natives.utf8Encode,
     utf8Decode = natives.utf8Decode, utf8Fits = natives.utf8Fits, report = natives.report,
     urlParse = natives.urlParse, urlSet = natives.urlSet, formParse = natives.formParse,
-    formSerialize = natives.formSerialize, usv = natives.usv, isArray = Array.isArray, keysOf = O.keys;
+    formSerialize = natives.formSerialize, usv = natives.usv, hidden = natives.hiddenKeys, isArray = Array.isArray,
+    keysOf = O.keys;
 var toLower = String.prototype.toLowerCase, replace = String.prototype.replace, slice = String.prototype.slice,
     splice = Array.prototype.splice, arraySlice = Array.prototype.slice, setBytes = Uint8Array.prototype.set,
     subarray = Uint8Array.prototype.subarray,
@@ -80,8 +81,12 @@ function requireArguments(count, needed, what) {
             ' required, but only ' + count + ' present');
     }
 }
+var isPrototypeOf = Object.prototype.isPrototypeOf;
+// `new` was used: `self` inherits from the interface's prototype (read with a captured
+// isPrototypeOf, so that a script's Symbol.hasInstance has no say; the prototypes are made
+// read-only at the end of the installation).
 function requireNew(self, constructor, name) {
-    if (!(self instanceof constructor)) {
+    if (self === null || typeof self !== 'object' || !apply(isPrototypeOf, constructor.prototype, [self])) {
         throw new TypeErrorCtor("Failed to construct '" + name + "': Please use the 'new' operator");
     }
 }
@@ -176,7 +181,7 @@ defineGlobal('TextEncoder', TextEncoder);
 
 var utf8Labels = setPrototypeOf({ 'unicode-1-1-utf-8': 1, 'unicode11utf8': 1, 'unicode20utf8': 1, 'utf-8': 1,
     'utf8': 1, 'x-unicode20utf8': 1 }, null);
-var DECODER = Sym('TextDecoder state');
+var DECODER = hidden.decoder;
 function decoderState(self) {
     var state = own(self, DECODER);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
@@ -262,7 +267,7 @@ defineGlobal('TextDecoder', TextDecoder);
 // its attributes (href, origin, protocol, username, password, host, hostname, port, pathname,
 // search, hash) as the native side last gave them, and its URLSearchParams, which writes its
 // list back to the URL's query on every change (and is re-read when the URL's query changes).
-var URL_STATE = Sym('URL state'), PARAMS = Sym('URLSearchParams state');
+var URL_STATE = hidden.url, PARAMS = hidden.params;
 var attributeNames = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
     'pathname', 'search', 'hash'];
 function urlState(self) {
@@ -402,9 +407,9 @@ defineGetter(URLSearchParams.prototype, 'size', function () { return paramsState
 defineMethods(URLSearchParams.prototype, {
     append: function append(name, value) {
         requireArguments(arguments.length, 2, "Failed to execute 'append' on 'URLSearchParams'");
-        var state = paramsState(this);
-        hostAdd(state.pairs, toUSVString(name));
-        hostAdd(state.pairs, toUSVString(value));
+        var key = toUSVString(name), text = toUSVString(value), state = paramsState(this);  // converted first
+        hostAdd(state.pairs, key);
+        hostAdd(state.pairs, text);
         updateURL(state);
     },
     'delete': function (name, value) {
@@ -479,7 +484,7 @@ defineProperty(URLSearchParams.prototype, Sym.iterator, { value: URLSearchParams
 defineGlobal('URLSearchParams', URLSearchParams);
 
 // --- Event, CustomEvent, EventTarget --------------------------------------------------------------
-var EVENT = Sym('Event state'), LISTENERS = Sym('EventTarget listeners');
+var EVENT = hidden.event, LISTENERS = hidden.listeners;
 function eventState(self) {
     var state = own(self, EVENT);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
@@ -692,14 +697,15 @@ defineGlobal('EventTarget', EventTarget);
 
 // The global object is the window, an EventTarget (`window.addEventListener('load', ...)`).
 setPrototypeOf(global, create(EventTarget.prototype));
+
 makeEventTarget(global);
 
 // --- Headers ------------------------------------------------------------------------------------
 // A header list: [name, value] pairs in a host list, names as given; reads are case-insensitive.
 // Iteration sorts by lowercased name and combines values with ", " (Set-Cookie's stay separate).
-var HEADERS = Sym('Headers state');
-var tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, invalidValue = /[\0\r\n]/,
-    edgeWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g, toLowerCase = String.prototype.toLowerCase;
+var HEADERS = hidden.headers;
+var tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, invalidValue = /[\0\r\n\u0100-\uffff]/,
+    toLowerCase = String.prototype.toLowerCase, arrayJoin = Array.prototype.join;
 function headersState(self) {
     var state = own(self, HEADERS);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
@@ -710,12 +716,18 @@ function headerName(name) {
     if (!apply(testPattern, tokenPattern, [text])) throw new TypeErrorCtor("Invalid header name: '" + text + "'");
     return text;
 }
+function isHTTPWhitespace(code) { return code === 9 || code === 10 || code === 13 || code === 32; }
+// The value without leading and trailing HTTP whitespace (found by index: linear), refused when
+// it holds NUL, CR or LF, or a character above U+00FF (a header value is bytes).
 function headerValue(value) {
-    var text = call(replace, toDOMString(value), edgeWhitespace, '');
+    var text = toDOMString(value), start = 0, end = text.length;
+    while (start < end && isHTTPWhitespace(call(charCodeAt, text, start))) start++;
+    while (end > start && isHTTPWhitespace(call(charCodeAt, text, end - 1))) end--;
+    text = call(slice, text, start, end);
     if (apply(testPattern, invalidValue, [text])) throw new TypeErrorCtor('Invalid header value');
     return text;
 }
-function lower(text) { return call(toLowerCase, text); }
+function lower(text) { return apply(toLowerCase, text, []); }
 function writable(state) {
     if (state.immutable) throw new TypeErrorCtor("Headers are immutable");
 }
@@ -723,6 +735,7 @@ function appendHeader(state, name, value) {
     var key = headerName(name), text = headerValue(value);
     writable(state);
     hostAdd(state.list, [key, text]);
+    changed(state);
 }
 function fillHeaders(state, init) {
     if (init === undefined) return;
@@ -746,31 +759,46 @@ function fillHeaders(state, init) {
     }
 }
 // The sorted, combined view iteration shows.
+// The view is cached until the list changes (`changed`): iterating stays linear per step.
+function changed(state) { state.view = null; }
 function sortedHeaders(state) {
-    var names = hostList(), seen = setPrototypeOf({}, null), i;
+    if (state.view) return state.view;
+    // One pass groups the values by lowercased name; Set-Cookie's stay apart, in order.
+    var groups = setPrototypeOf({}, null), names = hostList(), cookies = hostList(), i, key;
     for (i = 0; i < state.list.length; i++) {
-        var key = lower(state.list[i][0]);
-        if (key === 'set-cookie') { hostAdd(names, key); continue; }
-        if (seen[key] === undefined) { seen[key] = true; hostAdd(names, key); }
+        key = lower(state.list[i][0]);
+        if (key === 'set-cookie') {
+            hostAdd(cookies, state.list[i][1]);
+            continue;
+        }
+        if (groups[key] === undefined) {
+            groups[key] = hostList();
+            hostAdd(names, key);
+        }
+        hostAdd(groups[key], state.list[i][1]);
     }
+    if (cookies.length > 0) hostAdd(names, 'set-cookie');
     call(arraySort, names, function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
-    var result = hostList(), cookies = 0;
+    var result = hostList();
     for (i = 0; i < names.length; i++) {
         if (names[i] === 'set-cookie') {
-            var all = cookieValues(state);
-            hostAdd(result, ['set-cookie', all[cookies++]]);
+            for (var c = 0; c < cookies.length; c++) hostAdd(result, ['set-cookie', cookies[c]]);
         } else {
-            hostAdd(result, [names[i], combinedValue(state, names[i])]);
+            hostAdd(result, [names[i], apply(arrayJoin, groups[names[i]], [', '])]);
         }
     }
+    state.view = result;
     return result;
 }
+// The values of `key` joined by ", " (one join: no quadratic concatenation), or null.
 function combinedValue(state, key) {
-    var value = null;
-    for (var i = 0; i < state.list.length; i++) {
-        if (lower(state.list[i][0]) === key) value = value === null ? state.list[i][1] : value + ', ' + state.list[i][1];
-    }
-    return value;
+    var values = hostList();
+    for (var i = 0; i < state.list.length; i++) if (lower(state.list[i][0]) === key) hostAdd(values, state.list[i][1]);
+    return values.length === 0 ? null : apply(arrayJoin, values, [', ']);
+}
+function hasHeader(state, key) {
+    for (var i = 0; i < state.list.length; i++) if (lower(state.list[i][0]) === key) return true;
+    return false;
 }
 function cookieValues(state) {
     var values = hostList();
@@ -779,7 +807,7 @@ function cookieValues(state) {
 }
 function Headers(init) {
     requireNew(this, Headers, 'Headers');
-    var state = { list: hostList(), immutable: false };
+    var state = { list: hostList(), immutable: false, view: null };
     fillHeaders(state, init);
     defineProperty(this, HEADERS, { value: state });
 }
@@ -807,6 +835,7 @@ defineMethods(Headers.prototype, {
         writable(state);
         for (var i = 0; i < state.list.length; i++) if (lower(state.list[i][0]) !== key) hostAdd(kept, state.list[i]);
         state.list = kept;
+        changed(state);
     },
     get: function get(name) {
         requireArguments(arguments.length, 1, "Failed to execute 'get' on 'Headers'");
@@ -815,14 +844,15 @@ defineMethods(Headers.prototype, {
     getSetCookie: function getSetCookie() { return publicArray(cookieValues(headersState(this))); },
     has: function has(name) {
         requireArguments(arguments.length, 1, "Failed to execute 'has' on 'Headers'");
-        return combinedValue(headersState(this), lower(headerName(name))) !== null;
+        return hasHeader(headersState(this), lower(headerName(name)));
     },
     set: function set(name, value) {
         requireArguments(arguments.length, 2, "Failed to execute 'set' on 'Headers'");
-        var state = headersState(this), key = headerName(name), text = headerValue(value), kept = hostList(), found = false;
+        var state = headersState(this), key = headerName(name), lowered = lower(key), text = headerValue(value), kept = hostList(),
+            found = false;
         writable(state);
         for (var i = 0; i < state.list.length; i++) {
-            if (lower(state.list[i][0]) !== lower(key)) {
+            if (lower(state.list[i][0]) !== lowered) {
                 hostAdd(kept, state.list[i]);
             } else if (!found) {
                 hostAdd(kept, [state.list[i][0], text]);
@@ -831,6 +861,7 @@ defineMethods(Headers.prototype, {
         }
         if (!found) hostAdd(kept, [key, text]);
         state.list = kept;
+        changed(state);
     },
     forEach: function forEach(callback, thisArg) {
         var view = sortedHeaders(headersState(this));
@@ -847,7 +878,7 @@ defineGlobal('Headers', Headers);
 // --- Blob, File, FormData -------------------------------------------------------------------------
 // A Blob keeps its bytes in one Uint8Array of its own (strings as UTF-8, buffers and blobs
 // copied); the host reads them as Data when a body is sent.
-var BLOB = Sym('Blob state'), FILE = Sym('File state'), FORM = Sym('FormData state'), PromiseCtor = Promise,
+var BLOB = hidden.blob, FILE = hidden.file, FORM = hidden.form, PromiseCtor = Promise,
     printableASCII = /^[\x20-\x7E]*$/, lineBreaks = /\r\n|\r/g, floor = Math.floor, ceil = Math.ceil,
     max = Math.max, min = Math.min;
 function blobState(self) {
@@ -981,7 +1012,8 @@ function formIterator(state, kind) {
 defineMethods(FormData.prototype, {
     append: function append(name, value, filename) {
         requireArguments(arguments.length, 2, "Failed to execute 'append' on 'FormData'");
-        hostAdd(formState(this).entries, [toUSVString(name), formValue(value, filename)]);
+        var entry = [toUSVString(name), formValue(value, filename)];  // converted first: a conversion may change the list
+        hostAdd(formState(this).entries, entry);
     },
     'delete': function (name) {
         requireArguments(arguments.length, 1, "Failed to execute 'delete' on 'FormData'");
@@ -1030,7 +1062,9 @@ defineProperty(FormData.prototype, Sym.iterator, { value: FormData.prototype.ent
 defineGlobal('FormData', FormData);
 
 // --- AbortController, AbortSignal -----------------------------------------------------------------
-var SIGNAL = Sym('AbortSignal state'), constructingSignal = false;
+var SIGNAL = hidden.signal, constructingSignal = false;
+// The timers installed before the globals (a page's event loop), captured.
+var timer = typeof global.setTimeout === 'function' ? global.setTimeout : null;
 function signalState(self) {
     var state = own(self, SIGNAL);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
@@ -1039,7 +1073,7 @@ function signalState(self) {
 function AbortSignal() {
     if (!constructingSignal) throw new TypeErrorCtor("Failed to construct 'AbortSignal': Illegal constructor");
     makeEventTarget(this);
-    defineProperty(this, SIGNAL, { value: { aborted: false, reason: undefined, algorithms: hostList() } });
+    defineProperty(this, SIGNAL, { value: { aborted: false, reason: undefined, algorithms: hostList(), onabort: null } });
 }
 AbortSignal.prototype = create(EventTarget.prototype);
 defineProperty(AbortSignal.prototype, 'constructor', { value: AbortSignal, writable: true, configurable: true });
@@ -1063,6 +1097,10 @@ function signalAbort(signal, reason) {
     dispatchAlong(event, eventState(event), [signal]);
 }
 defineGetter(AbortSignal.prototype, 'aborted', function () { return signalState(this).aborted; });
+// `onabort` as an attribute of the interface (not a lookup that falls through to Object.prototype).
+defineProperty(AbortSignal.prototype, 'onabort', { enumerable: true, configurable: true,
+    get: function () { return signalState(this).onabort; },
+    set: function (handler) { signalState(this).onabort = typeof handler === 'function' || typeof handler === 'object' ? handler : null; } });
 defineGetter(AbortSignal.prototype, 'reason', function () { return signalState(this).reason; });
 defineMethods(AbortSignal.prototype, {
     throwIfAborted: function throwIfAborted() {
@@ -1079,9 +1117,9 @@ defineProperty(AbortSignal, 'timeout', { value: function timeout(milliseconds) {
     requireArguments(arguments.length, 1, "Failed to execute 'timeout' on 'AbortSignal'");
     var delay = +milliseconds;
     if (!(delay >= 0) || delay === Infinity) throw new TypeErrorCtor("Failed to execute 'timeout' on 'AbortSignal': Value is outside the 'unsigned long long' value range.");
-    if (typeof global.setTimeout !== 'function') throw new TypeErrorCtor('AbortSignal.timeout needs timers (an event loop)');
+    if (timer === null) throw new TypeErrorCtor('AbortSignal.timeout needs timers (an event loop)');
     var signal = newSignal();
-    global.setTimeout(function () { signalAbort(signal, domException('signal timed out', 'TimeoutError')); }, delay);
+    timer(function () { signalAbort(signal, domException('signal timed out', 'TimeoutError')); }, delay);
     return signal;
 }, writable: true, enumerable: true, configurable: true });
 defineProperty(AbortSignal, 'any', { value: function any(signals) {
@@ -1099,7 +1137,7 @@ defineProperty(AbortSignal, 'any', { value: function any(signals) {
 }, writable: true, enumerable: true, configurable: true });
 defineGlobal('AbortSignal', AbortSignal);
 
-var CONTROLLER = Sym('AbortController state');
+var CONTROLLER = hidden.controller;
 function AbortController() {
     requireNew(this, AbortController, 'AbortController');
     defineProperty(this, CONTROLLER, { value: { signal: newSignal() } });
@@ -1117,6 +1155,13 @@ defineMethods(AbortController.prototype, {
     }
 });
 defineGlobal('AbortController', AbortController);
+
+// Interfaces' `prototype` properties are read-only, as in browsers: the host's own checks and
+// objects (requireNew, slices, abort events) cannot be redirected.
+[DOMException, TextEncoder, TextDecoder, URL, URLSearchParams, Event, CustomEvent, EventTarget, Headers, Blob, File,
+ FormData, AbortSignal, AbortController].forEach(function (constructor) {
+    defineProperty(constructor, 'prototype', { writable: false });
+});
 
 // For the page host (WebPage): events along a path, and the WebIDL conversions.
 return {

@@ -1,0 +1,23 @@
+import CDuktape
+
+extension JSContext {
+    /// A property key that scripts can neither name nor list: Duktape's hidden symbol `name`
+    /// (`Object.getOwnPropertySymbols` and `Reflect.ownKeys` leave it out, and no source text
+    /// can spell it). For this package's own modules, which keep their state on objects they
+    /// hand to scripts (DuktapeWeb's `Headers`, `Blob`…): a script can then neither read nor
+    /// forge that state. Not public: JavaScriptCore has no such thing.
+    package func hiddenKey(_ name: String) throws -> JSValue {
+        try rethrowingSwiftErrors { () throws(JSException) -> JSValue in
+            try withStack { stack throws(JSException) -> JSValue in
+                try stack.reserve(1)
+                let bytes = [UInt8(0xFF)] + Array(name.utf8)
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { characters in
+                        _ = duk_push_lstring(stack.ctx, characters.baseAddress, characters.count)
+                    }
+                }
+                return try stack.value(at: -1)
+            }
+        }
+    }
+}
