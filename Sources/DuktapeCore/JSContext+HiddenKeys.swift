@@ -1,5 +1,3 @@
-import CDuktape
-
 extension JSContext {
     /// A property key that scripts can neither name nor list: Duktape's hidden symbol `name`
     /// (`Object.getOwnPropertySymbols` and `Reflect.ownKeys` leave it out, and no source text
@@ -10,12 +8,7 @@ extension JSContext {
         try rethrowingSwiftErrors { () throws(JSException) -> JSValue in
             try withStack { stack throws(JSException) -> JSValue in
                 try stack.reserve(1)
-                let bytes = [UInt8(0xFF)] + Array(name.utf8)
-                bytes.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { characters in
-                        _ = duk_push_lstring(stack.ctx, characters.baseAddress, characters.count)
-                    }
-                }
+                try stack.pushHiddenSymbol(name)
                 return try stack.value(at: -1)
             }
         }

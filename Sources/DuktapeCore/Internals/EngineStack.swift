@@ -242,6 +242,16 @@ struct EngineStack {
         try check(status)
     }
 
+    /// [..] -> [.. symbol]: Duktape's hidden symbol `name` (the byte 0xFF, then `name` in
+    /// UTF-8), pushed in a protected call as every string is.
+    func pushHiddenSymbol(_ name: String) throws(JSException) {
+        let bytes = [UInt8(0xFF)] + Array(name.utf8)
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { cduk_ppush_lstring(ctx, $0.baseAddress, $0.count) }
+        }
+        try check(status)
+    }
+
     /// Pushes a JSValue, refusing values of another VM.
     func push(_ value: JSValue) throws(JSException) {
         guard Unmanaged.passUnretained(value.owner.engine).toOpaque() == unmanagedEngine.toOpaque() else {
