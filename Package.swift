@@ -12,6 +12,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
     ],
     targets: [
         // The engine: Debian's shipped duktape.c compiled with our config overlay (engine.c),
@@ -32,16 +35,29 @@ let package = Package(
             dependencies: ["DuktapeCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // The headless web host: the page and the browser globals (so far those that need no
-        // network).
+        // The headless web host: the page, the browser globals and fetch. The only target that
+        // depends on the networking stack.
         .target(
             name: "DuktapeWeb",
-            dependencies: ["DuktapeCore", "DuktapeRuntime", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "DuktapeCore",
+                "DuktapeRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DuktapeWebTests",
-            dependencies: ["DuktapeWeb"],
+            dependencies: [
+                "DuktapeWeb",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

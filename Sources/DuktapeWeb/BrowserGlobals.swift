@@ -35,7 +35,10 @@ public enum BrowserGlobals {
 
     /// `install(in:)`, returning the page host's handle on the globals (`dispatch(target, path,
     /// type, bubbles, cancelable)`: an event along a propagation path).
-    static func installReturningInternals(in context: JSContext) throws -> JSValue {
+    /// With `fetch` (a page's networking natives, `PageNetwork.natives`), `fetch`, `Request`,
+    /// `Response` and `ReadableStream` are installed too, and the handle has `transfer`, the
+    /// dispatcher of the network's events.
+    static func installReturningInternals(in context: JSContext, fetch: [String: JSValue]? = nil) throws -> JSValue {
         var natives: [String: JSValue] = [:]
         natives["base64Encode"] = JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) }
         natives["base64Decode"] = JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) }
@@ -62,10 +65,12 @@ public enum BrowserGlobals {
             JSContext.current()?.notifyException(error)
         }
         var hiddenKeys: [String: JSValue] = [:]
-        for name in ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal", "controller"] {
+        for name in ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal", "controller",
+                     "stream", "reader", "streamController", "body", "request", "response"] {
             hiddenKeys[name] = try context.hiddenKey("DuktapeWeb." + name)
         }
         natives["hiddenKeys"] = JSValue(object: hiddenKeys, in: context)
+        if let fetch { natives["fetch"] = JSValue(object: fetch, in: context) }
         let factory = try context.evaluate(BrowserScript.source, sourceName: "web:browser.js")
         return try factory.call(context.globalObject, natives)
     }

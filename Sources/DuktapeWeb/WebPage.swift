@@ -34,6 +34,7 @@ public final class WebPage: @unchecked Sendable {
     let context: JSContext
     private let loop: EventLoop
     private let control: JSValue
+    let network: PageNetwork
     private let lock = NSLock()
     private var currentURL: URL?
     /// The reply handlers running for the page's messages, cancelled when it closes.
@@ -57,9 +58,17 @@ public final class WebPage: @unchecked Sendable {
         }
         loop = EventLoop(context: context)
         _ = Console(context: context, output: output)
-        let internals = try BrowserGlobals.installReturningInternals(in: context)
-        // The page through a weak link: the context's function must not keep the page alive.
+        // The page through a weak link: the context's functions must not keep the page alive.
         let link = PageLink()
+        network = PageNetwork(
+            loop: loop, policy: configuration.requestPolicy, userAgent: configuration.userAgent,
+            defaultTimeout: configuration.requestTimeout.flatMap { seconds in
+                seconds.isFinite && seconds >= 0 ? .milliseconds(Int64((min(seconds, 1e9) * 1000).rounded())) : nil
+            })
+        var fetchNatives = network.natives(in: context)
+        fetchNatives["documentURL"] = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
+        let internals = try BrowserGlobals.installReturningInternals(in: context, fetch: fetchNatives)
+        network.dispatcher = internals.forProperty("transfer")
         let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) in
             link.page?.deliver(ScriptMessage(name: name, body: value.toObject()), replyID: replyID)
         }
@@ -75,6 +84,7 @@ public final class WebPage: @unchecked Sendable {
 
     deinit {
         configuration.userContentController.detach(self)
+        network.cancelAll()
         loop.stop()
     }
 
@@ -94,6 +104,7 @@ public final class WebPage: @unchecked Sendable {
             return Array(replies.values)
         }
         for task in running { task.cancel() }
+        network.cancelAll()
         loop.stop()
     }
 

@@ -45,6 +45,22 @@ public struct WebPageConfiguration: Sendable {
     /// configuration.memoryLimit = 64 << 20
     /// ```
     public var memoryLimit: Int?
+    /// Which URLs the page may fetch: any http or https host by default, no `file:` URL.
+    ///
+    /// ```swift
+    /// configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
+    /// ```
+    public var requestPolicy = RequestPolicy()
+    /// How long one of the page's requests may take, from sending it to the end of its body,
+    /// in seconds, or nil for no limit (60 by default, as `URLRequest`'s). A request past it
+    /// fails with a `TimeoutError` `DOMException`. A request's own `timeout` (in milliseconds,
+    /// a `RequestInit` member this host adds) takes precedence. A value that is not a finite
+    /// number, 0 or more, means no limit.
+    ///
+    /// ```swift
+    /// configuration.requestTimeout = 10
+    /// ```
+    public var requestTimeout: TimeInterval? = 60
 
     /// The default configuration: no handlers or user scripts, the default user agent, the
     /// console on swift-log.

@@ -13,7 +13,10 @@
 /// scripts can neither list them (`Object.getOwnPropertySymbols` leaves them out) nor spell
 /// them, so they can neither read, change nor forge the state of a `Headers`, `Blob` or signal.
 enum BrowserScript {
-    static let source = #"""
+    /// The whole factory: the globals, fetch (`BrowserScript+Fetch.swift`) and the closing part.
+    static let source = globalsSource + fetchSource + closingSource
+
+    static let globalsSource = #"""
 (function (global, natives) {
 'use strict';
 var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototypeOf = O.setPrototypeOf,
@@ -1156,15 +1159,22 @@ defineMethods(AbortController.prototype, {
 });
 defineGlobal('AbortController', AbortController);
 
+"""#
+
+    static let closingSource = #"""
 // Interfaces' `prototype` properties are read-only, as in browsers: the host's own checks and
 // objects (requireNew, slices, abort events) cannot be redirected.
-[DOMException, TextEncoder, TextDecoder, URL, URLSearchParams, Event, CustomEvent, EventTarget, Headers, Blob, File,
- FormData, AbortSignal, AbortController].forEach(function (constructor) {
+var interfaces = [DOMException, TextEncoder, TextDecoder, URL, URLSearchParams, Event, CustomEvent, EventTarget, Headers, Blob,
+    File, FormData, AbortSignal, AbortController];
+// fetch, with the page's networking natives (BrowserGlobals alone has none).
+var transfer = natives.fetch ? installFetch(natives.fetch, interfaces) : undefined;
+interfaces.forEach(function (constructor) {
     defineProperty(constructor, 'prototype', { writable: false });
 });
 
-// For the page host (WebPage): events along a path, and the WebIDL conversions.
+// For the page host (WebPage): events along a path, and fetch's transfer events.
 return {
+    transfer: transfer,
     dispatch: function (target, path, type, bubbles, cancelable) {
         var event = new Event(type, { bubbles: bubbles, cancelable: cancelable }), full = setPrototypeOf([target], null);
         for (var i = 0; i < path.length; i++) full[i + 1] = path[i];

@@ -1,0 +1,112 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import Synchronization
+
+/// One `fetch` in flight on the native side: the task doing the I/O, the flow control between
+/// it and the page, and the one terminal event it ends with.
+///
+/// Flow control: chunks handed to the page and not yet read by it count as `unread`; past
+/// `highWater` the task waits until the page reads below `lowWater`, so a page that does not
+/// read does not make the host buffer the body (async-http-client then stops reading the socket).
+///
+/// Exactly one terminal: `finish` (end, error) or `abandon` (the page cancelled) wins once;
+/// the pending-work handle ends with it, so the page's loop knows when the transfer is over.
+final class FetchTransfer: Sendable {
+    static let highWater = 1 << 20
+    static let lowWater = 256 << 10
+
+    let id: Int
+    private let pending: PendingWork
+    private let onPause: (@Sendable (Int) -> Void)?
+    private let state = Mutex(State())
+
+    private struct State {
+        var unread = 0
+        var waiter: CheckedContinuation<Void, Never>?
+        var ended = false
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    /// `onPause` is told the unread count each time the task waits for the page (tests).
+    init(id: Int, pending: PendingWork, onPause: (@Sendable (Int) -> Void)? = nil) {
+        self.id = id
+        self.pending = pending
+        self.onPause = onPause
+    }
+
+    /// Starts `work` as one of the transfer's tasks (the I/O, its timeout), all cancelled when
+    /// the transfer ends.
+    func start(_ work: @escaping @Sendable (FetchTransfer) async -> Void) {
+        let task = Task { await work(self) }
+        let cancelNow = state.withLock { state -> Bool in
+            state.tasks.append(task)
+            return state.ended
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    var isEnded: Bool { state.withLock { $0.ended } }
+
+    /// Counts `count` bytes handed to the page, then waits while too many are unread.
+    func delivered(_ count: Int) async {
+        let unread = state.withLock { state -> Int? in
+            state.unread += count
+            return state.unread > Self.highWater && !state.ended ? state.unread : nil
+        }
+        guard let unread else { return }
+        onPause?(unread)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.ended || state.unread <= Self.lowWater || Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiter.take() }?.resume()
+        }
+    }
+
+    /// The page read `count` bytes.
+    func read(_ count: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.unread = max(0, state.unread - count)
+            return state.unread <= Self.lowWater ? state.waiter.take() : nil
+        }
+        waiter?.resume()
+    }
+
+    /// Ends the transfer with `work` posted to the page (its terminal event), unless it already
+    /// ended. Returns whether this call ended it.
+    @discardableResult
+    func finish(posting work: @escaping @Sendable (JSContext) throws -> Void) -> Bool {
+        guard let tasks = endOnce() else { return false }
+        pending.complete(work)
+        for task in tasks { task.cancel() }
+        return true
+    }
+
+    /// Ends the transfer without a terminal event (the page aborted or cancelled it, or the page
+    /// closed) and cancels its tasks.
+    func abandon() {
+        guard let tasks = endOnce() else { return }
+        pending.cancel()
+        for task in tasks { task.cancel() }
+    }
+
+    /// Marks the transfer ended and wakes a task waiting for the page to read; returns its
+    /// tasks to cancel, or nil when it had already ended.
+    private func endOnce() -> [Task<Void, Never>]? {
+        let (tasks, waiter) = state.withLock { state -> ([Task<Void, Never>]?, CheckedContinuation<Void, Never>?) in
+            guard !state.ended else { return (nil, nil) }
+            state.ended = true
+            defer { state.tasks = [] }
+            return (state.tasks, state.waiter.take())
+        }
+        waiter?.resume()
+        return tasks
+    }
+}

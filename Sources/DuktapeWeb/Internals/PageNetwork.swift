@@ -1,0 +1,354 @@
+import AsyncHTTPClient
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import Synchronization
+
+/// A request as `fetch` hands it to the host: the URL parsed (WHATWG), the method, the header
+/// list, the body's bytes and the request's modes.
+struct FetchRequest: Sendable {
+    enum Redirect: String, Sendable { case follow, error, manual }
+
+    var url: URLRecord
+    var method: String
+    var headers: [(name: String, value: String)]
+    var body: Data?
+    var redirect: Redirect
+    var timeout: Duration?
+}
+
+/// A page's network: `fetch`'s natives (`send`, `read`, `cancel`) and the transfers they
+/// start, on one process-wide async-http-client whose I/O runs on its own event loops. Events
+/// reach the page as macrotasks posted to its loop, through the dispatcher the page's script
+/// gives (`onTransfer(id, kind, …)`: 0 response head, 1 chunk, 2 end, 3 error).
+///
+/// A transfer's terminal event ends its pending-work handle, so a loop run until idle waits
+/// for it; closing the page abandons every transfer (their connections are closed).
+final class PageNetwork: @unchecked Sendable {
+    // @unchecked: `dispatcher` is set once, before the loop starts, and read on its thread;
+    // `nextID` is used on the loop's thread only; the transfers are behind a mutex.
+    private let loop: DuktapeRuntime.EventLoop
+    private let policy: RequestPolicy
+    private let userAgent: String
+    private let defaultTimeout: Duration?
+    private let transfers = Mutex<[Int: FetchTransfer]>([:])
+    private var nextID = 0
+    var dispatcher: JSValue?
+    private let pauseObserverStorage = Mutex<(@Sendable (Int) -> Void)?>(nil)
+
+    /// Told the unread byte count each time a transfer waits for the page to read (tests).
+    var pauseObserver: (@Sendable (Int) -> Void)? {
+        get { pauseObserverStorage.withLock { $0 } }
+        set { pauseObserverStorage.withLock { $0 = newValue } }
+    }
+
+    /// One client for every page: a connection pool shared by the process, redirects left to
+    /// the page (each hop is checked by its policy), bodies decompressed (gzip, deflate), and a
+    /// refused connection failing at once, as in browsers (async-http-client would otherwise
+    /// retry until the connect timeout).
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(30))
+        configuration.decompression = .enabled(limit: .none)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    init(loop: DuktapeRuntime.EventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?) {
+        self.loop = loop
+        self.policy = policy
+        self.userAgent = userAgent
+        self.defaultTimeout = defaultTimeout
+    }
+
+    /// The natives `BrowserScript` takes for fetch.
+    func natives(in context: JSContext) -> [String: JSValue] {
+        var natives: [String: JSValue] = [:]
+        natives["send"] = JSValue(newFunctionIn: context) { [weak self] (description: JSValue) -> Int in
+            self?.send(description) ?? 0
+        }
+        natives["read"] = JSValue(newFunctionIn: context) { [weak self] (id: Int, count: Int) in
+            self?.transfer(id)?.read(count)
+        }
+        natives["cancel"] = JSValue(newFunctionIn: context) { [weak self] (id: Int) in
+            self?.cancel(id)
+        }
+        natives["decodeText"] = JSValue(newFunctionIn: context) { (bytes: Data, contentType: String?) in
+            TextCharset(contentType: contentType).decode(bytes)
+        }
+        return natives
+    }
+
+    /// Abandons every transfer (the page closed).
+    func cancelAll() {
+        let all = transfers.withLock { transfers -> [FetchTransfer] in
+            defer { transfers = [:] }
+            return Array(transfers.values)
+        }
+        for transfer in all { transfer.abandon() }
+    }
+
+    private func transfer(_ id: Int) -> FetchTransfer? {
+        transfers.withLock { $0[id] }
+    }
+
+    private func cancel(_ id: Int) {
+        transfers.withLock { $0.removeValue(forKey: id) }?.abandon()
+    }
+
+    // MARK: - Starting a transfer
+
+    /// Starts the request `description` describes (`{url, method, headers: [n, v, …], body,
+    /// redirect, timeout}`, made by the page's script) and returns its id; every outcome, a
+    /// malformed description included, arrives as events.
+    private func send(_ description: JSValue) -> Int {
+        nextID += 1
+        let id = nextID
+        let transfer = FetchTransfer(id: id, pending: loop.beginPendingWork(), onPause: pauseObserver)
+        transfers.withLock { $0[id] = transfer }
+        let request: FetchRequest
+        do {
+            request = try Self.request(from: description, defaultTimeout: defaultTimeout)
+        } catch {
+            fail(transfer, name: "TypeError", message: "\(error)")
+            return id
+        }
+        if let timeout = request.timeout {
+            transfer.start { [weak self] (transfer: FetchTransfer) in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                self?.fail(transfer, name: "TimeoutError", message: "\(request.method) \(request.url.href) timed out after \(timeout)")
+            }
+        }
+        transfer.start { [weak self] (transfer: FetchTransfer) in
+            await self?.perform(request, on: transfer)
+        }
+        return id
+    }
+
+    private static func request(from description: JSValue, defaultTimeout: Duration?) throws -> FetchRequest {
+        guard let href = description.forProperty("url").toString(), let url = URLRecord.parse(href) else {
+            throw FetchFailure("the request's URL is not valid")
+        }
+        let flat = description.forProperty("headers").toArray() ?? []
+        var headers: [(String, String)] = []
+        var index = 0
+        while index + 1 < flat.count {
+            if let name = flat[index] as? String, let value = flat[index + 1] as? String { headers.append((name, value)) }
+            index += 2
+        }
+        let milliseconds = description.forProperty("timeout").toDouble()
+        let timeout = milliseconds.isFinite && milliseconds >= 0 ? Duration.milliseconds(Int64(min(milliseconds, 1e15))) : defaultTimeout
+        return FetchRequest(
+            url: url,
+            method: description.forProperty("method").toString() ?? "GET",
+            headers: headers,
+            body: description.forProperty("body").toObject() as? Data,
+            redirect: FetchRequest.Redirect(rawValue: description.forProperty("redirect").toString() ?? "") ?? .follow,
+            timeout: timeout)
+    }
+
+    // MARK: - Events
+
+    /// What a transfer tells the page.
+    private enum Event: Sendable {
+        case head(status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String)
+        case chunk(Data)
+        case end
+        case error(name: String, message: String)
+    }
+
+    private func post(_ transfer: FetchTransfer, _ event: Event) {
+        guard !transfer.isEnded else { return }
+        let id = transfer.id
+        _ = loop.post { [weak self] _ in self?.dispatch(id, event) }
+    }
+
+    /// Calls the page's dispatcher (an exception it throws goes to the context's handler).
+    private func dispatch(_ id: Int, _ event: Event) {
+        guard let dispatcher else { return }
+        let arguments: [Any]
+        switch event {
+        case let .head(status, statusText, url, redirected, headers, type):
+            arguments = [id, 0, status, statusText, url, redirected, headers, type]
+        case .chunk(let data): arguments = [id, 1, data]
+        case .end: arguments = [id, 2]
+        case let .error(name, message): arguments = [id, 3, name, message]
+        }
+        _ = dispatcher.call(withArguments: arguments)
+    }
+
+    private func finish(_ transfer: FetchTransfer, _ event: Event) {
+        let id = transfer.id
+        guard transfer.finish(posting: { [weak self] _ in self?.dispatch(id, event) }) else { return }
+        transfers.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    private func fail(_ transfer: FetchTransfer, name: String, message: String) {
+        finish(transfer, .error(name: name, message: message))
+    }
+
+    private func sendHead(
+        _ transfer: FetchTransfer, status: Int, statusText: String, url: URLRecord, redirected: Bool,
+        headers: [String], type: String
+    ) {
+        var address = url
+        address.fragment = nil
+        post(transfer, .head(status: status, statusText: statusText, url: address.href, redirected: redirected, headers: headers, type: type))
+    }
+
+    // MARK: - HTTP
+
+    /// Headers the host owns: the connection's framing and the ones it sets itself.
+    private static let hostOwnedHeaders: Set<String> = [
+        "connection", "content-length", "expect", "host", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    private func perform(_ first: FetchRequest, on transfer: FetchTransfer) async {
+        var request = first
+        var redirected = false
+        var hops = 0
+        do {
+            while true {
+                if let refusal = policy.refusal(of: request.url) { throw FetchFailure(refusal) }
+                if request.url.scheme == "file" {
+                    try await readFile(request, redirected: redirected, on: transfer)
+                    return
+                }
+                let response = try await Self.client.execute(httpRequest(for: request), deadline: .distantFuture)
+                let status = Int(response.status.code)
+                if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+                    try await Self.discard(response.body)
+                    switch request.redirect {
+                    case .error:
+                        throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
+                    case .manual:
+                        sendHead(transfer, status: 0, statusText: "", url: request.url, redirected: redirected, headers: [], type: "opaqueredirect")
+                        finish(transfer, .end)
+                        return
+                    case .follow:
+                        hops += 1
+                        guard hops <= 20 else { throw FetchFailure("\(first.url.href): more than 20 redirects") }
+                        guard let next = URLRecord.parse(location, base: request.url), next.scheme == "http" || next.scheme == "https" else {
+                            throw FetchFailure("\(request.url.href) redirected to '\(location)', which is not an http(s) URL")
+                        }
+                        if (status == 303 && request.method != "HEAD") || ((status == 301 || status == 302) && request.method == "POST") {
+                            request.method = "GET"
+                            request.body = nil
+                            request.headers.removeAll { Self.isRequestBodyHeader($0.name) }
+                        }
+                        request.url = next
+                        redirected = true
+                        continue
+                    }
+                }
+                var headers: [String] = []
+                for (name, value) in response.headers { headers += [name, value] }
+                sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
+                         headers: headers, type: "basic")
+                for try await chunk in response.body {
+                    guard !transfer.isEnded else { return }
+                    post(transfer, .chunk(Data(chunk.readableBytesView)))
+                    await transfer.delivered(chunk.readableBytes)
+                }
+                finish(transfer, .end)
+                return
+            }
+        } catch {
+            guard !transfer.isEnded else { return }
+            let message = (error as? FetchFailure)?.message ?? "\(request.method) \(request.url.href) failed: \(Self.describe(error))"
+            fail(transfer, name: "TypeError", message: message)
+        }
+    }
+
+    private func httpRequest(for request: FetchRequest) -> HTTPClientRequest {
+        var address = request.url
+        address.fragment = nil
+        var http = HTTPClientRequest(url: address.href)
+        http.method = HTTPMethod(rawValue: request.method)
+        var hasUserAgent = false
+        for (name, value) in request.headers {
+            let lowered = name.lowercased()
+            if Self.hostOwnedHeaders.contains(lowered) { continue }
+            if lowered == "user-agent" { hasUserAgent = true }
+            http.headers.add(name: name, value: value)
+        }
+        if !hasUserAgent { http.headers.add(name: "User-Agent", value: userAgent) }
+        if let body = request.body { http.body = .bytes(ByteBuffer(bytes: body)) }
+        return http
+    }
+
+    private static func isRequestBodyHeader(_ name: String) -> Bool {
+        ["content-encoding", "content-language", "content-location", "content-type"].contains(name.lowercased())
+    }
+
+    /// Reads and drops a redirect's body (bounded: a redirect with a huge body is an error).
+    private static func discard(_ body: HTTPClientResponse.Body) async throws {
+        _ = try await body.collect(upTo: 1 << 20)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "the connection timed out"
+            case .remoteConnectionClosed: return "the server closed the connection before the response ended"
+            case .bodyLengthMismatch: return "the body ended before its Content-Length"
+            default: return "\(error)"
+            }
+        }
+        return "\(error)"
+    }
+
+    // MARK: - Files
+
+    private func readFile(_ request: FetchRequest, redirected: Bool, on transfer: FetchTransfer) async throws {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            throw FetchFailure("\(request.url.href): file URLs can only be read (GET), not \(request.method)")
+        }
+        guard let path = RequestPolicy.filePath(request.url) else { throw FetchFailure("\(request.url.href) is not a local file") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let handle = FileHandle(forReadingAtPath: path) else {
+            throw FetchFailure("\(request.url.href): no such file")
+        }
+        defer { try? handle.close() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        var headers = ["Content-Type", Self.contentType(ofPath: path)]
+        if let size { headers += ["Content-Length", String(size)] }
+        sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
+        if request.method == "GET" {
+            while !transfer.isEnded, !Task.isCancelled {
+                guard let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
+                post(transfer, .chunk(chunk))
+                await transfer.delivered(chunk.count)
+            }
+        }
+        finish(transfer, .end)
+    }
+
+    private static func contentType(ofPath path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "html", "htm": return "text/html"
+        case "js", "mjs": return "text/javascript"
+        case "json": return "application/json"
+        case "txt": return "text/plain"
+        case "css": return "text/css"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "wasm": return "application/wasm"
+        default: return "application/octet-stream"
+        }
+    }
+}
+
+/// A fetch failure the host explains itself (a refused URL, a redirect rule).
+struct FetchFailure: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}

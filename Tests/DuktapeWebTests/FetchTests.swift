@@ -1,0 +1,503 @@
+import DuktapeCore
+import Foundation
+import Testing
+
+@testable import DuktapeWeb
+
+/// A page whose document URL is the test server's, and the server; both closed at the end.
+func withFetchPage(
+    configure: (inout WebPageConfiguration) -> Void = { _ in },
+    _ body: (WebPage, TestHTTPServer) async throws -> Void
+) async throws {
+    let server = try await TestHTTPServer.start()
+    defer { server.stop() }
+    var configuration = WebPageConfiguration()
+    configuration.consoleOutput = ConsoleLines().output
+    configure(&configuration)
+    let page = try WebPage(configuration: configuration)
+    defer { page.close() }
+    try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+    try await body(page, server)
+}
+
+/// The settled value of `body` (a function body returning a promise) as a string.
+func run(_ page: WebPage, _ body: String, _ arguments: [String: Any] = [:]) async throws -> String? {
+    try await page.callAsyncJavaScript(body, arguments: arguments) as? String
+}
+
+/// `body`'s rejection as "Name: message" (or "fulfilled: value" when it did not reject).
+func failure(_ page: WebPage, _ body: String, _ url: String? = nil) async throws -> String? {
+    try await run(page, """
+        return (function () { \(body) })().then(function (value) { return 'fulfilled: ' + value },
+            function (error) { return error.name + ': ' + error.message })
+        """, url.map { ["url": $0] } ?? [:])
+}
+
+@Suite("fetch", .timeLimit(.minutes(1)))
+struct FetchTests {
+    // MARK: - Responses
+
+    @Test func aJSONResponseHasItsStatusHeadersAndBody() async throws {
+        try await withFetchPage { page, server in
+            let result = try await run(page, """
+                return fetch('/json').then(function (response) {
+                    var head = [response.status, response.ok, response.statusText, response.type, response.redirected,
+                        response.url, response.headers.get('Content-Type'), response.bodyUsed, response instanceof Response].join('|');
+                    return response.json().then(function (data) {
+                        return head + '|' + JSON.stringify(data) + '|' + response.bodyUsed;
+                    });
+                })
+                """)
+            #expect(result == "200|true|OK|basic|false|\(server.baseURL)/json|application/json|false|true|{\"hello\":\"world\",\"n\":1,\"list\":[1,2,3]}|true")
+            let request = try #require(server.received.first)
+            #expect(request.method == "GET")
+            #expect(request.header("user-agent") == WebPageConfiguration().userAgent)
+        }
+    }
+
+    @Test func textHonoursTheCharsetOfTheContentType() async throws {
+        try await withFetchPage { page, _ in
+            let latin1 = try await run(page, "return fetch('/latin1').then(function (r) { return r.text() })")
+            #expect(latin1 == "caf\u{e9}\u{20AC}")
+            let html = try await run(page, "return fetch('/html').then(function (r) { return r.text() })")
+            #expect(html == "<p>h\u{e9}llo</p>")
+        }
+    }
+
+    @Test func binaryBodiesAsArrayBufferBytesAndBlob() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                function expected(i) { return ((i * 31) + (i >> 8)) & 255 }
+                return Promise.all([
+                    fetch('/bytes?n=70000&chunk=1000').then(function (r) { return r.arrayBuffer() }),
+                    fetch('/bytes?n=300').then(function (r) { return r.blob() }),
+                    fetch('/bytes?n=5').then(function (r) { return r.bytes() })
+                ]).then(function (results) {
+                    var bytes = new Uint8Array(results[0]), bad = 0;
+                    for (var i = 0; i < bytes.length; i++) if (bytes[i] !== expected(i)) bad++;
+                    return [results[0] instanceof ArrayBuffer, bytes.length, bad, results[1] instanceof Blob, results[1].size,
+                        results[1].type, results[2] instanceof Uint8Array, results[2].length].join('|');
+                })
+                """)
+            #expect(result == "true|70000|0|true|300|application/octet-stream|true|5")
+        }
+    }
+
+    @Test func nonSuccessStatusesAreResponsesNotErrors() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return Promise.all([fetch('/status?code=404&reason=Not%20Here'), fetch('/status?code=599&reason=Custom%20Text'),
+                        fetch('/status?code=204')])
+                    .then(function (responses) {
+                        return Promise.all(responses.map(function (r) {
+                            return r.text().then(function (text) { return [r.status, r.ok, r.statusText, text, r.body === null].join(',') });
+                        }));
+                    }).then(function (rows) { return rows.join('|') })
+                """)
+            // The status code's standard reason phrase, not the wire's (async-http-client keeps no other).
+            #expect(result == "404,false,Not Found,status 404,false|599,false,,status 599,false|204,true,No Content,,true")
+        }
+    }
+
+    @Test func chunkedCloseDelimitedAndGzipBodies() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return Promise.all(['/chunked', '/no-length', '/gzip'].map(function (path) {
+                    return fetch(path).then(function (r) { return r.text() });
+                })).then(function (texts) { return texts.join('|') })
+                """)
+            #expect(result == "first,second,third|until the connection closes|" + String(repeating: "hello gzip ", count: 100))
+        }
+    }
+
+    @Test func aResponseBodyStreamsInChunksThroughAReader() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return fetch('/bytes?n=300000&chunk=10000').then(function (response) {
+                    var reader = response.body.getReader(), total = 0, chunks = 0, allBytes = true;
+                    var locked = response.body.locked && response.bodyUsed === false;
+                    function next() {
+                        return reader.read().then(function (step) {
+                            if (step.done) return [locked, chunks > 1, total, allBytes, response.bodyUsed].join('|');
+                            chunks++;
+                            total += step.value.length;
+                            allBytes = allBytes && step.value instanceof Uint8Array;
+                            return next();
+                        });
+                    }
+                    return next();
+                })
+                """)
+            #expect(result == "true|true|300000|true|true")
+        }
+    }
+
+    @Test func aPageThatDoesNotReadHoldsTheTransferBack() async throws {
+        try await withFetchPage { page, server in
+            let paused = Inbox()
+            page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
+            let size = 64 << 20
+            _ = try await run(page, """
+                return fetch('/bytes?n=' + size).then(function (response) { window.pending = response; return 'head' })
+                """, ["size": size])
+            // The host stops taking chunks from the connection once a megabyte is unread (the event
+            // itself, awaited), with no more than one chunk over.
+            await paused.wait(for: 1)
+            let unread = try #require(paused.all.first?.body as? Int)
+            #expect(unread <= FetchTransfer.highWater + (1 << 20))
+            #expect(server.received.count == 1)
+            let result = try await run(page, """
+                var reader = pending.body.getReader(), total = 0, sum = 0;
+                function next() {
+                    return reader.read().then(function (step) {
+                        if (step.done) return total + ':' + sum;
+                        total += step.value.length;
+                        sum = (sum + step.value[0] + step.value[step.value.length - 1]) % 65536;
+                        return next();
+                    });
+                }
+                return next();
+                """)
+            #expect(result?.hasPrefix("\(size):") == true)
+            #expect(server.received.count == 1)
+        }
+    }
+
+    // MARK: - Redirects
+
+    @Test func redirectsAreFollowedErroredOrLeftOpaque() async throws {
+        try await withFetchPage { page, server in
+            let followed = try await run(page, """
+                return fetch('/redirect?n=3').then(function (r) { return [r.status, r.redirected, r.url].join('|') })
+                """)
+            #expect(followed == "200|true|\(server.baseURL)/json")
+            #expect(try await failure(page, "return fetch('/redirect', { redirect: 'error' })")?.hasPrefix("TypeError: Failed to fetch: ") == true)
+            let manual = try await run(page, """
+                return fetch('/redirect', { redirect: 'manual' }).then(function (r) {
+                    return [r.type, r.status, r.body === null, r.headers.has('location')].join('|') })
+                """)
+            #expect(manual == "opaqueredirect|0|true|false")
+            let tooMany = try await failure(page, "return fetch('/redirect?n=25')")
+            #expect(tooMany?.contains("more than 20 redirects") == true)
+        }
+    }
+
+    @Test func redirectsChangeThePostMethodAsBrowsersDo() async throws {
+        try await withFetchPage { page, server in
+            let result = try await run(page, """
+                return Promise.all([
+                    fetch('/redirect?status=303&to=/echo', { method: 'POST', body: 'a' }),
+                    fetch('/redirect?status=307&to=/echo', { method: 'POST', body: 'kept' })
+                ]).then(function (responses) {
+                    return Promise.all(responses.map(function (r) { return r.text().then(function (t) { return r.headers.get('x-method') + ':' + t }) }));
+                }).then(function (rows) { return rows.sort().join('|') })
+                """)
+            #expect(result == "GET:|POST:kept")
+            let echoes = server.received.filter { $0.path == "/echo" }
+            #expect(echoes.count == 2)
+            #expect(echoes.contains { $0.method == "GET" && $0.body.isEmpty && $0.header("content-type") == nil })
+        }
+    }
+
+    // MARK: - Request bodies
+
+    @Test func requestBodiesAreSentByteForByte() async throws {
+        try await withFetchPage { page, server in
+            _ = try await run(page, """
+                var params = new URLSearchParams(); params.append('a b', 'c&d');
+                return Promise.all([
+                    fetch('/echo?k=string', { method: 'POST', body: 'h\\u00e9llo' }),
+                    fetch('/echo?k=bytes', { method: 'PUT', body: new Uint8Array([0, 1, 255]) }),
+                    fetch('/echo?k=buffer', { method: 'POST', body: new Uint8Array([9, 8]).buffer }),
+                    fetch('/echo?k=params', { method: 'POST', body: params }),
+                    fetch('/echo?k=blob', { method: 'POST', body: new Blob(['xyz'], { type: 'text/x-test' }) }),
+                    fetch('/echo?k=typed', { method: 'POST', body: 'x', headers: { 'Content-Type': 'application/custom' } })
+                ]).then(function () { return 'sent' })
+                """)
+            func request(_ key: String) throws -> TestHTTPServer.Request {
+                try #require(server.received.first { $0.query["k"] == key })
+            }
+            #expect(try request("string").body == Data("h\u{e9}llo".utf8))
+            #expect(try request("string").header("content-type") == "text/plain;charset=UTF-8")
+            #expect(try request("bytes").body == Data([0, 1, 255]))
+            #expect(try request("bytes").method == "PUT")
+            #expect(try request("buffer").body == Data([9, 8]))
+            #expect(try request("params").body == Data("a+b=c%26d".utf8))
+            #expect(try request("params").header("content-type") == "application/x-www-form-urlencoded;charset=UTF-8")
+            #expect(try request("blob").body == Data("xyz".utf8))
+            #expect(try request("blob").header("content-type") == "text/x-test")
+            #expect(try request("typed").header("content-type") == "application/custom")
+        }
+    }
+
+    @Test func formDataIsSentAsMultipartWithFilenamesAndTypes() async throws {
+        try await withFetchPage { page, server in
+            _ = try await run(page, """
+                var form = new FormData();
+                form.append('field', 'line1\\nline2');
+                form.append('quote"name', 'v');
+                form.append('upload', new File([new Uint8Array([0, 255, 10])], 'data "1".bin', { type: 'application/x-bin' }));
+                form.append('blob', new Blob(['text']));
+                return fetch('/echo', { method: 'POST', body: form }).then(function (r) { return r.text() })
+                """)
+            let request = try #require(server.received.first)
+            let contentType = try #require(request.header("content-type"))
+            #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+            let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+            var expected = Data()
+            func add(_ text: String) { expected.append(contentsOf: Array(text.utf8)) }
+            add("--\(boundary)\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nline1\r\nline2\r\n")
+            add("--\(boundary)\r\nContent-Disposition: form-data; name=\"quote%22name\"\r\n\r\nv\r\n")
+            add("--\(boundary)\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"data %221%22.bin\"\r\nContent-Type: application/x-bin\r\n\r\n")
+            expected.append(contentsOf: [0, 255, 10])
+            add("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"blob\"\r\nContent-Type: application/octet-stream\r\n\r\ntext\r\n")
+            add("--\(boundary)--\r\n")
+            #expect(request.body == expected)
+            #expect(request.header("content-length") == String(expected.count))
+        }
+    }
+
+    @Test func theHostKeepsTheHeadersThatFrameTheConnection() async throws {
+        try await withFetchPage(configure: { $0.userAgent = "Custom/2.0" }) { page, server in
+            _ = try await run(page, """
+                return fetch('/echo', { method: 'POST', body: 'abc', headers: { 'X-Custom': 'yes', 'Host': 'evil.example',
+                    'Content-Length': '1', 'Transfer-Encoding': 'chunked' } }).then(function (r) { return r.text() })
+                """)
+            let request = try #require(server.received.first)
+            #expect(request.header("x-custom") == "yes")
+            #expect(request.header("host") == "127.0.0.1:\(server.port)")
+            #expect(request.header("content-length") == "3")
+            #expect(request.header("transfer-encoding") == nil)
+            #expect(request.header("user-agent") == "Custom/2.0")
+            #expect(request.body == Data("abc".utf8))
+        }
+    }
+
+    // MARK: - Failures
+
+    @Test func malformedAndFailingRequestsRejectWithClearErrors() async throws {
+        try await withFetchPage { page, server in
+            #expect(try await failure(page, "return fetch('http://[')") == "TypeError: Failed to construct 'Request': Failed to parse URL from http://[")
+            #expect(try await failure(page, "return fetch('http://user:pw@127.0.0.1/')")?.contains("includes credentials") == true)
+            #expect(try await failure(page, "return fetch('/json', { method: 'GET', body: 'x' })")?.contains("GET/HEAD method cannot have body") == true)
+            #expect(try await failure(page, "return fetch('/json', { method: 'TRACE' })")?.contains("unsupported") == true)
+            #expect(try await failure(page, "return fetch('/json', { redirect: 'sometimes' })")?.contains("RequestRedirect") == true)
+            #expect(try await failure(page, "return fetch('ftp://127.0.0.1/x')")?.contains("scheme 'ftp' is not supported") == true)
+            // A port nothing listens on: a closed listener's.
+            let closed = try await TestHTTPServer.start()
+            await closed.shutdown()
+            let refused = try await failure(page, "return fetch('http://127.0.0.1:\(closed.port)/x')")
+            #expect(refused?.hasPrefix("TypeError: Failed to fetch: GET http://127.0.0.1:\(closed.port)/x failed") == true)
+            #expect(try await failure(page, "return fetch('/bad-json').then(function (r) { return r.json() })")?.hasPrefix("SyntaxError") == true)
+            #expect(server.received.map(\.path) == ["/bad-json"])
+        }
+    }
+
+    @Test func truncatedBodiesAndConnectionsClosedMidStreamError() async throws {
+        try await withFetchPage { page, _ in
+            let truncated = try await failure(page, "return fetch('/truncated').then(function (r) { return r.text() })")
+            #expect(truncated?.hasPrefix("TypeError: Failed to fetch: ") == true)
+            let midStream = try await run(page, """
+                return fetch('/close-mid-stream').then(function (response) {
+                    var reader = response.body.getReader(), seen = '';
+                    function next() {
+                        return reader.read().then(function (step) {
+                            if (step.done) return 'done after ' + seen;
+                            seen += new TextDecoder().decode(step.value);
+                            return next();
+                        }, function (error) { return seen + ' then ' + error.name });
+                    }
+                    return next();
+                })
+                """)
+            #expect(midStream == "hello then TypeError")
+        }
+    }
+
+    @Test func aHugeResponseHeaderEndsInOneClearOutcome() async throws {
+        try await withFetchPage { page, _ in
+            let outcome = try await failure(page, "return fetch('/huge-header').then(function (r) { return r.headers.get('x-huge').length })")
+            #expect(outcome == "fulfilled: \(1 << 20)" || outcome?.hasPrefix("TypeError: Failed to fetch: ") == true)
+        }
+    }
+
+    // MARK: - Abort and timeouts
+
+    @Test func abortBeforeTheRequestSendsNothing() async throws {
+        try await withFetchPage { page, server in
+            let result = try await failure(page, """
+                var controller = new AbortController(); controller.abort();
+                return fetch('/json', { signal: controller.signal })
+                """)
+            #expect(result == "AbortError: signal is aborted without reason")
+            #expect(try await failure(page, "return fetch('/json', { signal: AbortSignal.abort('why') })") == "undefined: undefined")
+            #expect(server.received.isEmpty)
+        }
+    }
+
+    @Test func abortWhileWaitingForTheHeadClosesTheConnection() async throws {
+        try await withFetchPage { page, server in
+            _ = try await page.evaluateJavaScript("""
+                var controller = new AbortController();
+                var outcome = fetch('/hang', { signal: controller.signal }).then(function () { return 'fulfilled' },
+                    function (error) { return error.name + ': ' + error.message });
+                """)
+            await server.wait { $0.received.contains { $0.path == "/hang" } }
+            #expect(try await run(page, "controller.abort(); return outcome") == "AbortError: signal is aborted without reason")
+            await server.wait { $0.closedByClient.contains("/hang") }
+        }
+    }
+
+    @Test func abortDuringTheBodyErrorsTheReaderAndClosesTheConnection() async throws {
+        try await withFetchPage { page, server in
+            let result = try await run(page, """
+                var controller = new AbortController();
+                return fetch('/slow-body', { signal: controller.signal }).then(function (response) {
+                    var reader = response.body.getReader();
+                    return reader.read().then(function (first) {
+                        controller.abort(new DOMException('stop', 'AbortError'));
+                        return reader.read().then(function () { return 'read after abort' }, function (error) {
+                            return new TextDecoder().decode(first.value) + '|' + error.name + ':' + error.message;
+                        });
+                    });
+                })
+                """)
+            #expect(result == "first|AbortError:stop")
+            await server.wait { $0.closedByClient.contains("/slow-body") }
+        }
+    }
+
+    @Test func aRequestPastItsTimeoutFailsWithATimeoutError() async throws {
+        try await withFetchPage { page, server in
+            let result = try await failure(page, "return fetch('/hang', { timeout: 100 })")
+            #expect(result?.hasPrefix("TimeoutError: GET \(server.baseURL)/hang timed out") == true)
+            #expect(try await failure(page, "return fetch('/json', { timeout: -1 })")?.contains("timeout must be") == true)
+            await server.wait { $0.closedByClient.contains("/hang") }
+        }
+    }
+
+    @Test func closingThePageEndsItsTransfers() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let page = try WebPage()
+        try await page.load(html: "", baseURL: URL(string: server.baseURL))
+        _ = try await page.evaluateJavaScript("fetch('/hang'); fetch('/slow-body'); 1")
+        await server.wait { $0.received.count == 2 }
+        page.close()
+        await server.wait { Set($0.closedByClient) == ["/hang", "/slow-body"] }
+    }
+
+    // MARK: - Bodies without a network
+
+    @Test func constructedResponsesAndRequests() async throws {
+        try await withFetchPage { page, server in
+            let result = try await run(page, """
+                var r = new Response('h\\u00e9', { status: 201, statusText: 'Made', headers: { 'X-A': '1' } });
+                var j = Response.json({ a: [1] }, { status: 202 });
+                var e = Response.error(), red = Response.redirect('/x', 301);
+                var q = new Request('/path?q', { method: 'post', body: new URLSearchParams('a=1') });
+                var copy = new Request(q);
+                return Promise.all([r.text(), j.json(), copy.formData(), r.text().then(null, function (error) { return error.name })])
+                    .then(function (values) {
+                        return [r.status, r.statusText, r.headers.get('x-a'), r.headers.get('content-type'), values[0],
+                            j.headers.get('content-type'), JSON.stringify(values[1]), e.type, e.status, red.status,
+                            red.headers.get('location'), q.method, q.url, q.bodyUsed, copy.bodyUsed, values[2].get('a'), values[3]].join('|');
+                    })
+                """)
+            #expect(result?.hasPrefix("201|Made|1|text/plain;charset=UTF-8|h\u{e9}|application/json|{\"a\":[1]}|error|0|301|") == true)
+            #expect(result?.hasSuffix("|\(server.baseURL)/x|POST|\(server.baseURL)/path?q|true|true|1|TypeError") == true)
+            let errors = try await run(page, """
+                var out = [];
+                [function () { new Response('x', { status: 99 }) }, function () { new Response('x', { status: 204 }) },
+                 function () { Response.redirect('/x', 200) }, function () { Response.json(undefined) },
+                 function () { new Request('/x', { mode: 'navigate' }) }, function () { Request('/x') },
+                 function () { new Response(new ReadableStream()).clone().clone() }]
+                    .forEach(function (f) { try { f(); out.push('ok') } catch (e) { out.push(e.name) } });
+                return Promise.resolve(out.join(','));
+                """)
+            #expect(errors == "RangeError,TypeError,RangeError,TypeError,TypeError,TypeError,ok")
+        }
+    }
+
+    @Test func scriptStreamsTeesAndClones() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                var n = 0;
+                var stream = new ReadableStream({
+                    pull: function (controller) {
+                        n++;
+                        if (n <= 3) controller.enqueue(new TextEncoder().encode('c' + n)); else controller.close();
+                    }
+                });
+                var response = new Response(stream), clone = response.clone();
+                return Promise.all([response.text(), clone.text(), fetch('/json').then(function (r) {
+                    var c = r.clone();
+                    return Promise.all([r.json(), c.text()]).then(function (v) { return v[0].hello + ':' + v[1].length });
+                })]).then(function (values) { return values.join('|') + '|' + response.bodyUsed });
+                """)
+            #expect(result == "c1c2c3|c1c2c3|world:38|true")
+        }
+    }
+
+    @Test func aBodyIsReadOnce() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return fetch('/json').then(function (r) {
+                    return r.text().then(function () {
+                        var out = [];
+                        try { r.clone(); out.push('cloned') } catch (e) { out.push(e.name) }
+                        return r.json().then(null, function (e) { out.push(e.name + ':' + e.message); return out.join('|') });
+                    });
+                })
+                """)
+            #expect(result == "TypeError|TypeError:Failed to execute 'json' on 'Response': body stream already read")
+        }
+    }
+
+    // MARK: - Policy
+
+    @Test func thePolicyRefusesHostsAndFilesOutsideIt() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-root-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data("file body".utf8).write(to: root.appendingPathComponent("inside.txt"))
+        try await withFetchPage(configure: {
+            $0.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"], fileAccessRoot: root)
+        }) { page, server in
+            let inside = root.appendingPathComponent("inside.txt").absoluteString
+            #expect(try await run(page, "return fetch(url).then(function (r) { return r.headers.get('content-type') + ':' + r.status }).then(function (h) { return fetch(url).then(function (r) { return r.text() }).then(function (t) { return h + ':' + t }) })", ["url": inside]) == "text/plain:200:file body")
+            let outside = try await failure(page, "return fetch('file:///etc/hostname')")
+            #expect(outside == "TypeError: Failed to fetch: file:///etc/hostname is refused by the page's request policy: the file is not under \(root.path)")
+            let escaping = try await failure(page, "return fetch(url)", root.appendingPathComponent("..").absoluteString + "etc/passwd")
+            #expect(escaping?.contains("is refused by the page's request policy") == true)
+            let otherHost = try await failure(page, "return fetch('http://localhost:\(server.port)/json')")
+            #expect(otherHost == "TypeError: Failed to fetch: http://localhost:\(server.port)/json is refused by the page's request policy: host localhost:\(server.port) is not in allowedHosts")
+            let redirectOut = try await failure(page, "return fetch('/redirect?to=' + encodeURIComponent('http://localhost:\(server.port)/json'))")
+            #expect(redirectOut?.contains("host localhost:\(server.port) is not in allowedHosts") == true)
+            #expect(try await failure(page, "return fetch(url)", root.appendingPathComponent("missing.txt").absoluteString)?.contains("no such file") == true)
+        }
+        try await withFetchPage { page, _ in
+            let refused = try await failure(page, "return fetch('file:///etc/hostname')")
+            #expect(refused?.contains("file URLs are not enabled") == true)
+        }
+    }
+
+    @Test func policyRulesMatchHostsPortsAndSubdomains() throws {
+        func allowed(_ rules: [String], _ url: String) -> Bool {
+            RequestPolicy(allowedHosts: rules).refusal(of: URLRecord.parse(url)!) == nil
+        }
+        #expect(allowed(["example.com"], "https://EXAMPLE.com/x"))
+        #expect(!allowed(["example.com"], "https://api.example.com/"))
+        #expect(allowed(["*.example.com"], "https://api.example.com/"))
+        #expect(!allowed(["*.example.com"], "https://example.com/"))
+        #expect(!allowed(["*.example.com"], "https://badexample.com/"))
+        #expect(allowed(["127.0.0.1:8080"], "http://127.0.0.1:8080/"))
+        #expect(!allowed(["127.0.0.1:8080"], "http://127.0.0.1/"))
+        #expect(allowed(["127.0.0.1:80"], "http://127.0.0.1/"))
+        #expect(allowed(["[::1]:8080"], "http://[::1]:8080/"))
+        #expect(allowed(["[::1]"], "http://[::1]:9/"))
+        #expect(!allowed(["example.com:notaport"], "http://example.com/"))
+        #expect(!allowed([], "http://example.com/"))
+        #expect(RequestPolicy().refusal(of: URLRecord.parse("data:,x")!) != nil)
+    }
+}

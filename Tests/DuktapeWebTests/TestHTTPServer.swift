@@ -1,0 +1,249 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A real HTTP/1.1 server on 127.0.0.1 (an ephemeral port) for the fetch tests, written on raw
+/// NIO channels so that it can also misbehave on purpose: close-delimited bodies, truncated
+/// bodies, a connection closed mid-stream, a megabyte header, responses that never come.
+///
+/// Every request is recorded byte for byte (method, target, headers, body), and so is every
+/// connection the client closed before the server finished, so tests can check what was sent
+/// and that an aborted request's connection was closed. One request per connection
+/// (`Connection: close`).
+final class TestHTTPServer: @unchecked Sendable {
+    struct Request: Sendable {
+        var method: String
+        var target: String
+        var headers: [(name: String, value: String)]
+        var body: Data
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+        var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+        var query: [String: String] {
+            guard let query = target.split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
+            var result: [String: String] = [:]
+            for pair in query.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                result[String(parts[0])] = parts.count > 1 ? String(parts[1]).removingPercentEncoding : ""
+            }
+            return result
+        }
+    }
+
+    /// Writes a response: `send` whole byte strings, or wait for the client to close.
+    struct Responder {
+        let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        let waitForClose: () async -> Void
+
+        func send(_ bytes: some Sequence<UInt8>) async throws {
+            try await outbound.write(ByteBuffer(bytes: Array(bytes)))
+        }
+        func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+        /// A whole response with a Content-Length.
+        func respond(status: String = "200 OK", headers: [String] = [], body: some Sequence<UInt8>) async throws {
+            let bytes = Array(body)
+            let head = "HTTP/1.1 \(status)\r\n" + (headers + ["Content-Length: \(bytes.count)", "Connection: close"])
+                .map { $0 + "\r\n" }.joined() + "\r\n"
+            try await send(Array(head.utf8) + bytes)
+        }
+        func respond(status: String = "200 OK", headers: [String] = [], text: String) async throws {
+            try await respond(status: status, headers: headers, body: Array(text.utf8))
+        }
+    }
+
+    typealias Handler = @Sendable (Request, Responder) async throws -> Void
+
+    private let lock = NSLock()
+    private var requests: [Request] = []
+    private var closedEarly: [String] = []
+    private var waiters: [(condition: @Sendable (TestHTTPServer) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var channel: (any Channel)?
+    private(set) var port = 0
+
+    var received: [Request] { lock.withLock { requests } }
+
+    /// Returns once `condition` holds (checked at every request and early close; the caller's
+    /// test has its time limit).
+    func wait(until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            waiters.append((condition, continuation))
+            lock.unlock()
+            changed()
+        }
+    }
+
+    private func record(_ change: () -> Void) {
+        lock.withLock(change)
+        changed()
+    }
+
+    private func changed() {
+        lock.lock()
+        let pending = waiters
+        waiters = []
+        lock.unlock()
+        var still: [(condition: @Sendable (TestHTTPServer) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        for waiter in pending {
+            if waiter.condition(self) { waiter.continuation.resume() } else { still.append(waiter) }
+        }
+        lock.withLock { waiters += still }
+    }
+    /// The targets of requests whose connection the client closed before the response ended.
+    var closedByClient: [String] { lock.withLock { closedEarly } }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the server with `handler` (by default `standardRoutes`).
+    static func start(_ handler: Handler? = nil) async throws -> TestHTTPServer {
+        let server = TestHTTPServer()
+        let routes = handler ?? Self.standardRoutes
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                }
+            }
+        server.channel = listener.channel
+        server.port = listener.channel.localAddress?.port ?? 0
+        Task {
+            try? await withThrowingDiscardingTaskGroup { group in
+                try await listener.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await server.serve(connection, with: routes) }
+                    }
+                }
+            }
+        }
+        return server
+    }
+
+    /// Closes the listener (connections in progress go on).
+    func stop() {
+        lock.withLock { channel }?.close(promise: nil)
+    }
+
+    /// Closes the listener and returns once it is closed (its port then refuses connections).
+    func shutdown() async {
+        try? await lock.withLock { channel }?.close()
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, with handler: Handler) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            var buffer = ByteBuffer()
+            var headEnd: Int?
+            while headEnd == nil {
+                guard var chunk = try await iterator.next() else { return }
+                buffer.writeBuffer(&chunk)
+                headEnd = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound
+            }
+            guard let headEnd, let headBytes = buffer.readBytes(length: headEnd - buffer.readerIndex) else { return }
+            let lines = String(decoding: headBytes, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            let requestLine = lines.first?.split(separator: " ") ?? []
+            guard requestLine.count >= 2 else { return }
+            let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+            var request = Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: Data())
+            let length = Int(request.header("content-length") ?? "0") ?? 0
+            while buffer.readableBytes < length {
+                guard var chunk = try await iterator.next() else { return }
+                buffer.writeBuffer(&chunk)
+            }
+            request.body = Data(buffer.readBytes(length: length) ?? [])
+            record { requests.append(request) }
+            let target = request.target
+            let responder = Responder(outbound: outbound, waitForClose: { [self] in
+                // The client closing its side (an abort) ends the inbound stream.
+                var rest = iterator
+                while (try? await rest.next()) != nil {}
+                record { closedEarly.append(target) }
+            })
+            do {
+                try await handler(request, responder)
+            } catch {
+                record { closedEarly.append(target) }
+                return
+            }
+            // Every byte written, then the server's side shut (which ends a close-delimited
+            // body); the connection closes when the client closes its side.
+            outbound.finish()
+            while (try? await iterator.next()) != nil {}
+        }
+    }
+
+    static let gzipped: [UInt8] = [
+        31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 203, 72, 205, 201, 201, 87, 72, 175, 202, 44, 80, 200, 24, 101, 142, 50, 71, 153, 163, 76,
+        114, 153, 0, 76, 86, 215, 15, 76, 4, 0, 0,
+    ]
+
+    /// The bytes `/bytes` sends: byte i is (i × 31 + i >> 8) mod 256, which repeats every 64 KiB.
+    static let pattern: [UInt8] = (0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+
+    /// The routes the fetch tests use.
+    static let standardRoutes: Handler = { request, responder in
+        let query = request.query
+        switch request.path {
+        case "/json":
+            try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello":"world","n":1,"list":[1,2,3]}"#)
+        case "/bad-json":
+            try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello": "#)
+        case "/html":
+            try await responder.respond(headers: ["Content-Type: text/html; charset=utf-8"], text: "<p>h\u{e9}llo</p>")
+        case "/latin1":
+            try await responder.respond(headers: ["Content-Type: text/plain; charset=ISO-8859-1"], body: [0x63, 0x61, 0x66, 0xE9, 0x80])
+        case "/bytes":
+            let count = Int(query["n"] ?? "256") ?? 256
+            let chunk = Int(query["chunk"] ?? "65536") ?? 65536
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(count)\r\nConnection: close\r\n\r\n")
+            var sent = 0
+            while sent < count {
+                let size = min(chunk, count - sent, pattern.count - sent % pattern.count)
+                try await responder.send(pattern[(sent % pattern.count)..<(sent % pattern.count + size)])
+                sent += size
+            }
+        case "/status":
+            let code = query["code"] ?? "404"
+            try await responder.respond(status: "\(code) \(query["reason"] ?? "Whatever")", headers: ["Content-Type: text/plain"],
+                                        text: code == "204" || code == "304" ? "" : "status \(code)")
+        case "/redirect":
+            let remaining = Int(query["n"] ?? "1") ?? 1
+            let status = query["status"] ?? "302"
+            let location = remaining > 1 ? "/redirect?n=\(remaining - 1)&status=\(status)&to=\(query["to"] ?? "/json")" : (query["to"] ?? "/json")
+            try await responder.respond(status: "\(status) Moved", headers: ["Location: \(location)"], text: "moved")
+        case "/echo":
+            var headers = ["Content-Type: \(request.header("content-type") ?? "application/octet-stream")", "X-Method: \(request.method)"]
+            if let agent = request.header("user-agent") { headers.append("X-User-Agent: \(agent)") }
+            try await responder.respond(headers: headers, body: request.body)
+        case "/chunked":
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+            for part in ["first,", "second,", "third"] {
+                try await responder.send(String(part.utf8.count, radix: 16) + "\r\n" + part + "\r\n")
+            }
+            try await responder.send("0\r\n\r\n")
+        case "/no-length":
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nuntil the connection closes")
+        case "/gzip":
+            try await responder.respond(headers: ["Content-Type: text/plain", "Content-Encoding: gzip"], body: gzipped)
+        case "/truncated":
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\nConnection: close\r\n\r\nonly ten.")
+        case "/close-mid-stream":
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n")
+        case "/huge-header":
+            try await responder.send("HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "x", count: 1 << 20) + "\r\nContent-Length: 2\r\n\r\nok")
+        case "/slow-body":
+            // The head and a first chunk, then nothing until the client goes away.
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nfirst\r\n")
+            await responder.waitForClose()
+        case "/hang":
+            await responder.waitForClose()
+        default:
+            try await responder.respond(status: "404 Not Found", text: "no route \(request.path)")
+        }
+    }
+}
