@@ -191,6 +191,10 @@ final class TestHTTPServer: @unchecked Sendable {
         switch request.path {
         case "/json":
             try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello":"world","n":1,"list":[1,2,3]}"#)
+        case "/typed":
+            try await responder.respond(headers: ["Content-Type: \(query["type"] ?? "")"], text: query["body"] ?? "")
+        case "/untyped":
+            try await responder.respond(body: [1, 2, 3])
         case "/bad-json":
             try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello": "#)
         case "/html":

@@ -1,0 +1,53 @@
+import Foundation
+
+/// One request for a `WebLoader` (LWWebLoader's `WLEvaluateBody`): the URL, the method, a
+/// request id, and the method's arguments. Made by `WebLoader.body(url:method:…)`.
+///
+/// ```swift
+/// let body = WebLoader.body(url: URL(string: "https://api.example.com/items")!, method: .getData)
+/// print(body.requestID)   // "5F0C…" (a UUID)
+/// ```
+public struct WebLoaderRequest: @unchecked Sendable {
+    // @unchecked: `postData` holds JSON-compatible values (strings, numbers, booleans, arrays,
+    // dictionaries, NSNull), which are immutable value types or never mutated after creation.
+
+    /// The URL to load (`http://localhost` when none was given, as in LWWebLoader).
+    public var url: URL
+    /// The request's id, echoed in every message of the request (a UUID string by default).
+    public var requestID: String
+    /// What the request does.
+    public var method: WebLoaderMethod
+    /// `nativeLog`'s text.
+    public var methodArguments: String?
+    /// The `User-Agent` header, or nil for the loader's.
+    public var userAgent: String?
+    /// The `Content-Type` header of the request body, or nil for the method's default
+    /// (`application/json` for `postData`; always the multipart boundary for `uploadData`).
+    public var contentType: String?
+    /// `postData`'s body (sent as JSON, or form-urlencoded when `contentType` says so), or
+    /// `uploadData`'s extra fields (`filename` names the uploaded file).
+    public var postData: [String: Any]?
+    /// `uploadData`'s file bytes.
+    public var uploadData: Data?
+
+    static let localhost = URL(string: "http://localhost") ?? URL(fileURLWithPath: "/")
+
+    /// A request; `WebLoader.body(url:method:…)` is the usual spelling.
+    ///
+    /// ```swift
+    /// let body = WebLoaderRequest(url: url, method: .postData, postData: ["name": "x"])
+    /// ```
+    public init(
+        url: URL? = nil, requestID: String = UUID().uuidString, method: WebLoaderMethod, methodArguments: String? = nil,
+        userAgent: String? = nil, contentType: String? = nil, postData: [String: Any]? = nil, uploadData: Data? = nil
+    ) {
+        self.url = url ?? Self.localhost
+        self.requestID = requestID
+        self.method = method
+        self.methodArguments = methodArguments
+        self.userAgent = userAgent
+        self.contentType = contentType
+        self.postData = postData
+        self.uploadData = uploadData
+    }
+}

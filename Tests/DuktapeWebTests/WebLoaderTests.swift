@@ -1,0 +1,438 @@
+import Crypto
+import Foundation
+import Logging
+import Testing
+
+@testable import DuktapeWeb
+
+/// Every message of a request, and its terminal one, collected from the completion handler.
+final class Messages: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [WebLoaderResponse] = []
+    private var errors: [(any Error)?] = []
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var finished = false
+
+    var handler: @Sendable (WebLoaderResponse, (any Error)?) -> Void {
+        { [self] response, error in
+            let resume = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                all.append(response)
+                errors.append(error)
+                guard response.isTerminal else { return nil }
+                finished = true
+                return waiter.take()
+            }
+            resume?.resume()
+        }
+    }
+
+    /// Returns once the terminal message arrived (the test has its time limit).
+    func terminal() async -> (responses: [WebLoaderResponse], error: (any Error)?) {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if finished { return true }
+                waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return lock.withLock { (all, errors.last ?? nil) }
+    }
+}
+
+/// A temporary directory for stream files, removed at the end.
+func withDirectory(_ body: (URL) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loader-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try await body(directory)
+}
+
+func files(in directory: URL) -> [String] {
+    (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+}
+
+/// The bytes `/bytes?n=count` serves.
+func patternBytes(_ count: Int) -> Data {
+    var data = Data(capacity: count)
+    while data.count < count { data.append(contentsOf: TestHTTPServer.pattern.prefix(count - data.count)) }
+    return data
+}
+
+@Suite("WebLoader", .timeLimit(.minutes(2)))
+struct WebLoaderTests {
+    func loader(_ configure: (inout WebLoaderConfiguration) -> Void = { _ in }) -> WebLoader {
+        var configuration = WebLoaderConfiguration()
+        configuration.page.consoleOutput = ConsoleLines().output
+        configure(&configuration)
+        return WebLoader(configuration: configuration)
+    }
+
+    func url(_ server: TestHTTPServer, _ path: String) throws -> URL {
+        try #require(URL(string: server.baseURL + path))
+    }
+
+    // MARK: - One-shot methods
+
+    @Test func getDataClassifiesByTheParsedContentType() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        defer { loader.close() }
+        let json = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
+        guard case .json(let value) = json.type, let object = value as? [String: Any] else {
+            Issue.record("not JSON: \(json.type)")
+            return
+        }
+        #expect(object["hello"] as? String == "world")
+        #expect(json.status == 200 && json.contentType == "application/json")
+        let cases: [(String, String)] = [
+            ("application/problem+json", "json"), ("Application/JSON; charset=utf-8", "json"), ("text/csv", "text"),
+            ("application/xml", "text"), ("image/svg+xml", "text"), ("application/javascript", "text"),
+            ("application/octet-stream", "data"), ("video/context-text", "data"),
+        ]
+        for (type, expected) in cases {
+            let body = expected == "json" ? "[1]" : "x"
+            let path = "/typed?type=\(type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&body=\(body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+            let response = try await loader.evaluate(WebLoader.body(url: try url(server, path), method: .getData))
+            switch (response.type, expected) {
+            case (.json(let value), "json"): #expect(value as? [Int] == [1], "\(type)")
+            case (.plainText(let text), "text"): #expect(text == "x", "\(type)")
+            case (.data(let data), "data"): #expect(data == Data("x".utf8), "\(type)")
+            default: Issue.record("\(type) gave \(response.type)")
+            }
+        }
+        let untyped = try await loader.evaluate(WebLoader.body(url: try url(server, "/untyped"), method: .downloadFile))
+        guard case .data(let bytes) = untyped.type else { Issue.record("\(untyped.type)"); return }
+        #expect(bytes == Data([1, 2, 3]) && untyped.contentType == "")
+    }
+
+    @Test func nonSuccessStatusesReachSwift() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        defer { loader.close() }
+        let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/status?code=404"), method: .getData))
+        guard case .plainText(let text) = response.type else { Issue.record("\(response.type)"); return }
+        #expect(text == "status 404" && response.status == 404)
+    }
+
+    @Test func postDataSendsJSONOrAForm() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        defer { loader.close() }
+        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=json"), method: .postData,
+                                                     postData: ["name": "\u{5F20}\u{4E09}", "n": 1]))
+        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=form"), method: .postData,
+                                                     contentType: "application/x-www-form-urlencoded", postData: ["b": "x y", "a": 1]))
+        let json = try #require(server.received.first { $0.query["k"] == "json" })
+        #expect(json.method == "POST" && json.header("content-type") == "application/json")
+        let decoded = try JSONSerialization.jsonObject(with: json.body) as? [String: Any]
+        #expect(decoded?["name"] as? String == "\u{5F20}\u{4E09}" && decoded?["n"] as? Int == 1)
+        let form = try #require(server.received.first { $0.query["k"] == "form" })
+        #expect(form.body == Data("a=1&b=x+y".utf8) && form.header("content-type") == "application/x-www-form-urlencoded")
+        await #expect(throws: WebLoaderError.self) {
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo"), method: .postData, postData: ["d": Date()]))
+        }
+    }
+
+    @Test(arguments: [WebLoaderConfiguration.BinaryEncoding.bytes, .base64])
+    func uploadDataSendsTheFileAndTheExtraFields(encoding: WebLoaderConfiguration.BinaryEncoding) async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader { $0.binaryEncoding = encoding }
+        defer { loader.close() }
+        let file = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let response = try await loader.evaluate(WebLoader.body(
+            url: try url(server, "/echo"), method: .uploadData, contentType: "application/json",
+            postData: ["filename": "photo.bin", "album": "summer", "tags": ["a", "b"]], uploadData: file))
+        #expect(response.status == 200)
+        let request = try #require(server.received.first)
+        let contentType = try #require(request.header("content-type"))
+        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+        let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+        var expected = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"photo.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+        expected += file
+        expected += Data("\r\n".utf8)
+        // The extra fields follow in the order of the dictionary's keys in the page (any order).
+        let text = String(decoding: request.body, as: UTF8.self)
+        #expect(request.body.starts(with: expected))
+        #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"album\"\r\n\r\nsummer\r\n"))
+        #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"tags\"\r\n\r\n[\"a\",\"b\"]\r\n"))
+        #expect(!text.contains("name=\"filename\""))
+        #expect(text.hasSuffix("--\(boundary)--\r\n"))
+    }
+
+    @Test(arguments: [WebLoaderConfiguration.BinaryEncoding.bytes, .base64])
+    func downloadFileDeliversTheBytes(encoding: WebLoaderConfiguration.BinaryEncoding) async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader { $0.binaryEncoding = encoding }
+        defer { loader.close() }
+        let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=200000"), method: .downloadFile))
+        guard case .data(let data) = response.type else { Issue.record("\(response.type)"); return }
+        #expect(data == patternBytes(200_000))
+        #expect(server.received.first?.header("requestid") == response.requestID)
+    }
+
+    // MARK: - Streams
+
+    @Test func downloadStreamWritesTheFileWithProgress() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            let messages = Messages()
+            loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=1000000&chunk=50000"), method: .downloadStream),
+                            completionHandler: messages.handler)
+            let (responses, error) = await messages.terminal()
+            #expect(error == nil)
+            guard case .streamStart = responses.first?.type, case .streamEnd(let file)? = responses.last?.type else {
+                Issue.record("\(responses.map(\.type))")
+                return
+            }
+            let progress = responses.compactMap { response -> Double? in
+                if case .streaming(let value) = response.type { return value } else { return nil }
+            }
+            #expect(progress.count == responses.count - 2)
+            #expect(progress == progress.sorted() && progress.last == 1.0)
+            #expect(try Data(contentsOf: file) == patternBytes(1_000_000))
+            #expect(responses.last?.received == 1_000_000 && responses.last?.total == 1_000_000)
+            #expect(file.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path)
+        }
+    }
+
+    @Test func aStreamOfUnknownLengthHasNoProgress() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            var progress: [Double?] = []
+            var file: URL?
+            for try await message in loader.stream(WebLoader.body(url: try url(server, "/chunked"), method: .downloadStream)) {
+                if case .streaming(let value) = message.type { progress.append(value) }
+                if case .streamEnd(let url) = message.type { file = url }
+            }
+            #expect(!progress.isEmpty && progress.allSatisfy { $0 == nil })
+            #expect(try Data(contentsOf: try #require(file)) == Data("first,second,third".utf8))
+        }
+    }
+
+    @Test func aSixtyFourMegabyteStreamHasTheRightDigest() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            let size = 64 << 20
+            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=\(size)"), method: .downloadStream))
+            guard case .streamEnd(let file) = response.type else { Issue.record("\(response.type)"); return }
+            var expected = SHA256()
+            for _ in 0..<(size / TestHTTPServer.pattern.count) { expected.update(data: TestHTTPServer.pattern) }
+            var actual = SHA256()
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { actual.update(data: chunk) }
+            #expect(actual.finalize() == expected.finalize())
+        }
+    }
+
+    // MARK: - Failures
+
+    @Test func failuresEndInOneErrorAndLeaveNoFile() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let closed = try await TestHTTPServer.start()
+        await closed.shutdown()
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            let cases: [(String, WebLoaderMethod, String)] = [
+                ("http://127.0.0.1:\(closed.port)/x", .getData, "Failed to fetch"),
+                ("http://127.0.0.1:\(closed.port)/x", .downloadStream, "Failed to fetch"),
+                (server.baseURL + "/bad-json", .getData, "SyntaxError"),
+                (server.baseURL + "/close-mid-stream", .downloadStream, "TypeError"),
+                (server.baseURL + "/truncated", .downloadStream, "TypeError"),
+                (server.baseURL + "/truncated", .getData, "TypeError"),
+            ]
+            for (address, method, text) in cases {
+                let messages = Messages()
+                loader.evaluate(WebLoader.body(url: URL(string: address), method: method), completionHandler: messages.handler)
+                let (responses, error) = await messages.terminal()
+                guard case .error(let message)? = responses.last?.type else { Issue.record("\(address): \(responses.map(\.type))"); continue }
+                #expect(message.contains(text), "\(address): \(message)")
+                #expect(error is WebLoaderError)
+                #expect(responses.filter(\.isTerminal).count == 1)
+            }
+            #expect(files(in: directory).isEmpty)
+            let ftp = try? await loader.evaluate(WebLoader.body(url: URL(string: "ftp://127.0.0.1/x"), method: .getData))
+            #expect(ftp == nil)
+        }
+    }
+
+    @Test func cancellingARequestEndsItOnceAndClosesItsConnection() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            let messages = Messages()
+            let body = WebLoader.body(url: try url(server, "/slow-body"), method: .downloadStream)
+            loader.evaluate(body) { response, error in
+                messages.handler(response, error)
+                if case .streaming = response.type { loader.cancel(requestID: body.requestID) }
+            }
+            let (responses, error) = await messages.terminal()
+            #expect(error as? WebLoaderError == .cancelled(requestID: body.requestID))
+            #expect(responses.filter(\.isTerminal).count == 1)
+            await server.wait { $0.closedByClient.contains("/slow-body") }
+            #expect(files(in: directory).isEmpty)
+            // cancelAll, and a request after close.
+            let first = Messages(), second = Messages()
+            loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: first.handler)
+            loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .downloadStream), completionHandler: second.handler)
+            await server.wait { $0.received.filter { $0.path == "/hang" }.count == 2 }
+            loader.cancelAll()
+            #expect(await first.terminal().error is WebLoaderError)
+            #expect(await second.terminal().error is WebLoaderError)
+            loader.close()
+            await #expect(throws: WebLoaderError.self) { _ = try await loader.evaluate(body) }
+        }
+    }
+
+    @Test func aSilentRequestTimesOut() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader { $0.timeout = 0.3 }
+        defer { loader.close() }
+        for method in [WebLoaderMethod.getData, .downloadStream] {
+            let messages = Messages()
+            loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: method), completionHandler: messages.handler)
+            let (responses, error) = await messages.terminal()
+            #expect(responses.count == 1 && error is WebLoaderError, "\(method)")
+        }
+    }
+
+    @Test func aDuplicateRequestIDIsRefusedWithoutDisturbingTheFirst() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        defer { loader.close() }
+        let body = WebLoader.body(url: try url(server, "/json"), method: .getData)
+        let first = Messages(), second = Messages()
+        loader.evaluate(body, completionHandler: first.handler)
+        loader.evaluate(body, completionHandler: second.handler)
+        let refused = await second.terminal()
+        #expect(refused.error as? WebLoaderError == .invalidRequest(
+            requestID: body.requestID, message: "a request with the id \(body.requestID) is already running"))
+        guard case .json = await first.terminal().responses.last?.type else { Issue.record("first request failed"); return }
+    }
+
+    @Test func nativeLogWritesToTheLogger() async throws {
+        let lines = LogLines()
+        let loader = loader { $0.logger = Logger(label: "test") { _ in lines } }
+        defer { loader.close() }
+        let response = try await loader.evaluate(WebLoader.body(url: nil, method: .nativeLog, methodArguments: "it's \"quoted\"\n\u{2028}"))
+        guard case .plainText(let text) = response.type else { Issue.record("\(response.type)"); return }
+        #expect(text == "it's \"quoted\"\n\u{2028}")
+        await lines.wait(for: 1)
+        #expect(lines.all == ["it's \"quoted\"\n\u{2028}"])
+    }
+
+    // MARK: - Concurrency and hostile pages
+
+    @Test func twoHundredConcurrentMixedRequestsNeverCross() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        switch index % 4 {
+                        case 0:
+                            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=\(1000 + index)"), method: .downloadFile))
+                            guard case .data(let data) = response.type else { throw WebLoaderError.failed(requestID: "", message: "\(response.type)") }
+                            #expect(data == patternBytes(1000 + index))
+                        case 1:
+                            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo"), method: .postData, postData: ["index": index]))
+                            guard case .json(let value) = response.type else { throw WebLoaderError.failed(requestID: "", message: "\(response.type)") }
+                            #expect((value as? [String: Any])?["index"] as? Int == index)
+                        case 2:
+                            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=\(20000 + index)&chunk=3000"), method: .downloadStream))
+                            guard case .streamEnd(let file) = response.type else { throw WebLoaderError.failed(requestID: "", message: "\(response.type)") }
+                            #expect(try Data(contentsOf: file) == patternBytes(20000 + index))
+                            try FileManager.default.removeItem(at: file)
+                        default:
+                            let upload = Data(repeating: UInt8(index), count: index)
+                            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?i=\(index)"), method: .uploadData,
+                                                                         postData: ["filename": "f\(index)"], uploadData: upload))
+                            let request = try #require(server.received.first { $0.query["i"] == "\(index)" })
+                            let marker = Data("filename=\"f\(index)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8) + upload + Data("\r\n".utf8)
+                            #expect(request.body.range(of: marker) != nil)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(files(in: directory).isEmpty)
+        }
+    }
+
+    @Test func aHostilePageScriptCannotBreakTheBridge() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        defer { loader.close() }
+        let target = try url(server, "/json")
+        let page = try await loader.page(for: target)
+        _ = try await page.evaluateJavaScript("""
+            fetch = function () { throw new Error('hijacked') }; JSON = null; webkit = null; window.loader = null;
+            Promise.prototype.then = function () { throw new Error('hijacked then') };
+            Uint8Array.prototype.set = null; Reflect.apply = null; Object.keys = null; 1
+            """)
+        let response = try await loader.evaluate(WebLoader.body(url: target, method: .getData))
+        guard case .json(let value) = response.type else { Issue.record("\(response.type)"); return }
+        #expect((value as? [String: Any])?["hello"] as? String == "world")
+    }
+}
+
+/// Log lines captured by a swift-log handler.
+final class LogLines: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    var all: [String] { lock.withLock { lines } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            lines.append(event.message.description)
+            let ready = waiters.filter { $0.0 <= lines.count }.map(\.1)
+            waiters.removeAll { $0.0 <= lines.count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func wait(for count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if lines.count >= count { return true }
+                waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
