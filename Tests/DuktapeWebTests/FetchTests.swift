@@ -141,10 +141,11 @@ struct FetchTests {
                 return fetch('/bytes?n=' + size).then(function (response) { window.pending = response; return 'head' })
                 """, ["size": size])
             // The host stops taking chunks from the connection once a megabyte is unread (the event
-            // itself, awaited), with no more than one chunk over.
+            // itself, awaited), over by at most the last chunk (async-http-client's reads are far
+            // smaller than a megabyte).
             await paused.wait(for: 1)
             let unread = try #require(paused.all.first?.body as? Int)
-            #expect(unread <= FetchTransfer.highWater + (1 << 20))
+            #expect(unread > FetchTransfer.highWater && unread <= 2 * FetchTransfer.highWater)
             #expect(server.received.count == 1)
             let result = try await run(page, """
                 var reader = pending.body.getReader(), total = 0, sum = 0;
@@ -314,10 +315,11 @@ struct FetchTests {
         }
     }
 
-    @Test func aHugeResponseHeaderEndsInOneClearOutcome() async throws {
-        try await withFetchPage { page, _ in
+    @Test func aHugeResponseHeaderFailsClearly() async throws {
+        try await withFetchPage { page, server in
             let outcome = try await failure(page, "return fetch('/huge-header').then(function (r) { return r.headers.get('x-huge').length })")
-            #expect(outcome == "fulfilled: \(1 << 20)" || outcome?.hasPrefix("TypeError: Failed to fetch: ") == true)
+            // The HTTP parser refuses a head past its limit (80 KB): a network error naming it.
+            #expect(outcome == "TypeError: Failed to fetch: GET \(server.baseURL)/huge-header failed: too many header bytes seen; overflow detected")
         }
     }
 
@@ -331,7 +333,9 @@ struct FetchTests {
                 """)
             #expect(result == "AbortError: signal is aborted without reason")
             #expect(try await failure(page, "return fetch('/json', { signal: AbortSignal.abort('why') })") == "undefined: undefined")
-            #expect(server.received.isEmpty)
+            // A request sent afterwards is the only one the server sees.
+            _ = try await run(page, "return fetch('/json?after').then(function (r) { return r.text() })")
+            #expect(server.received.map(\.target) == ["/json?after"])
         }
     }
 
@@ -451,6 +455,65 @@ struct FetchTests {
                 })
                 """)
             #expect(result == "TypeError|TypeError:Failed to execute 'json' on 'Response': body stream already read")
+        }
+    }
+
+    @Test func accessorsOnObjectPrototypeSeeNoInternalState() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                var leaked = 0;
+                ['object', 'stream', 'reads', 'onRead', 'forget', 'used', 'bytes', 'response', 'resolve', 'cancel', 'pull']
+                    .forEach(function (name) {
+                        Object.defineProperty(Object.prototype, name, { configurable: true,
+                            get: function () { leaked++; return undefined }, set: function () { leaked++ } });
+                    });
+                return fetch('/json').then(function (r) {
+                    var copy = r.clone(), reader = new Response(new Blob(['x'])).clone().body.getReader();
+                    return Promise.all([r.text(), copy.text(), reader.read()]);
+                }).then(function (values) { return leaked + ':' + values[0].length + ':' + values[1].length + ':' + values[2].value.length });
+                """)
+            #expect(result == "0:38:38:1")
+        }
+    }
+
+    @Test func bodiesNeverExposeTheirSourcesBytes() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                var blob = new Blob(['abc']), response = new Response(blob), empty = new Response(null);
+                return response.body.getReader().read().then(function (step) {
+                    step.value[0] = 120;
+                    return Promise.all([blob.text(), empty.text(), empty.text()]);
+                }).then(function (values) { return values.join(',') + ':' + empty.bodyUsed });
+                """)
+            #expect(result == "abc,,:false")
+        }
+    }
+
+    @Test func headerValuesAreTheWiresBytes() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return fetch('/utf8-header').then(function (r) {
+                    var copy = r.clone(), again = new Headers(r.headers);
+                    return [r.headers.get('x-text'), copy.headers.get('x-text'), again.get('x-text')].join('|');
+                })
+                """)
+            #expect(result == "caf\u{c3}\u{a9}|caf\u{c3}\u{a9}|caf\u{c3}\u{a9}")
+        }
+    }
+
+    @Test func credentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        try await withFetchPage { page, server in
+            _ = try await run(page, """
+                var headers = { Authorization: 'Bearer secret', 'X-Other': 'kept' };
+                return Promise.all([
+                    fetch('/redirect?to=' + encodeURIComponent('http://localhost:\(server.port)/echo?k=cross'), { headers: headers }),
+                    fetch('/redirect?to=' + encodeURIComponent('/echo?k=same'), { headers: headers })
+                ]).then(function () { return 'done' })
+                """)
+            let cross = try #require(server.received.first { $0.query["k"] == "cross" })
+            let same = try #require(server.received.first { $0.query["k"] == "same" })
+            #expect(cross.header("authorization") == nil && cross.header("x-other") == "kept")
+            #expect(same.header("authorization") == "Bearer secret")
         }
     }
 

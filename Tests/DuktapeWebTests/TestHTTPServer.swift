@@ -55,7 +55,7 @@ final class TestHTTPServer: @unchecked Sendable {
 
     typealias Handler = @Sendable (Request, Responder) async throws -> Void
 
-    private let lock = NSLock()
+    private let lock = NSRecursiveLock()  // recursive: waiters' conditions read the state under it
     private var requests: [Request] = []
     private var closedEarly: [String] = []
     private var waiters: [(condition: @Sendable (TestHTTPServer) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
@@ -68,28 +68,29 @@ final class TestHTTPServer: @unchecked Sendable {
     /// test has its time limit).
     func wait(until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async {
         await withCheckedContinuation { continuation in
-            lock.lock()
-            waiters.append((condition, continuation))
-            lock.unlock()
-            changed()
+            let now = lock.withLock { () -> Bool in
+                if condition(self) { return true }
+                waiters.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
+    /// Changes the state and wakes the waiters whose condition now holds, in one locked step
+    /// (no change can slip between a check and a wait).
     private func record(_ change: () -> Void) {
-        lock.withLock(change)
-        changed()
-    }
-
-    private func changed() {
-        lock.lock()
-        let pending = waiters
-        waiters = []
-        lock.unlock()
-        var still: [(condition: @Sendable (TestHTTPServer) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-        for waiter in pending {
-            if waiter.condition(self) { waiter.continuation.resume() } else { still.append(waiter) }
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            change()
+            var ready: [CheckedContinuation<Void, Never>] = []
+            waiters.removeAll { waiter in
+                guard waiter.condition(self) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
         }
-        lock.withLock { waiters += still }
+        for continuation in ready { continuation.resume() }
     }
     /// The targets of requests whose connection the client closed before the response ended.
     var closedByClient: [String] { lock.withLock { closedEarly } }
@@ -193,6 +194,8 @@ final class TestHTTPServer: @unchecked Sendable {
             try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello":"world","n":1,"list":[1,2,3]}"#)
         case "/typed":
             try await responder.respond(headers: ["Content-Type: \(query["type"] ?? "")"], text: query["body"] ?? "")
+        case "/utf8-header":
+            try await responder.respond(headers: ["X-Text: caf\u{e9}"], text: "ok")
         case "/untyped":
             try await responder.respond(body: [1, 2, 3])
         case "/bad-json":

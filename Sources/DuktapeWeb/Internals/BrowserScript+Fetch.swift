@@ -39,10 +39,13 @@ function joinChunks(chunks, total) {
 // --- ReadableStream ---------------------------------------------------------------------------
 // A default stream: a queue of chunks, the read requests of its reader, and the algorithms of
 // its source (a script's underlying source, the host's transfer, or a tee).
+// Internal state objects have no prototype: a setter or getter a script puts on
+// Object.prototype never sees them.
+function record(fields) { return setPrototypeOf(fields, null); }
 function newStreamState(highWaterMark) {
-    return { state: 'readable', queue: hostList(), head: 0, closeRequested: false, storedError: undefined, reader: null,
+    return record({ state: 'readable', queue: hostList(), head: 0, closeRequested: false, storedError: undefined, reader: null,
         disturbed: false, pull: null, cancel: null, pulling: false, pullAgain: false, started: true,
-        highWaterMark: highWaterMark, onRead: null };
+        highWaterMark: highWaterMark, onRead: null, object: null });
 }
 function streamObject(state) {
     var stream = create(ReadableStream.prototype);
@@ -135,7 +138,7 @@ function readFrom(state) {
     }
     var reader = state.reader;
     return new PromiseCtor(function (resolve, reject) {
-        hostAdd(reader.reads, { resolve: resolve, reject: reject });
+        hostAdd(reader.reads, record({ resolve: resolve, reject: reject }));
         pullIfNeeded(state);
     });
 }
@@ -271,7 +274,7 @@ function teeState(source) {
 // The reader of a stream: its pending read requests and its `closed` promise.
 function lockStream(state) {
     if (state.reader !== null) throw new TypeErrorCtor("Failed to construct 'ReadableStreamDefaultReader': the stream is locked");
-    var reader = { stream: state, reads: hostList(), readHead: 0, resolveClosed: null, rejectClosed: null, closed: null };
+    var reader = record({ stream: state, reads: hostList(), readHead: 0, resolveClosed: null, rejectClosed: null, closed: null });
     reader.closed = new PromiseCtor(function (resolve, reject) { reader.resolveClosed = resolve; reader.rejectClosed = reject; });
     if (state.state === 'closed') reader.resolveClosed(undefined);
     if (state.state === 'errored') reader.rejectClosed(state.storedError);
@@ -322,7 +325,7 @@ defineGlobal('ReadableStreamDefaultController', ReadableStreamDefaultController)
 // A stream of `bytes` in one chunk, closed.
 function bytesStream(bytes) {
     var state = newStreamState(0);
-    if (bytes.length > 0) hostAdd(state.queue, bytes);
+    if (bytes.length > 0) hostAdd(state.queue, new Uint8(bytes));  // a copy: the bytes may be a Blob's
     state.closeRequested = true;
     if (bytes.length === 0) state.state = 'closed';
     return state;
@@ -350,7 +353,7 @@ function readAll(state) {
 // --- bodies -------------------------------------------------------------------------------------
 // A body is bytes the page built (read at most once), or a stream (the host's, or a script's).
 function makeBody(self, bytes, stream) {
-    defineProperty(self, BODY, { value: { bytes: bytes, stream: stream, used: false } });
+    defineProperty(self, BODY, { value: record({ bytes: bytes, stream: stream, used: false }) });
 }
 function bodyIsUsed(body) { return body.used || (body.stream !== null && body.stream.disturbed); }
 function bodyStreamOf(body) {
@@ -420,7 +423,7 @@ function consumeBody(self, what, finish) {
     if (body.stream !== null && body.stream.reader !== null) return rejectedWith(new TypeErrorCtor(label + 'body stream is locked'));
     var bytes;
     if (body.stream === null) {
-        body.used = true;
+        if (body.bytes !== null) body.used = true;  // a null body is never "used"
         bytes = resolvedWith(body.bytes !== null ? body.bytes : new Uint8(0));
     } else {
         bytes = readAll(body.stream);
@@ -467,10 +470,20 @@ function defineBody(prototype) {
 // The second body of a clone: the same bytes, or one branch of the stream teed (the original
 // body keeps the other).
 function cloneBody(body) {
-    if (body.stream === null) return { bytes: body.bytes, stream: null };
+    if (body.stream === null) return record({ bytes: body.bytes, stream: null });
     var branches = teeState(body.stream);
     body.stream = branches[0];
-    return { bytes: null, stream: branches[1] };
+    return record({ bytes: null, stream: branches[1] });
+}
+// A copy of a request's or response's state (its own keys; a fresh header list, same guard).
+function copyState(state) {
+    var copy = record({}), keys = keysOf(state);
+    for (var i = 0; i < keys.length; i++) copy[keys[i]] = state[keys[i]];
+    var headers = new Headers(), from = headersState(state.headers), to = headersState(headers);
+    for (i = 0; i < from.list.length; i++) hostAdd(to.list, [from.list[i][0], from.list[i][1]]);
+    to.immutable = from.immutable;
+    copy.headers = headers;
+    return copy;
 }
 
 // --- Request --------------------------------------------------------------------------------------
@@ -508,10 +521,10 @@ function Request(input, init) {
         method = settings.method, mode = settings.mode, redirect = settings.redirect, signal = settings.signal,
         timeout = settings.timeout;
     var state = source !== undefined
-        ? { url: source.url, method: source.method, mode: source.mode, credentials: source.credentials, cache: source.cache,
-            redirect: source.redirect, signal: source.signal, timeout: source.timeout, headers: null }
-        : { url: parseRequestURL(input, what), method: 'GET', mode: 'cors', credentials: 'same-origin', cache: 'default',
-            redirect: 'follow', signal: null, timeout: undefined, headers: null };
+        ? record({ url: source.url, method: source.method, mode: source.mode, credentials: source.credentials, cache: source.cache,
+            redirect: source.redirect, signal: source.signal, timeout: source.timeout, headers: null })
+        : record({ url: parseRequestURL(input, what), method: 'GET', mode: 'cors', credentials: 'same-origin', cache: 'default',
+            redirect: 'follow', signal: null, timeout: undefined, headers: null });
     if (cache !== undefined) state.cache = enumValue(cache, ['default', 'no-store', 'reload', 'no-cache', 'force-cache', 'only-if-cached'], 'RequestCache', what);
     if (credentials !== undefined) state.credentials = enumValue(credentials, ['omit', 'same-origin', 'include'], 'RequestCredentials', what);
     if (method !== undefined) state.method = requestMethod(method, what);
@@ -545,7 +558,9 @@ function Request(input, init) {
         makeBody(this, extracted.bytes, null);
     } else if (sourceBody !== null && (sourceBody.bytes !== null || sourceBody.stream !== null)) {
         if (state.method === 'GET' || state.method === 'HEAD') throw new TypeErrorCtor(what + ': Request with GET/HEAD method cannot have body.');
-        if (bodyIsUsed(sourceBody)) throw new TypeErrorCtor(what + ': Cannot construct a Request with a Request object that has already been used.');
+        if (bodyIsUsed(sourceBody) || (sourceBody.stream !== null && sourceBody.stream.reader !== null)) {
+            throw new TypeErrorCtor(what + ': Cannot construct a Request with a Request object that has already been used.');
+        }
         makeBody(this, sourceBody.bytes, sourceBody.stream);
         sourceBody.used = true;  // the body moved to the new request
     } else {
@@ -568,10 +583,8 @@ defineMethods(Request.prototype, {
     clone: function clone() {
         var state = requestState(this), body = stateOf(this, BODY);
         if (bodyIsUsed(body)) throw new TypeErrorCtor("Failed to execute 'clone' on 'Request': Request body is already used");
-        var copy = create(Request.prototype), copied = {}, second = cloneBody(body);
-        for (var key in state) copied[key] = state[key];
-        copied.headers = new Headers(state.headers);
-        defineProperty(copy, REQUEST, { value: copied });
+        var copy = create(Request.prototype), second = cloneBody(body);
+        defineProperty(copy, REQUEST, { value: copyState(state) });
         makeBody(copy, second.bytes, second.stream);
         return copy;
     }
@@ -605,8 +618,8 @@ function Response(body, init) {
         bytes = extracted.bytes;
         stream = extracted.stream;
     }
-    makeResponse(this, { type: 'default', url: '', redirected: false, status: status, statusText: statusText, headers: headers },
-        bytes, stream);
+    makeResponse(this, record({ type: 'default', url: '', redirected: false, status: status, statusText: statusText,
+        headers: headers }), bytes, stream);
 }
 function responseState(self) { return stateOf(self, RESPONSE); }
 function immutableHeaders(init) {
@@ -615,16 +628,16 @@ function immutableHeaders(init) {
     return headers;
 }
 defineProperty(Response, 'error', { value: function error() {
-    return makeResponse(create(Response.prototype), { type: 'error', url: '', redirected: false, status: 0, statusText: '',
-        headers: immutableHeaders() }, null, null);
+    return makeResponse(create(Response.prototype), record({ type: 'error', url: '', redirected: false, status: 0, statusText: '',
+        headers: immutableHeaders() }), null, null);
 }, writable: true, enumerable: true, configurable: true });
 defineProperty(Response, 'redirect', { value: function redirect(url, status) {
     var what = "Failed to execute 'redirect' on 'Response'";
     requireArguments(arguments.length, 1, what);
     var target = parseRequestURL(url, what), code = status === undefined ? 302 : +status;
     if (code !== 301 && code !== 302 && code !== 303 && code !== 307 && code !== 308) throw new RangeErrorCtor(what + ': Invalid status code');
-    return makeResponse(create(Response.prototype), { type: 'default', url: '', redirected: false, status: code, statusText: '',
-        headers: immutableHeaders([['Location', target]]) }, null, null);
+    return makeResponse(create(Response.prototype), record({ type: 'default', url: '', redirected: false, status: code,
+        statusText: '', headers: immutableHeaders([['Location', target]]) }), null, null);
 }, writable: true, enumerable: true, configurable: true });
 defineProperty(Response, 'json', { value: function json(data, init) {
     var text = JSONStringify(data);
@@ -642,12 +655,8 @@ defineMethods(Response.prototype, {
     clone: function clone() {
         var state = responseState(this), body = stateOf(this, BODY);
         if (bodyIsUsed(body)) throw new TypeErrorCtor("Failed to execute 'clone' on 'Response': Response body is already used");
-        var copied = {};
-        for (var key in state) copied[key] = state[key];
-        copied.headers = new Headers(state.headers);
-        headersState(copied.headers).immutable = headersState(state.headers).immutable;
         var second = cloneBody(body);
-        return makeResponse(create(Response.prototype), copied, second.bytes, second.stream);
+        return makeResponse(create(Response.prototype), copyState(state), second.bytes, second.stream);
     }
 });
 defineGlobal('Response', Response);
@@ -665,15 +674,15 @@ function abortAlgorithm(signal, algorithm) {
     };
 }
 function endTransfer(id) {
-    var record = transfers[id];
-    if (record === undefined) return undefined;
+    var transfer = transfers[id];
+    if (transfer === undefined) return undefined;
     delete transfers[id];
-    record.forget();
-    return record;
+    transfer.forget();
+    return transfer;
 }
-function failTransfer(record, error) {
-    if (record.response === null) record.reject(error);
-    else if (record.stream !== null) errorStream(record.stream, error);
+function failTransfer(transfer, error) {
+    if (transfer.response === null) transfer.reject(error);
+    else if (transfer.stream !== null) errorStream(transfer.stream, error);
 }
 function fetch(input, init) {
     var request;
@@ -681,22 +690,25 @@ function fetch(input, init) {
     var state = requestState(request), body = stateOf(request, BODY), signal = signalState(state.signal);
     if (signal.aborted) return rejectedWith(signal.reason);
     if (bodyIsUsed(body)) return rejectedWith(new TypeErrorCtor("Failed to execute 'fetch': Cannot construct a Request with a Request object that has already been used."));
+    if (body.stream !== null && body.stream.reader !== null) {
+        return rejectedWith(new TypeErrorCtor("Failed to execute 'fetch': the request's body stream is locked"));
+    }
     var bodyBytes = body.bytes !== null ? body.bytes : body.stream !== null ? readAll(body.stream) : null;
     return new PromiseCtor(function (resolve, reject) {
         function start(bytes) {
             if (signal.aborted) { reject(signal.reason); return; }
             var list = headersState(state.headers).list, flat = hostList();
             for (var i = 0; i < list.length; i++) { hostAdd(flat, list[i][0]); hostAdd(flat, list[i][1]); }
-            var description = setPrototypeOf({ url: state.url, method: state.method, headers: flat, body: bytes === null ? undefined : bytes,
-                redirect: state.redirect, timeout: state.timeout }, null);
+            var description = record({ url: state.url, method: state.method, headers: flat, body: bytes === null ? undefined : bytes,
+                redirect: state.redirect, timeout: state.timeout });
             body.used = bytes !== null || body.used;
-            var id = send(description), record = { resolve: resolve, reject: reject, response: null, stream: null, forget: null,
-                method: state.method };
-            transfers[id] = record;
-            record.forget = abortAlgorithm(state.signal, function (reason) {
+            var id = send(description), transfer = record({ resolve: resolve, reject: reject, response: null, stream: null,
+                forget: null, method: state.method });
+            transfers[id] = transfer;
+            transfer.forget = abortAlgorithm(state.signal, function (reason) {
                 if (endTransfer(id) === undefined) return;
                 cancelTransfer(id);
-                failTransfer(record, reason);
+                failTransfer(transfer, reason);
             });
         }
         if (bodyBytes !== null && !(bodyBytes instanceof Uint8)) whenSettled(bodyBytes, start, reject);
@@ -709,31 +721,31 @@ interfaces.push(ReadableStream, ReadableStreamDefaultReader, ReadableStreamDefau
 // The host's events for transfer `id`: 0 head (status, statusText, url, redirected, [name, value,
 // …], type), 1 chunk (a Uint8Array), 2 end, 3 error (name, message).
 return function onTransfer(id, kind, a, b, c, d, e, f) {
-    var record = transfers[id];
-    if (record === undefined) return;
+    var transfer = transfers[id];
+    if (transfer === undefined) return;
     if (kind === 0) {
         var headers = new Headers(), list = headersState(headers).list;
         for (var i = 0; i + 1 < e.length; i += 2) hostAdd(list, [e[i], e[i + 1]]);
         headersState(headers).immutable = true;
-        var empty = f === 'opaqueredirect' || isNullBodyStatus(a) || record.method === 'HEAD', stream = null;
+        var empty = f === 'opaqueredirect' || isNullBodyStatus(a) || transfer.method === 'HEAD', stream = null;
         if (!empty) {
             stream = newStreamState(0);
             stream.onRead = function (chunk) { readBytes(id, chunk.length); };
             stream.cancel = function () { if (endTransfer(id) !== undefined) cancelTransfer(id); };
         }
-        record.stream = stream;
-        record.response = makeResponse(create(Response.prototype), { type: f, url: a === 0 ? '' : c, redirected: d, status: a,
-            statusText: b, headers: headers }, null, stream);
-        record.resolve(record.response);
+        transfer.stream = stream;
+        transfer.response = makeResponse(create(Response.prototype), record({ type: f, url: c, redirected: d, status: a,
+            statusText: b, headers: headers }), null, stream);
+        transfer.resolve(transfer.response);
     } else if (kind === 1) {
-        if (record.stream === null || !enqueueChunk(record.stream, a)) readBytes(id, a.length);
+        if (transfer.stream === null || !enqueueChunk(transfer.stream, a)) readBytes(id, a.length);
     } else if (kind === 2) {
         endTransfer(id);
-        if (record.response === null) record.reject(new TypeErrorCtor('Failed to fetch: the transfer ended without a response'));
-        else if (record.stream !== null) closeStream(record.stream);
+        if (transfer.response === null) transfer.reject(new TypeErrorCtor('Failed to fetch: the transfer ended without a response'));
+        else if (transfer.stream !== null) closeStream(transfer.stream);
     } else {
         endTransfer(id);
-        failTransfer(record, a === 'TimeoutError' ? domException(b, 'TimeoutError') : new TypeErrorCtor('Failed to fetch: ' + b));
+        failTransfer(transfer, a === 'TimeoutError' ? domException(b, 'TimeoutError') : new TypeErrorCtor('Failed to fetch: ' + b));
     }
 };
 }

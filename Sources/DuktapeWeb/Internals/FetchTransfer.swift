@@ -48,11 +48,17 @@ final class FetchTransfer: Sendable {
 
     var isEnded: Bool { state.withLock { $0.ended } }
 
-    /// Counts `count` bytes handed to the page, then waits while too many are unread.
-    func delivered(_ count: Int) async {
+    /// Counts `count` bytes about to be handed to the page (before they are posted, so that
+    /// the page reading them first can never leave them counted).
+    func willDeliver(_ count: Int) {
+        state.withLock { $0.unread += max(0, count) }
+    }
+
+    /// Waits while more than `highWater` bytes are unread, until the page reads below
+    /// `lowWater` (or the transfer ends).
+    func waitForRoom() async {
         let unread = state.withLock { state -> Int? in
-            state.unread += count
-            return state.unread > Self.highWater && !state.ended ? state.unread : nil
+            state.unread > Self.highWater && !state.ended ? state.unread : nil
         }
         guard let unread else { return }
         onPause?(unread)
@@ -70,10 +76,12 @@ final class FetchTransfer: Sendable {
         }
     }
 
-    /// The page read `count` bytes.
+    /// The page read `count` bytes (a count the page cannot make negative or larger than what
+    /// is unread).
     func read(_ count: Int) {
+        guard count > 0 else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.unread = max(0, state.unread - count)
+            state.unread -= min(count, state.unread)
             return state.unread <= Self.lowWater ? state.waiter.take() : nil
         }
         waiter?.resume()

@@ -28,13 +28,20 @@ struct FetchRequest: Sendable {
 /// A transfer's terminal event ends its pending-work handle, so a loop run until idle waits
 /// for it; closing the page abandons every transfer (their connections are closed).
 final class PageNetwork: @unchecked Sendable {
-    // @unchecked: `dispatcher` is set once, before the loop starts, and read on its thread;
-    // `nextID` is used on the loop's thread only; the transfers are behind a mutex.
+    // @unchecked: `dispatcher` is set once, before the loop starts; it and `nextID` are used
+    // only inside calls from the page's context (natives and posted work), which the VM's lock
+    // serializes; the transfers are behind a mutex.
     private let loop: DuktapeRuntime.EventLoop
     private let policy: RequestPolicy
     private let userAgent: String
     private let defaultTimeout: Duration?
-    private let transfers = Mutex<[Int: FetchTransfer]>([:])
+    private let transfers = Mutex(Transfers())
+    private let client: HTTPClient
+
+    private struct Transfers {
+        var running: [Int: FetchTransfer] = [:]
+        var closed = false
+    }
     private var nextID = 0
     var dispatcher: JSValue?
     private let pauseObserverStorage = Mutex<(@Sendable (Int) -> Void)?>(nil)
@@ -45,24 +52,30 @@ final class PageNetwork: @unchecked Sendable {
         set { pauseObserverStorage.withLock { $0 = newValue } }
     }
 
-    /// One client for every page: a connection pool shared by the process, redirects left to
-    /// the page (each hop is checked by its policy), bodies decompressed (gzip, deflate), and a
-    /// refused connection failing at once, as in browsers (async-http-client would otherwise
-    /// retry until the connect timeout).
-    static let client: HTTPClient = {
+    /// The page's client, with its own connection pool (a page that leaves bodies unread
+    /// holds only its own connections), on the process's shared event loops: redirects left to
+    /// the page (each hop is checked by its policy), bodies decompressed (gzip, deflate; at most
+    /// 1,000 times the compressed size, against decompression bombs), and a refused connection
+    /// failing at once, as in browsers (async-http-client would retry until the connect timeout).
+    private static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(30))
-        configuration.decompression = .enabled(limit: .none)
+        configuration.decompression = .enabled(limit: .ratio(1000))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    }
 
     init(loop: DuktapeRuntime.EventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?) {
         self.loop = loop
         self.policy = policy
         self.userAgent = userAgent
         self.defaultTimeout = defaultTimeout
+        client = Self.makeClient()
+    }
+
+    deinit {
+        cancelAll()
     }
 
     /// The natives `BrowserScript` takes for fetch.
@@ -83,21 +96,27 @@ final class PageNetwork: @unchecked Sendable {
         return natives
     }
 
-    /// Abandons every transfer (the page closed).
+    /// Abandons every transfer and refuses new ones (the page closed), and shuts the client
+    /// down. Idempotent.
     func cancelAll() {
-        let all = transfers.withLock { transfers -> [FetchTransfer] in
-            defer { transfers = [:] }
-            return Array(transfers.values)
+        let all = transfers.withLock { transfers -> [FetchTransfer]? in
+            guard !transfers.closed else { return nil }
+            transfers.closed = true
+            defer { transfers.running = [:] }
+            return Array(transfers.running.values)
         }
+        guard let all else { return }
         for transfer in all { transfer.abandon() }
+        let client = self.client
+        Task { try? await client.shutdown() }
     }
 
     private func transfer(_ id: Int) -> FetchTransfer? {
-        transfers.withLock { $0[id] }
+        transfers.withLock { $0.running[id] }
     }
 
     private func cancel(_ id: Int) {
-        transfers.withLock { $0.removeValue(forKey: id) }?.abandon()
+        transfers.withLock { $0.running.removeValue(forKey: id) }?.abandon()
     }
 
     // MARK: - Starting a transfer
@@ -109,7 +128,14 @@ final class PageNetwork: @unchecked Sendable {
         nextID += 1
         let id = nextID
         let transfer = FetchTransfer(id: id, pending: loop.beginPendingWork(), onPause: pauseObserver)
-        transfers.withLock { $0[id] = transfer }
+        let closed = transfers.withLock { transfers -> Bool in
+            if !transfers.closed { transfers.running[id] = transfer }
+            return transfers.closed
+        }
+        if closed {
+            transfer.abandon()  // the page is closing: nothing starts, and nothing is posted
+            return id
+        }
         let request: FetchRequest
         do {
             request = try Self.request(from: description, defaultTimeout: defaultTimeout)
@@ -184,7 +210,7 @@ final class PageNetwork: @unchecked Sendable {
     private func finish(_ transfer: FetchTransfer, _ event: Event) {
         let id = transfer.id
         guard transfer.finish(posting: { [weak self] _ in self?.dispatch(id, event) }) else { return }
-        transfers.withLock { _ = $0.removeValue(forKey: id) }
+        transfers.withLock { _ = $0.running.removeValue(forKey: id) }
     }
 
     private func fail(_ transfer: FetchTransfer, name: String, message: String) {
@@ -218,7 +244,7 @@ final class PageNetwork: @unchecked Sendable {
                     try await readFile(request, redirected: redirected, on: transfer)
                     return
                 }
-                let response = try await Self.client.execute(httpRequest(for: request), deadline: .distantFuture)
+                let response = try await client.execute(httpRequest(for: request), deadline: .distantFuture)
                 let status = Int(response.status.code)
                 if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
                     try await Self.discard(response.body)
@@ -240,19 +266,24 @@ final class PageNetwork: @unchecked Sendable {
                             request.body = nil
                             request.headers.removeAll { Self.isRequestBodyHeader($0.name) }
                         }
+                        // Credentials stay with their origin (Fetch drops Authorization across origins).
+                        if next.origin != request.url.origin {
+                            request.headers.removeAll { Self.credentialHeaders.contains($0.name.lowercased()) }
+                        }
                         request.url = next
                         redirected = true
                         continue
                     }
                 }
                 var headers: [String] = []
-                for (name, value) in response.headers { headers += [name, value] }
+                for (name, value) in response.headers { headers += [name, Self.byteString(value)] }
                 sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
                          headers: headers, type: "basic")
                 for try await chunk in response.body {
                     guard !transfer.isEnded else { return }
+                    transfer.willDeliver(chunk.readableBytes)
                     post(transfer, .chunk(Data(chunk.readableBytesView)))
-                    await transfer.delivered(chunk.readableBytes)
+                    await transfer.waitForRoom()
                 }
                 finish(transfer, .end)
                 return
@@ -281,6 +312,8 @@ final class PageNetwork: @unchecked Sendable {
         return http
     }
 
+    private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
     private static func isRequestBodyHeader(_ name: String) -> Bool {
         ["content-encoding", "content-language", "content-location", "content-type"].contains(name.lowercased())
     }
@@ -288,6 +321,14 @@ final class PageNetwork: @unchecked Sendable {
     /// Reads and drops a redirect's body (bounded: a redirect with a huge body is an error).
     private static func discard(_ body: HTTPClientResponse.Body) async throws {
         _ = try await body.collect(upTo: 1 << 20)
+    }
+
+    /// A header value as the bytes it was on the wire, one character per byte (Fetch's byte
+    /// strings, which `Headers` takes back unchanged).
+    private static func byteString(_ value: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for byte in value.utf8 { scalars.append(Unicode.Scalar(byte)) }
+        return String(scalars)
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -309,21 +350,23 @@ final class PageNetwork: @unchecked Sendable {
             throw FetchFailure("\(request.url.href): file URLs can only be read (GET), not \(request.method)")
         }
         guard let path = RequestPolicy.filePath(request.url) else { throw FetchFailure("\(request.url.href) is not a local file") }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+        // Regular files only: opening a FIFO or a device could block or never end.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular,
               let handle = FileHandle(forReadingAtPath: path) else {
             throw FetchFailure("\(request.url.href): no such file")
         }
         defer { try? handle.close() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let size = (attributes[.size] as? NSNumber)?.intValue
         var headers = ["Content-Type", Self.contentType(ofPath: path)]
         if let size { headers += ["Content-Length", String(size)] }
         sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
         if request.method == "GET" {
             while !transfer.isEnded, !Task.isCancelled {
                 guard let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
+                transfer.willDeliver(chunk.count)
                 post(transfer, .chunk(chunk))
-                await transfer.delivered(chunk.count)
+                await transfer.waitForRoom()
             }
         }
         finish(transfer, .end)
