@@ -63,6 +63,8 @@ demo: deps
 	@$(SWIFT) run export
 	@echo; echo "== Example: async (event loop, timers, promises both ways, console, require)"
 	@$(SWIFT) run async
+	@echo; echo "== Example: loader (WebLoader: GET, POST, upload, download, streamed download)"
+	@$(SWIFT) run loader
 
 # Runs W0-W11 against raw Duktape (unprotected and protected), JavaScriptCore and Node, and
 # writes Benchmarks/RESULTS.md and Benchmarks/RESULTS.svg.
@@ -83,7 +85,7 @@ bench-check: bench-check-deps
 # or a failed round trip stops the run and leaves the input in Fuzz/.findings.
 # `make fuzz SECONDS=600 FUZZERS=convert` runs one harness for ten minutes.
 SECONDS ?= 60
-FUZZERS ?= evaluate convert callbacks
+FUZZERS ?= evaluate convert callbacks bridge
 FUZZ_BUILD = $(SWIFT) build -c release --package-path Fuzz --scratch-path Fuzz/.build \
 	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 fuzz-build: deps

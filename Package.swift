@@ -56,12 +56,20 @@ let package = Package(
             name: "DuktapeWebTests",
             dependencies: [
                 "DuktapeWeb",
+                "TestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A real HTTP server on 127.0.0.1 for the tests (raw NIO, so that it can misbehave).
+        .target(
+            name: "TestServer",
+            dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            path: "Tests/TestServer",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -75,6 +83,7 @@ let package = Package(
             dependencies: [
                 "DuktapeCore",
                 "DuktapeRuntime",
+                "DuktapeWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -94,6 +103,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "loader",
+            dependencies: [
+                "DuktapeWeb",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/Examples/loader",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "export",
             dependencies: ["DuktapeCore"],
             path: "Sources/Examples/export",
@@ -107,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["async", "blocks", "export", "ChildProcess"],
+            dependencies: ["async", "blocks", "export", "loader", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -130,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "dukjsTests",
-            dependencies: ["dukjs", "ChildProcess"],
+            dependencies: ["dukjs", "ChildProcess", "TestServer"],
             swiftSettings: swiftSettings
         ),
     ],

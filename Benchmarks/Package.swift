@@ -63,5 +63,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("m")]
         ),
         .executableTarget(name: "startup-jsc", dependencies: ["CJavaScriptCore"]),
+        // W12: WebLoader's requests and bridge encodings (scripts/web_bench.py).
+        .executableTarget(name: "web-requests", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),
     ]
 )

@@ -11,6 +11,7 @@ import PackageDescription
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 let rootPackage = root.lastPathComponent.lowercased()
 let core = Target.Dependency.product(name: "DuktapeCore", package: rootPackage)
+let web = Target.Dependency.product(name: "DuktapeWeb", package: rootPackage)
 
 let package = Package(
     name: "DuktapeCoreFuzz",
@@ -20,6 +21,7 @@ let package = Package(
         .executableTarget(name: "fuzz-evaluate", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-convert", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-callbacks", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-bridge", dependencies: [web, "FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

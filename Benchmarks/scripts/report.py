@@ -245,6 +245,30 @@ if memory:
         ratio = f"{values[0] / values[1]:.2f}" if values[0] is not None and values[1] else "–"
         lines.append(f"| {label} | " + " | ".join(f"{v / 1024:.0f}" if v is not None else "–" for v in values) + f" | {ratio} |")
 
+web_path = os.path.join(results, "web.json")
+if os.path.exists(web_path):
+    web = json.load(open(web_path))
+    gib = web["bytes"] / (1 << 30)
+    lines += ["", f"## W12: the web host against curl ({gib:g} GiB streamed download, 1,000 requests)", "",
+              "`scripts/web_bench.py`: Python's `http.server` on 127.0.0.1 serves the files; `dukjs fetch -o` (WebLoader's",
+              "`downloadStream`: the page's `fetch`, its reader, the bridge, a file written chunk by chunk) and `curl -o`",
+              "fetch the same file in the same run, three times each, both checked by SHA-256; dukjs's resident memory",
+              "is sampled every 50 ms. The 1,000 GETs of a small JSON file go through one WebLoader (one page), one after",
+              "another; curl fetches the same 1,000 URLs in one process.", "",
+              "| measure | ours | curl | ours/curl |", "| --- | --- | --- | --- |",
+              f"| streamed download, MiB/s (median of 3) | {web['ours_mib_s']:.0f} | {web['curl_mib_s']:.0f} | {web['throughput_ratio']:.2f} |",
+              f"| requests per second (best of 3) | {web['ours_requests_per_s']:.0f} | {web['curl_requests_per_s']:.0f} | "
+              f"{web['ours_requests_per_s'] / web['curl_requests_per_s']:.2f} |",
+              "",
+              f"Resident memory of `dukjs fetch` during the download: growth {max(web['rss_growth_mib']):.1f} MiB at most "
+              f"(peak {max(web['rss_peak_mib']):.0f} MiB) over three runs."]
+    bridge = web.get("bridge", {})
+    if bridge:
+        lines += ["", "Bytes across the bridge (`downloadFile` of a 16 MiB body, best of 3):", "",
+                  "| encoding | MiB/s |", "| --- | --- |"]
+        for name, row in bridge.items():
+            lines.append(f"| {name} | {row['bytes'] / (1 << 20) / row['seconds']:.0f} |")
+
 instructions_path = os.path.join(results, "instructions.json")
 if os.path.exists(instructions_path):
     counts = json.load(open(instructions_path))

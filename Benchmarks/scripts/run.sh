@@ -15,6 +15,7 @@ swift build -c release --product startup-raw
 swift build -c release --product startup-jsc
 swift build -c release --product memory-probe
 swift build -c release --product instruction-probe
+swift build -c release --product web-requests
 
 echo "== W1-W10: package-benchmark"
 # One workload group at a time, so that ours, raw and jsc of a workload are measured close
@@ -55,6 +56,9 @@ for engine in ours raw jsc; do
         done
     done > "$results/memory-$engine.txt"
 done
+
+echo "== W12: the web host (1 GiB streamed download and 1,000 requests against curl)"
+/usr/bin/python3 scripts/web_bench.py "$results" ../.build/release/dukjs .build/release/web-requests > "$results/web.log"
 
 echo "== instructions per operation (callgrind)"
 /usr/bin/python3 scripts/instructions.py .build/release/instruction-probe --json "$results/instructions.json"

@@ -1,5 +1,5 @@
 /// What a `WebPage.load(html:baseURL:)` did: the document's scripts that threw (the page goes on
-/// loading, as browsers do) and those it did not run.
+/// loading, as browsers do) and those it did not run (or could not load).
 ///
 /// ```swift
 /// let result = try await page.load(html: html, baseURL: nil)
@@ -15,7 +15,7 @@ public struct PageLoad: Sendable, Equatable {
         /// ```
         public let index: Int
         /// Why: `type="module"` (modules are not supported), a type that is not JavaScript (a
-        /// data block), or a `src` (external scripts need the page's networking, not built yet).
+        /// data block), or a `src` that could not be loaded (and why).
         ///
         /// ```swift
         /// for skipped in result.skippedScripts { print(skipped.index, skipped.reason) }

@@ -80,13 +80,14 @@ public final class WebLoader: @unchecked Sendable {
     public func evaluate(
         _ body: WebLoaderRequest, completionHandler: @escaping @Sendable (WebLoaderResponse, (any Error)?) -> Void
     ) {
-        let transfer = LoaderTransfer(request: body, directory: configuration.streamDirectory) { [weak self] response, error in
-            if response.isTerminal { self?.forget(body.requestID) }
-            completionHandler(response, error)
-        }
+        let transfer = LoaderTransfer(request: body, directory: configuration.streamDirectory, onEnd: { [weak self] ended in
+            self?.forget(ended)
+        }, handler: completionHandler)
         let refusal = lock.withLock { () -> String? in
             if closed { return "the loader is closed" }
-            if transfers[body.requestID] != nil { return "a request with the id \(body.requestID) is already running" }
+            if let running = transfers[body.requestID], !running.isEnded {
+                return "a request with the id \(body.requestID) is already running"
+            }
             transfers[body.requestID] = transfer
             return nil
         }
@@ -115,6 +116,8 @@ public final class WebLoader: @unchecked Sendable {
                     guard response.isTerminal else { return }
                     if let error { outcome.resume(throwing: error) } else { outcome.resume(returning: response) }
                 }
+                // Cancelled before the request was registered: the handler below came too early.
+                if Task.isCancelled { cancel(requestID: body.requestID) }
             }
         } onCancel: {
             cancel(requestID: body.requestID)
@@ -140,7 +143,9 @@ public final class WebLoader: @unchecked Sendable {
                     continuation.finish(throwing: error)
                     return
                 }
-                continuation.yield(response)
+                if case .terminated = continuation.yield(response), case .streamEnd(let file) = response.type {
+                    try? FileManager.default.removeItem(at: file)  // nobody is left to take it
+                }
                 if response.isTerminal { continuation.finish() }
             }
         }
@@ -155,7 +160,7 @@ public final class WebLoader: @unchecked Sendable {
     public func cancel(requestID: String) {
         guard let transfer = lock.withLock({ transfers[requestID] }) else { return }
         transfer.fail(.cancelled(requestID: requestID))
-        abortInPage(transfer.request)
+        abortInPage(transfer)
     }
 
     /// Cancels every request of the loader.
@@ -187,28 +192,32 @@ public final class WebLoader: @unchecked Sendable {
 
     // MARK: - Internals
 
-    private func forget(_ requestID: String) {
-        _ = lock.withLock { transfers.removeValue(forKey: requestID) }
-    }
-
     private func start(_ transfer: LoaderTransfer) async {
         let request = transfer.request
         let id = request.requestID
+        var slot: Task<WebPage, any Error>?
         do {
             guard request.method == .nativeLog || ["http", "https"].contains(request.url.scheme?.lowercased() ?? "") else {
                 throw WebLoaderError.invalidRequest(requestID: id, message: "\(request.url.absoluteString) is not an http or https URL")
             }
-            let page = try await page(for: request.url)
-            if let timeout = configuration.timeout { watch(transfer, timeout: timeout) }
+            if request.method == .uploadData && request.uploadData == nil {
+                throw WebLoaderError.invalidRequest(requestID: id, message: "uploadData needs the bytes to upload (uploadData is nil)")
+            }
+            let initDictionary = try requestInit(for: request)
+            let (page, task) = try await page(for: request.url, requestID: id)
+            slot = task
+            // Cancelled (or timed out) while the page was made: nothing is sent.
+            guard !transfer.isEnded else { return }
+            transfer.page = page
+            if let timeout = configuration.timeout { watch(transfer, timeout: timeout, grace: !request.method.isStream) }
             if request.method == .nativeLog {
                 _ = try await page.callAsyncJavaScript("log(text)", arguments: ["text": request.methodArguments ?? ""])
                 transfer.logged(request.methodArguments ?? "")
                 return
             }
             var arguments: [String: Any] = [
-                "method": request.method.functionName, "requestId": id, "url": request.url.absoluteString,
-                "init": try requestInit(for: request), "encoding": configuration.binaryEncoding.rawValue,
-                "postData": request.postData ?? [:],
+                "method": request.method.functionName, "requestId": id, "token": transfer.token, "url": request.url.absoluteString,
+                "init": initDictionary, "encoding": configuration.binaryEncoding.rawValue, "postData": request.postData ?? [:],
             ]
             if let upload = request.uploadData {
                 arguments["upload"] = configuration.binaryEncoding == .base64 ? upload.base64EncodedString() : upload
@@ -216,19 +225,32 @@ public final class WebLoader: @unchecked Sendable {
                 arguments["upload"] = NSNull()
             }
             _ = try await page.callAsyncJavaScript(
-                "loader.run(method, requestId, url, init, postData, upload, encoding)", arguments: arguments)
+                "loader.run(method, requestId, url, init, postData, upload, encoding, token)", arguments: arguments)
+            // Ended while the call was on its way: the page's fetch may have started after the abort.
+            if transfer.isEnded { abortInPage(transfer) }
         } catch let error as WebLoaderError {
             transfer.fail(error)
         } catch {
-            if case WebPageError.closed = error { dropPage(for: request.url) }
+            if case WebPageError.closed = error, let slot { dropPage(slot, for: request.url) }
             transfer.fail(.failed(requestID: id, message: "the page could not start the request: \(error)"))
         }
     }
 
     /// The `RequestInit` the page's `fetch` gets (a value, converted, never source).
     private func requestInit(for request: WebLoaderRequest) throws -> [String: Any] {
-        var headers: [String: Any] = ["user-agent": request.userAgent ?? configuration.page.userAgent]
+        var headers: [String: Any] = [:]
+        for (name, value) in request.headers where !["user-agent", "content-type"].contains(name.lowercased()) {
+            headers[name] = value
+        }
+        let extraContentType = request.headers.first { $0.key.lowercased() == "content-type" }?.value
+        let extraUserAgent = request.headers.first { $0.key.lowercased() == "user-agent" }?.value
+        headers["user-agent"] = request.userAgent ?? extraUserAgent ?? configuration.page.userAgent
         var initDictionary: [String: Any] = ["method": "GET", "cache": "no-cache"]
+        if let contentType = extraContentType { headers["content-type"] = contentType }
+        if let body = request.httpBody, request.method != .postData, request.method != .uploadData {
+            initDictionary["body"] = body
+            initDictionary["method"] = "POST"
+        }
         if let contentType = request.contentType { headers["content-type"] = contentType }
         switch request.method {
         case .postData:
@@ -251,6 +273,7 @@ public final class WebLoader: @unchecked Sendable {
         case .getData, .nativeLog:
             break
         }
+        if let method = request.httpMethod { initDictionary["method"] = method }
         if !request.method.isStream, let timeout = configuration.timeout, timeout.isFinite, timeout >= 0 {
             initDictionary["timeout"] = min(timeout, 1e9) * 1000
         }
@@ -258,39 +281,50 @@ public final class WebLoader: @unchecked Sendable {
         return initDictionary
     }
 
-    /// Fails `transfer` when its page sends nothing for `timeout` seconds.
-    private func watch(_ transfer: LoaderTransfer, timeout: TimeInterval) {
+    /// Fails `transfer` when its page sends nothing for `timeout` seconds (one-shot requests
+    /// get a second more, so that their fetch's own timeout, a `TimeoutError`, comes first).
+    private func watch(_ transfer: LoaderTransfer, timeout: TimeInterval, grace: Bool) {
         guard timeout.isFinite, timeout >= 0 else { return }
-        let limit = Duration.milliseconds(Int64(min(timeout, 1e9) * 1000))
-        Task { [weak self] in
-            while !transfer.isEnded {
-                let deadline = transfer.lastActivity + limit
+        let limit = Duration.milliseconds(Int64(min(timeout, 1e9) * 1000)) + (grace ? .seconds(1) : .zero)
+        transfer.own(Task { [weak self, weak transfer] in
+            while let current = transfer, !current.isEnded {
+                let deadline = current.lastActivity + limit
                 if ContinuousClock.now >= deadline {
-                    transfer.fail(.timedOut(requestID: transfer.request.requestID))
-                    self?.abortInPage(transfer.request)
+                    current.fail(.timedOut(requestID: current.request.requestID))
+                    self?.abortInPage(current)
                     return
                 }
-                try? await Task.sleep(until: deadline, clock: .continuous)
+                do {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                } catch {
+                    return  // the request ended
+                }
             }
-        }
+        })
     }
 
-    private func abortInPage(_ request: WebLoaderRequest) {
-        guard let page = lock.withLock({ pages[Self.origin(of: request.url)] }) else { return }
-        Task { _ = try? await page.value.callAsyncJavaScript("loader.cancel(id)", arguments: ["id": request.requestID]) }
+    /// Aborts the request's fetch in the page it runs on.
+    private func abortInPage(_ transfer: LoaderTransfer) {
+        guard let page = transfer.page else { return }
+        let token = transfer.token
+        Task { _ = try? await page.callAsyncJavaScript("loader.cancel(token)", arguments: ["token": token]) }
     }
 
-    /// The page for `url`'s origin, made and loaded with `loader.html` on first use.
-    func page(for url: URL) async throws -> WebPage {
+    /// The page for `url`'s origin (and the pool's task for it), made and loaded with
+    /// `loader.html` on first use. A page whose `loader.html` failed to run is not kept.
+    func page(for url: URL, requestID: String = "") async throws -> (WebPage, Task<WebPage, any Error>) {
         let origin = Self.origin(of: url)
         let task = try lock.withLock { () throws -> Task<WebPage, any Error> in
-            if closed { throw WebLoaderError.invalidRequest(requestID: "", message: "the loader is closed") }
+            if closed { throw WebLoaderError.invalidRequest(requestID: requestID, message: "the loader is closed") }
             if let existing = pages[origin] { return existing }
             let configuration = self.configuration
             let task = Task { [weak self] () throws -> WebPage in
                 let page = try WebPage(configuration: Self.pageConfiguration(configuration, loader: self))
                 do {
-                    try await page.load(html: try LoaderPage.html(), baseURL: URL(string: origin + "/"))
+                    let loaded = try await page.load(html: try LoaderPage.html(), baseURL: URL(string: origin + "/"))
+                    if let failure = loaded.scriptErrors.first {
+                        throw WebLoaderError.invalidRequest(requestID: requestID, message: "loader.html failed to run: \(failure)")
+                    }
                 } catch {
                     page.close()
                     throw error
@@ -301,15 +335,23 @@ public final class WebLoader: @unchecked Sendable {
             return task
         }
         do {
-            return try await task.value
+            return (try await task.value, task)
         } catch {
-            dropPage(for: url)
+            dropPage(task, for: url)
             throw error
         }
     }
 
-    private func dropPage(for url: URL) {
-        _ = lock.withLock { pages.removeValue(forKey: Self.origin(of: url)) }
+    /// Forgets the page of `url`'s origin if it is still `task`'s (a newer one stays), and
+    /// closes it.
+    private func dropPage(_ task: Task<WebPage, any Error>, for url: URL) {
+        let origin = Self.origin(of: url)
+        let removed = lock.withLock { () -> Bool in
+            guard pages[origin] == task else { return false }
+            pages[origin] = nil
+            return true
+        }
+        if removed { Task { try? await task.value.close() } }
     }
 
     private static func pageConfiguration(_ configuration: WebLoaderConfiguration, loader: WebLoader?) -> WebPageConfiguration {
@@ -318,7 +360,7 @@ public final class WebLoader: @unchecked Sendable {
         let controller = UserContentController()
         let logger = configuration.logger
         controller.addWithReply(name: "bridge") { [weak loader] message in
-            try loader?.route(message)
+            try await loader?.route(message)
             return nil
         }
         controller.add(name: "nativelog") { message in
@@ -328,16 +370,23 @@ public final class WebLoader: @unchecked Sendable {
         return page
     }
 
-    /// A bridge message, to its request.
-    private func route(_ message: ScriptMessage) throws {
+    /// A bridge message, to its request (the one with its `requestId` and the host's token).
+    private func route(_ message: ScriptMessage) async throws {
         guard let body = message.body as? [String: Any], let id = body["requestId"] as? String else {
             configuration.logger.warning("a bridge message without a requestId was ignored")
             return
         }
-        guard let transfer = lock.withLock({ transfers[id] }) else {
+        guard let transfer = lock.withLock({ transfers[id] }), transfer.token == body["token"] as? String else {
             throw ScriptMessageReplyError("no request \(id) is running")
         }
-        try transfer.receive(body)
+        try await transfer.receive(body)
+    }
+
+    /// Forgets an ended request (unless a newer one took its id).
+    private func forget(_ transfer: LoaderTransfer) {
+        lock.withLock {
+            if transfers[transfer.request.requestID] === transfer { transfers[transfer.request.requestID] = nil }
+        }
     }
 
     /// scheme://host:port, the key of the page pool.

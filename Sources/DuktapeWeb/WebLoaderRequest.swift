@@ -29,6 +29,15 @@ public struct WebLoaderRequest: @unchecked Sendable {
     public var postData: [String: Any]?
     /// `uploadData`'s file bytes.
     public var uploadData: Data?
+    /// More request headers (a Swift-first addition; `userAgent` and `contentType` win over
+    /// entries of the same names).
+    public var headers: [String: String] = [:]
+    /// The HTTP method, replacing the method's own (GET, or POST for `postData` and
+    /// `uploadData`): a Swift-first addition, used by `dukjs fetch --method`.
+    public var httpMethod: String?
+    /// The request body for `getData`, `downloadFile` and `downloadStream` (a Swift-first
+    /// addition, used by `dukjs fetch --data`); `postData` and `uploadData` build their own.
+    public var httpBody: Data?
 
     static let localhost = URL(string: "http://localhost") ?? URL(fileURLWithPath: "/")
 

@@ -64,7 +64,8 @@ public final class WebPage: @unchecked Sendable {
             loop: loop, policy: configuration.requestPolicy, userAgent: configuration.userAgent,
             defaultTimeout: configuration.requestTimeout.flatMap { seconds in
                 seconds.isFinite && seconds >= 0 ? .milliseconds(Int64((min(seconds, 1e9) * 1000).rounded())) : nil
-            })
+            },
+            cookies: configuration.cookieStore, cache: configuration.httpCache, documentURL: { [link] in link.page?.url })
         var fetchNatives = network.natives(in: context)
         fetchNatives["documentURL"] = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
         let internals = try BrowserGlobals.installReturningInternals(in: context, fetch: fetchNatives)
@@ -72,8 +73,18 @@ public final class WebPage: @unchecked Sendable {
         let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) in
             link.page?.deliver(ScriptMessage(name: name, body: value.toObject()), replyID: replyID)
         }
+        // document.cookie: the store's cookies for the page's URL that scripts may see.
+        let store = configuration.cookieStore
+        let getCookie = JSValue(newFunctionIn: context) { () -> String in
+            guard let store, let url = link.page?.url else { return "" }
+            return store.scriptCookies(for: url)
+        }
+        let setCookie = JSValue(newFunctionIn: context) { (text: String) in
+            guard let store, let url = link.page?.url else { return }
+            store.setFromScript(text, url: url)
+        }
         control = try context.evaluate(PageScript.source, sourceName: "web:page.js")
-            .call(context.globalObject, internals, ["post": post])
+            .call(context.globalObject, internals, ["post": post, "getCookie": getCookie, "setCookie": setCookie])
         try control.forProperty("setUserAgent").call(configuration.userAgent)
         link.page = self
         for name in configuration.userContentController.attach(self) {
@@ -120,67 +131,107 @@ public final class WebPage: @unchecked Sendable {
     // MARK: - Loading
 
     /// Loads `html` as the page's document: runs the user scripts at document start, the
-    /// document's `<script>` elements in document order, the user scripts at document end,
-    /// then fires `DOMContentLoaded` (on `document`, bubbling to `window`) and `load` (on
-    /// `window`), with `document.readyState` going from "loading" to "interactive" to
-    /// "complete". Returns when `load` has been dispatched.
+    /// document's `<script>` elements in document order (inline ones, and `src` ones resolved
+    /// against `baseURL` and fetched through the page's networking, with its policy and
+    /// cookies), the user scripts at document end, then fires `DOMContentLoaded` (on
+    /// `document`, bubbling to `window`) and `load` (on `window`), with `document.readyState`
+    /// going from "loading" to "interactive" to "complete". Returns when `load` has been
+    /// dispatched.
     ///
     /// ```swift
-    /// let result = try await page.load(html: "<script>var ready = true</script>", baseURL: nil)
+    /// let result = try await page.load(html: "<script src='app.js'></script><script>start()</script>",
+    ///                                   baseURL: URL(string: "http://127.0.0.1:8080/"))
     /// ```
     ///
     /// A script that throws does not stop the load (its error is in the result and on the
-    /// console, as browsers report it). Module scripts, data blocks and `src` scripts are not run
-    /// and are listed in the result. The globals of an earlier load stay (there is one
-    /// context per page).
+    /// console, as browsers report it). While an external script loads, the page's timers and
+    /// callbacks may run (as in browsers, where such a script blocks the parser, not the event
+    /// loop); consecutive inline scripts run in one task. An external script that cannot be
+    /// loaded (refused by the policy, a network error, a status other than 2xx) is skipped, with
+    /// the reason in the result and on the console. Module scripts and data blocks are not run
+    /// and are listed in the result. The globals of an earlier load stay (there is one context
+    /// per page).
     @discardableResult
     public func load(html: String, baseURL: URL?) async throws -> PageLoad {
         let scripts = HTMLScript.scripts(in: html)
         let attributes = baseURL.flatMap { URLRecord.parse($0.absoluteString)?.attributes } ?? Self.blankLocation
+        let base = baseURL.flatMap { URLRecord.parse($0.absoluteString) }
         let userScripts = configuration.userContentController.userScripts
         let output = configuration.consoleOutput
-        return try await submit { [control, loop, lock = self.lock, weak page = self] context in
-            var result = PageLoad()
-            lock.withLock { page?.currentURL = baseURL }
-            try control.forProperty("setLocation").call(attributes)
-            try control.forProperty("setReadyState").call("loading")
-            /// Runs one step of the load; an exception (a timeout included) is the page's error,
-            /// reported as browsers report it, and the load goes on.
-            func run(_ step: () throws -> Void) {
-                do {
-                    try step()
-                } catch {
-                    let failure = WebPage.failure(error)
-                    result.scriptErrors.append(failure)
-                    output.write(.error, "Uncaught \(failure)")
-                }
-            }
-            for script in userScripts where script.injectionTime == .atDocumentStart {
-                run { _ = try context.evaluate(script.source) }
-            }
-            for (index, script) in scripts.enumerated() {
-                // A page closed meanwhile runs nothing more.
-                if loop.isStopped { throw WebPageError.closed }
-                switch script.kind {
-                case .module:
-                    result.skippedScripts.append(.init(index: index, reason: "type=\"module\": modules are not supported"))
-                case .other(let type):
-                    result.skippedScripts.append(.init(index: index, reason: "type \"\(type)\" is not JavaScript"))
-                case .classic:
-                    if let source = script.source {
-                        result.skippedScripts.append(.init(
-                            index: index, reason: "src=\"\(source)\": external scripts need the page's networking (not built yet)"))
-                    } else {
-                        run { _ = try context.evaluate(script.text, sourceURL: baseURL) }
+        let result = Accumulated()
+        /// Runs JavaScript steps on the page's thread; an exception (a timeout included) is the
+        /// page's error, reported as browsers report it, and the load goes on.
+        func runSteps(_ steps: [@Sendable (JSContext) throws -> Void]) async throws {
+            try await submit { [loop] context in
+                for step in steps {
+                    if loop.isStopped { throw WebPageError.closed }
+                    do {
+                        try step(context)
+                    } catch {
+                        let failure = WebPage.failure(error)
+                        result.add(error: failure)
+                        output.write(.error, "Uncaught \(failure)")
                     }
                 }
             }
-            for script in userScripts where script.injectionTime == .atDocumentEnd {
-                run { _ = try context.evaluate(script.source) }
+        }
+        lock.withLock { currentURL = baseURL }
+        var steps: [@Sendable (JSContext) throws -> Void] = [{ [control] _ in
+            try control.forProperty("setLocation").call(attributes)
+            try control.forProperty("setReadyState").call("loading")
+        }]
+        for script in userScripts where script.injectionTime == .atDocumentStart {
+            steps.append { context in _ = try context.evaluate(script.source) }
+        }
+        for (index, script) in scripts.enumerated() {
+            switch script.kind {
+            case .module:
+                result.skip(index, "type=\"module\": modules are not supported")
+            case .other(let type):
+                result.skip(index, "type \"\(type)\" is not JavaScript")
+            case .classic:
+                guard let source = script.source else {
+                    let text = script.text
+                    steps.append { context in _ = try context.evaluate(text, sourceURL: baseURL) }
+                    continue
+                }
+                // The scripts before it run first; then it loads (the loop runs meanwhile).
+                try await runSteps(steps)
+                steps = []
+                guard let url = URLRecord.parse(source, base: base) else {
+                    result.skip(index, "src=\"\(source)\": not a valid URL")
+                    output.write(.error, "Failed to load script \(source): not a valid URL")
+                    continue
+                }
+                do {
+                    let text = try await network.loadScript(url)
+                    let sourceURL = URL(string: url.href)
+                    steps.append { context in _ = try context.evaluate(text, sourceURL: sourceURL) }
+                } catch {
+                    if loop.isStopped { throw WebPageError.closed }
+                    result.skip(index, "src=\"\(source)\": \(error)")
+                    output.write(.error, "Failed to load script \(url.href): \(error)")
+                }
             }
-            run { try control.forProperty("setReadyState").call("interactive") }
-            run { try control.forProperty("setReadyState").call("complete") }
-            return result
+        }
+        for script in userScripts where script.injectionTime == .atDocumentEnd {
+            steps.append { context in _ = try context.evaluate(script.source) }
+        }
+        steps.append { [control] _ in try control.forProperty("setReadyState").call("interactive") }
+        steps.append { [control] _ in try control.forProperty("setReadyState").call("complete") }
+        try await runSteps(steps)
+        return result.value
+    }
+
+    /// A load's result, added to from the page's thread and read at the end.
+    private final class Accumulated: @unchecked Sendable {
+        // @unchecked: behind `lock`.
+        private let lock = NSLock()
+        private var result = PageLoad()
+        var value: PageLoad { lock.withLock { result } }
+        func add(error: WebPageError) { lock.withLock { result.scriptErrors.append(error) } }
+        func skip(_ index: Int, _ reason: String) {
+            lock.withLock { result.skippedScripts.append(.init(index: index, reason: reason)) }
         }
     }
 
@@ -360,7 +411,14 @@ public final class WebPage: @unchecked Sendable {
         }
         let pending = loop.beginPendingWork()
         controller.deliveries.async { [weak self] in
-            let task = Task { [weak self] in
+            guard let self else {
+                pending.cancel()
+                return
+            }
+            // Made under the lock: the task's own removal (under it too) always comes after.
+            lock.lock()
+            defer { lock.unlock() }
+            replies[replyID] = Task { [weak self] in
                 let outcome: (fulfilled: Bool, value: Box<Any?>)
                 switch handler {
                 case .withReply(let reply):
@@ -381,7 +439,6 @@ public final class WebPage: @unchecked Sendable {
                 }
                 pending.complete { _ in try control.forProperty("settle").call(replyID, outcome.fulfilled, outcome.value.value) }
             }
-            self?.lock.withLock { self?.replies[replyID] = task }
         }
     }
 }

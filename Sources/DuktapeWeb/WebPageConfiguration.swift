@@ -61,6 +61,22 @@ public struct WebPageConfiguration: Sendable {
     /// configuration.requestTimeout = 10
     /// ```
     public var requestTimeout: TimeInterval? = 60
+    /// The page's cookies (`Set-Cookie`, the `Cookie` header, `document.cookie`), or nil for
+    /// none. By default a store in memory, shared by the pages made with this configuration;
+    /// give one with a file to keep them across runs.
+    ///
+    /// ```swift
+    /// configuration.cookieStore = CookieStore(file: URL(fileURLWithPath: "cookies.json"))
+    /// ```
+    public var cookieStore: CookieStore? = CookieStore()
+    /// The page's HTTP cache, or nil for none. By default one cache for the process, 50 MB in
+    /// the temporary directory (`DuktapeWeb-HTTPCache`), kept across runs.
+    ///
+    /// ```swift
+    /// configuration.httpCache = try HTTPCache(directory: cacheDirectory, capacity: 200 << 20)
+    /// configuration.httpCache = nil   // no caching
+    /// ```
+    public var httpCache: HTTPCache? = HTTPCache.shared
 
     /// The default configuration: no handlers or user scripts, the default user agent, the
     /// console on swift-log.

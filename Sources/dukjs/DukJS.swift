@@ -12,7 +12,7 @@ struct DukJS: ParsableCommand {
         abstract: "Run JavaScript with DuktapeCore (Duktape 2.7, JavaScriptCore's API).",
         discussion: "With no arguments: a REPL on a terminal, else the script on standard input.",
         version: "dukjs \(version) (DuktapeCore \(version), Duktape 2.7.0)",
-        subcommands: [Run.self, Eval.self, Repl.self, Demo.self]
+        subcommands: [Run.self, Eval.self, Repl.self, Fetch.self, Demo.self]
     )
 
     /// The tool's and library's version (the engine is pinned to Duktape 2.7.0 at compile time).

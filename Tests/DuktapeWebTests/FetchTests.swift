@@ -1,5 +1,6 @@
 import DuktapeCore
 import Foundation
+import TestServer
 import Testing
 
 @testable import DuktapeWeb
@@ -33,7 +34,7 @@ func failure(_ page: WebPage, _ body: String, _ url: String? = nil) async throws
         """, url.map { ["url": $0] } ?? [:])
 }
 
-@Suite("fetch", .timeLimit(.minutes(1)))
+@Suite("fetch", .timeLimit(.minutes(3)))
 struct FetchTests {
     // MARK: - Responses
 
@@ -515,6 +516,36 @@ struct FetchTests {
             #expect(cross.header("authorization") == nil && cross.header("x-other") == "kept")
             #expect(same.header("authorization") == "Bearer secret")
         }
+    }
+
+    // MARK: - External scripts
+
+    @Test func externalScriptsRunInDocumentOrder() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        var configuration = WebPageConfiguration()
+        configuration.consoleOutput = ConsoleLines().output
+        configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
+        let page = try WebPage(configuration: configuration)
+        defer { page.close() }
+        let second = "log.push('second:' + document.readyState + ':' + document.cookie)".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let result = try await page.load(html: """
+            <script>var log = ['first']; document.cookie = 'page=1; Path=/'</script>
+            <script src="/script.js?text=\(second)"></script>
+            <script>log.push('third')</script>
+            <script src="/status?code=404"></script>
+            <script src="http://localhost:\(server.port)/script.js"></script>
+            <script src="/redirect?to=\("/script.js?text=log.push('redirected')".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"></script>
+            <script src="/script.js?text=syntax(error"></script>
+            <script>log.push('last')</script>
+            """, baseURL: URL(string: server.baseURL + "/dir/index.html"))
+        #expect(try await page.evaluateJavaScript("log.join(',')") as? String == "first,second:loading:page=1,third,redirected,last")
+        #expect(result.skippedScripts.map(\.index) == [3, 4])
+        #expect(result.skippedScripts.first?.reason == "src=\"/status?code=404\": GET \(server.baseURL)/status?code=404 answered 404")
+        #expect(result.skippedScripts.last?.reason.contains("host localhost:\(server.port) is not in allowedHosts") == true)
+        #expect(result.scriptErrors.count == 1)
+        let scriptRequest = try #require(server.received.first { $0.path == "/script.js" })
+        #expect(scriptRequest.header("cookie") == "page=1")
     }
 
     // MARK: - Policy

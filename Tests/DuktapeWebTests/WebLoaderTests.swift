@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import TestServer
 import Testing
 
 @testable import DuktapeWeb
@@ -59,7 +60,7 @@ func patternBytes(_ count: Int) -> Data {
     return data
 }
 
-@Suite("WebLoader", .timeLimit(.minutes(2)))
+@Suite("WebLoader", .timeLimit(.minutes(5)))
 struct WebLoaderTests {
     func loader(_ configure: (inout WebLoaderConfiguration) -> Void = { _ in }) -> WebLoader {
         var configuration = WebLoaderConfiguration()
@@ -303,6 +304,97 @@ struct WebLoaderTests {
         }
     }
 
+    @Test func aRequestIDCanBeReusedOnceItsRequestEnded() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            let stream = WebLoaderRequest(url: try url(server, "/slow-body"), requestID: "same", method: .downloadStream)
+            let first = Messages()
+            loader.evaluate(stream) { response, error in
+                first.handler(response, error)
+                if case .streaming = response.type { loader.cancel(requestID: "same") }
+            }
+            #expect(await first.terminal().error as? WebLoaderError == .cancelled(requestID: "same"))
+            // The first request's page may still post its late messages: they never reach the second.
+            let second = try await loader.evaluate(WebLoaderRequest(url: try url(server, "/json"), requestID: "same", method: .getData))
+            guard case .json = second.type else { Issue.record("\(second.type)"); return }
+            #expect(files(in: directory).isEmpty)
+        }
+    }
+
+    @Test func aTaskCancelledBeforehandSendsNothing() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        defer { loader.close() }
+        let body = WebLoader.body(url: try url(server, "/echo?k=cancelled"), method: .postData, postData: ["a": 1])
+        let task = Task { () async throws -> WebLoaderResponse in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await loader.evaluate(body)
+        }
+        await #expect(throws: WebLoaderError.cancelled(requestID: body.requestID)) { try await task.value }
+        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=after"), method: .postData, postData: [:]))
+        #expect(server.received.map { $0.query["k"] } == ["after"])
+    }
+
+    @Test func aHandlerThatBlocksDoesNotBlockCancellation() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            let body = WebLoader.body(url: try url(server, "/bytes?n=4000000&chunk=10000"), method: .downloadStream)
+            let messages = Messages()
+            let release = DispatchSemaphore(value: 0)
+            let once = Once()
+            loader.evaluate(body) { response, error in
+                messages.handler(response, error)
+                guard case .streaming = response.type, once.first() else { return }
+                // Another thread cancels while this handler waits for it.
+                Thread {
+                    loader.cancel(requestID: body.requestID)
+                    release.signal()
+                }.start()
+                release.wait()
+            }
+            let (responses, error) = await messages.terminal()
+            #expect(error as? WebLoaderError == .cancelled(requestID: body.requestID))
+            #expect(responses.filter(\.isTerminal).count == 1)
+            #expect(files(in: directory).isEmpty)
+        }
+    }
+
+    @Test func aMissingStreamDirectoryIsAFileError() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader { $0.streamDirectory = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)") }
+        defer { loader.close() }
+        await #expect {
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=1000"), method: .downloadStream))
+        } throws: { error in
+            if case WebLoaderError.fileError = error { return true } else { return false }
+        }
+    }
+
+    @Test func aCompressedStreamHasNoProgressFraction() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            var progress: [Double?] = []
+            var file: URL?
+            for try await message in loader.stream(WebLoader.body(url: try url(server, "/gzip"), method: .downloadStream)) {
+                if case .streaming(let value) = message.type { progress.append(value) }
+                if case .streamEnd(let url) = message.type { file = url }
+            }
+            #expect(!progress.isEmpty && progress.allSatisfy { $0 == nil })
+            #expect(try Data(contentsOf: try #require(file)) == Data(String(repeating: "hello gzip ", count: 100).utf8))
+        }
+    }
+
     @Test func aSilentRequestTimesOut() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
@@ -389,7 +481,7 @@ struct WebLoaderTests {
         let loader = loader()
         defer { loader.close() }
         let target = try url(server, "/json")
-        let page = try await loader.page(for: target)
+        let (page, _) = try await loader.page(for: target)
         _ = try await page.evaluateJavaScript("""
             fetch = function () { throw new Error('hijacked') }; JSON = null; webkit = null; window.loader = null;
             Promise.prototype.then = function () { throw new Error('hijacked then') };
@@ -399,6 +491,13 @@ struct WebLoaderTests {
         guard case .json(let value) = response.type else { Issue.record("\(response.type)"); return }
         #expect((value as? [String: Any])?["hello"] as? String == "world")
     }
+}
+
+/// True the first time only.
+final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func first() -> Bool { lock.withLock { defer { done = true }; return !done } }
 }
 
 /// Log lines captured by a swift-log handler.

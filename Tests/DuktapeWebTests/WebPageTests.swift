@@ -50,6 +50,7 @@ struct WebPageTests {
         var configuration = WebPageConfiguration()
         configuration.userContentController.addUserScript(UserScript(source: "var log = ['start:' + document.readyState]", injectionTime: .atDocumentStart))
         configuration.userContentController.addUserScript(UserScript(source: "log.push('end:' + document.readyState)", injectionTime: .atDocumentEnd))
+        configuration.requestPolicy = RequestPolicy(allowedHosts: [])  // the src script is refused, never fetched
         let page = try WebPage(configuration: configuration)
         defer { page.close() }
         let result = try await page.load(html: """
@@ -74,7 +75,7 @@ struct WebPageTests {
         #expect(result.skippedScripts.map(\.index) == [2, 3, 4])
         #expect(result.skippedScripts.map(\.reason) == [
             "type=\"module\": modules are not supported", "type \"application/json\" is not JavaScript",
-            "src=\"app.js?a=1&b=2\": external scripts need the page's networking (not built yet)",
+            "src=\"app.js?a=1&b=2\": https://app.example:8443/dir/app.js?a=1&b=2 is refused by the page's request policy: host app.example:8443 is not in allowedHosts",
         ])
         #expect(try await page.evaluateJavaScript("document.readyState") as? String == "complete")
         #expect(page.url?.host == "app.example")

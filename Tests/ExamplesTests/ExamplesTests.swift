@@ -41,6 +41,22 @@ struct ExamplesTests {
             """)
     }
 
+    @Test func loader() throws {
+        #expect(try output(of: "loader") == """
+            GET /api/user.json → 200, name: Ada, languages: ["en", "fr"]
+            POST /api/echo → application/json: ["greeting": "olá"]
+            upload → 344 bytes of multipart/form-data, parts: file, album
+            downloadFile → 1024 bytes, first [0, 1, 2, 3]
+            stream started, 4194304 bytes
+            progress: 25%
+            progress: 50%
+            progress: 75%
+            progress: 100%
+            stream ended: 4194304 bytes in a file
+
+            """)
+    }
+
     @Test func export() throws {
         #expect(try output(of: "export") == """
             OCObj.sum = OCObj.add(2, 3) → calculator.sum = 5

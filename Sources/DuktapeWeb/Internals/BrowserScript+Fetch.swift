@@ -700,7 +700,7 @@ function fetch(input, init) {
             var list = headersState(state.headers).list, flat = hostList();
             for (var i = 0; i < list.length; i++) { hostAdd(flat, list[i][0]); hostAdd(flat, list[i][1]); }
             var description = record({ url: state.url, method: state.method, headers: flat, body: bytes === null ? undefined : bytes,
-                redirect: state.redirect, timeout: state.timeout });
+                redirect: state.redirect, timeout: state.timeout, credentials: state.credentials, cache: state.cache });
             body.used = bytes !== null || body.used;
             var id = send(description), transfer = record({ resolve: resolve, reject: reject, response: null, stream: null,
                 forget: null, method: state.method });

@@ -1,7 +1,6 @@
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
-import Synchronization
 
 /// One `fetch` in flight on the native side: the task doing the I/O, the flow control between
 /// it and the page, and the one terminal event it ends with.
@@ -19,7 +18,7 @@ final class FetchTransfer: Sendable {
     let id: Int
     private let pending: PendingWork
     private let onPause: (@Sendable (Int) -> Void)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var unread = 0

@@ -1,149 +1,191 @@
 import Foundation
+import Synchronization
 
 /// One `WebLoader` request in flight: the caller's handler, the state of its stream file, and
 /// the guarantee of exactly one terminal message.
 ///
 /// Messages arrive from the page's bridge (in order for a request: the page waits for each
-/// reply before it posts the next); `fail` may come from any thread (cancellation, timeout). A
-/// recursive lock serializes the handler's calls, so a handler that cancels its own request
-/// from inside a callback sees its terminal message nested, never concurrent.
+/// reply before it posts the next); `fail` may come from any thread (cancellation, timeout).
+/// What to deliver is decided under a lock, in order, and handed to a serial queue of the
+/// transfer's that calls the handler: the handler never runs under a lock, so it may block,
+/// or cancel requests (its own included), without deadlocking anything.
 final class LoaderTransfer: @unchecked Sendable {
-    // @unchecked: the mutable state is behind `lock`.
+    // @unchecked: the mutable state is behind `lock`; `ended` is atomic.
     let request: WebLoaderRequest
+    /// The host's private id for this run of the request: messages carry it, so that late
+    /// messages of an earlier request with the same `requestID` never reach this one.
+    let token = UUID().uuidString
     private let handler: @Sendable (WebLoaderResponse, (any Error)?) -> Void
+    private let onEnd: @Sendable (LoaderTransfer) -> Void
     private let directory: URL
-    private let lock = NSRecursiveLock()
-    private var ended = false
+    private let lock = NSLock()
+    private let deliveries = DispatchQueue(label: "DuktapeWeb.WebLoader.request")
+    private let ended = Atomic<Bool>(false)
     private var nextChunk = 0
     private var file: FileHandle?
     private var fileURL: URL?
     private var received: Int64 = 0
     private var lastNews = ContinuousClock.now
+    /// Tasks to cancel when the request ends (its watchdog).
+    private var tasks: [Task<Void, Never>] = []
+    /// The page the request runs on, once known (for aborting it there).
+    private var runningPage: WebPage?
 
-    init(request: WebLoaderRequest, directory: URL, handler: @escaping @Sendable (WebLoaderResponse, (any Error)?) -> Void) {
+    /// `onEnd` runs after the terminal message was delivered (the loader forgets the request).
+    init(
+        request: WebLoaderRequest, directory: URL, onEnd: @escaping @Sendable (LoaderTransfer) -> Void = { _ in },
+        handler: @escaping @Sendable (WebLoaderResponse, (any Error)?) -> Void
+    ) {
         self.request = request
         self.directory = directory
+        self.onEnd = onEnd
         self.handler = handler
     }
 
-    var isEnded: Bool { lock.withLock { ended } }
+    var isEnded: Bool { ended.load(ordering: .acquiring) }
     var lastActivity: ContinuousClock.Instant { lock.withLock { lastNews } }
+    var page: WebPage? {
+        get { lock.withLock { runningPage } }
+        set { lock.withLock { runningPage = newValue } }
+    }
 
-    /// Handles one bridge message of this request. Throws for a stream's start or chunk that
-    /// is not taken (the request ended: cancelled, timed out, a write failed), which rejects
-    /// the page's reply and stops its stream; other messages are answered normally.
-    func receive(_ message: [String: Any]) throws {
-        lock.lock()
-        defer { lock.unlock() }
+    /// Keeps `task` until the request ends, then cancels it.
+    func own(_ task: Task<Void, Never>) {
+        let cancelNow = lock.withLock { () -> Bool in
+            if isEnded { return true }
+            tasks.append(task)
+            return false
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Handles one bridge message of this request and returns once the handler has seen what
+    /// it produced (so the page's next chunk waits for the previous one to be handled). Throws
+    /// for a stream's start or chunk that is not taken (the request ended, a write failed, the
+    /// message broke the protocol), which rejects the page's reply and stops its stream.
+    func receive(_ message: [String: Any]) async throws {
         let type = message["type"] as? String ?? ""
         let streaming = type == "b64streamstart" || type == "b64streaming"
-        guard !ended else {
-            if streaming { throw ScriptMessageReplyError("the request \(request.requestID) has ended") }
-            return
+        let delivered = lock.withLock { () -> Bool in
+            guard !isEnded else { return false }
+            lastNews = .now
+            handle(message, type: type)
+            return true
         }
-        lastNews = .now
-        let status = (message["status"] as? NSNumber)?.intValue ?? 0
-        let contentType = message["contentType"] as? String ?? ""
-        let total = (message["total"] as? NSNumber)?.int64Value ?? 0
-        let value = message["value"]
-        func respond(_ body: WebLoaderResponse.BodyType, error: (any Error)? = nil) {
-            deliver(WebLoaderResponse(requestID: request.requestID, type: body, status: status, contentType: contentType,
-                                      received: received, total: total > 0 ? total : nil), error: error)
-        }
-        switch type {
-        case "json":
-            finish { respond(.json(value ?? NSNull())) }
-        case "plaintext":
-            finish { respond(.plainText(value as? String ?? "")) }
-        case "b64text":
-            guard let data = bytes(value) else { return violation("a data message whose value is not bytes", status, contentType) }
-            finish { respond(.data(data)) }
-        case "error":
-            let text = value.map { "\($0)" } ?? "unknown error"
-            let failure = WebLoaderError.failed(requestID: request.requestID, message: text)
-            finish { respond(.error(failure.description), error: failure) }
-        case "b64streamstart":
-            guard file == nil else { return violation("a second b64streamstart", status, contentType) }
-            do {
-                let url = directory.appendingPathComponent("DuktapeWeb-\(UUID().uuidString).download")
-                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-                }
-                fileURL = url
-                file = try FileHandle(forWritingTo: url)
-            } catch {
-                return fileFailure(error, status, contentType)
-            }
-            respond(.streamStart)
-        case "b64streaming":
-            guard let file else { return violation("a chunk before b64streamstart", status, contentType) }
-            let order = (message["chrunkOrder"] as? NSNumber)?.intValue ?? -1
-            guard order == nextChunk else {
-                return violation("chunk \(order) where chunk \(nextChunk) was expected", status, contentType)
-            }
-            guard let data = bytes(value) else { return violation("a chunk whose value is not bytes", status, contentType) }
-            do {
-                try file.write(contentsOf: data)
-            } catch {
-                return fileFailure(error, status, contentType)
-            }
-            nextChunk += 1
-            received += Int64(data.count)
-            respond(.streaming(progress: total > 0 ? Double(received) / Double(total) : nil))
-        case "b64streamend":
-            guard let file, let fileURL else { return violation("b64streamend before b64streamstart", status, contentType) }
-            guard message["done"] as? Bool == true else {
-                let text = value.map { "\($0)" } ?? "the stream failed"
-                let failure = WebLoaderError.failed(requestID: request.requestID, message: text.isEmpty ? "the stream failed" : text)
-                finish { respond(.error(failure.description), error: failure) }
-                return
-            }
-            do {
-                try file.close()
-            } catch {
-                return fileFailure(error, status, contentType)
-            }
-            self.file = nil
-            self.fileURL = nil  // the caller's now: never removed by the loader
-            ended = true
-            respond(.streamEnd(fileURL))
-        default:
-            violation("an unknown message type '\(type)'", status, contentType)
-        }
-        if ended && streaming { throw ScriptMessageReplyError("the request \(request.requestID) has ended") }
+        if delivered { await flush() }
+        if streaming && isEnded { throw ScriptMessageReplyError("the request \(request.requestID) has ended") }
     }
 
     /// Ends the request with `error` (unless it ended already).
     func fail(_ error: WebLoaderError, status: Int = 0, contentType: String = "") {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !ended else { return }
-        finish {
-            deliver(WebLoaderResponse(requestID: request.requestID, type: .error(error.description), status: status,
-                                      contentType: contentType, received: received, total: nil), error: error)
+        lock.withLock {
+            guard !isEnded else { return }
+            finish(WebLoaderResponse(requestID: request.requestID, type: .error(error.description), status: status,
+                                     contentType: contentType, received: received, total: nil), error: error)
         }
     }
 
     /// Ends a `nativeLog` request.
     func logged(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !ended else { return }
-        finish {
-            deliver(WebLoaderResponse(requestID: request.requestID, type: .plainText(text), status: 0, contentType: "",
-                                      received: 0, total: nil), error: nil)
+        lock.withLock {
+            guard !isEnded else { return }
+            finish(WebLoaderResponse(requestID: request.requestID, type: .plainText(text), status: 0, contentType: "",
+                                     received: 0, total: nil), error: nil)
         }
+    }
+
+    /// Returns once every delivery queued so far has been made.
+    func flush() async {
+        await withCheckedContinuation { continuation in deliveries.async { continuation.resume() } }
     }
 
     // MARK: - Internals (under the lock)
 
-    private func deliver(_ response: WebLoaderResponse, error: (any Error)?) {
-        handler(response, error)
+    private func handle(_ message: [String: Any], type: String) {
+        let status = (message["status"] as? NSNumber)?.intValue ?? 0
+        let contentType = message["contentType"] as? String ?? ""
+        let total = (message["total"] as? NSNumber)?.int64Value ?? 0
+        let value = message["value"]
+        func response(_ body: WebLoaderResponse.BodyType) -> WebLoaderResponse {
+            WebLoaderResponse(requestID: request.requestID, type: body, status: status, contentType: contentType,
+                              received: received, total: total > 0 ? total : nil)
+        }
+        func violation(_ text: String) {
+            let error = WebLoaderError.protocolViolation(requestID: request.requestID, message: text)
+            finish(response(.error(error.description)), error: error)
+        }
+        func fileFailure(_ failure: any Error) {
+            let error = WebLoaderError.fileError(requestID: request.requestID, message: "\(failure)")
+            finish(response(.error(error.description)), error: error)
+        }
+        switch type {
+        case "json":
+            finish(response(.json(value ?? NSNull())), error: nil)
+        case "plaintext":
+            finish(response(.plainText(value as? String ?? "")), error: nil)
+        case "b64text":
+            guard let data = Self.bytes(value) else { return violation("a data message whose value is not bytes") }
+            finish(response(.data(data)), error: nil)
+        case "error":
+            let error = WebLoaderError.failed(requestID: request.requestID, message: value.map { "\($0)" } ?? "unknown error")
+            finish(response(.error(error.description)), error: error)
+        case "b64streamstart":
+            guard file == nil else { return violation("a second b64streamstart") }
+            let url = directory.appendingPathComponent("DuktapeWeb-\(UUID().uuidString).download")
+            do {
+                // Readable by its owner only: the temporary directory is shared.
+                guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+                }
+                fileURL = url
+                file = try FileHandle(forWritingTo: url)
+            } catch {
+                return fileFailure(error)
+            }
+            deliver(response(.streamStart), error: nil)
+        case "b64streaming":
+            guard let file else { return violation("a chunk before b64streamstart") }
+            let order = (message["chrunkOrder"] as? NSNumber)?.intValue ?? -1
+            guard order == nextChunk else { return violation("chunk \(order) where chunk \(nextChunk) was expected") }
+            guard let data = Self.bytes(value) else { return violation("a chunk whose value is not bytes") }
+            do {
+                try file.write(contentsOf: data)
+            } catch {
+                return fileFailure(error)
+            }
+            nextChunk += 1
+            received += Int64(data.count)
+            deliver(response(.streaming(progress: total > 0 ? min(1, Double(received) / Double(total)) : nil)), error: nil)
+        case "b64streamend":
+            guard let file, let fileURL else { return violation("b64streamend before b64streamstart") }
+            guard message["done"] as? Bool == true else {
+                let text = value.map { "\($0)" } ?? ""
+                let error = WebLoaderError.failed(requestID: request.requestID, message: text.isEmpty ? "the stream failed" : text)
+                return finish(response(.error(error.description)), error: error)
+            }
+            do {
+                try file.close()
+            } catch {
+                return fileFailure(error)
+            }
+            self.file = nil
+            self.fileURL = nil  // the caller's now: never removed by the loader
+            finish(response(.streamEnd(fileURL)), error: nil)
+        default:
+            violation("an unknown message type '\(type)'")
+        }
     }
 
-    /// Marks the request ended, removes an unfinished stream file, then delivers the terminal.
-    private func finish(_ terminal: () -> Void) {
-        ended = true
+    /// Queues a message for the handler.
+    private func deliver(_ response: WebLoaderResponse, error: (any Error)?) {
+        let handler = self.handler
+        deliveries.async { handler(response, error) }
+    }
+
+    /// Marks the request ended, removes an unfinished stream file, cancels its tasks, then
+    /// queues the terminal message.
+    private func finish(_ terminal: WebLoaderResponse, error: (any Error)?) {
+        ended.store(true, ordering: .releasing)
         if let file {
             try? file.close()
             self.file = nil
@@ -152,18 +194,14 @@ final class LoaderTransfer: @unchecked Sendable {
             try? FileManager.default.removeItem(at: fileURL)
             self.fileURL = nil
         }
-        terminal()
+        for task in tasks { task.cancel() }
+        tasks = []
+        deliver(terminal, error: error)
+        let onEnd = self.onEnd
+        deliveries.async { onEnd(self) }
     }
 
-    private func violation(_ message: String, _ status: Int, _ contentType: String) {
-        fail(.protocolViolation(requestID: request.requestID, message: message), status: status, contentType: contentType)
-    }
-
-    private func fileFailure(_ error: any Error, _ status: Int, _ contentType: String) {
-        fail(.fileError(requestID: request.requestID, message: "\(error)"), status: status, contentType: contentType)
-    }
-
-    private func bytes(_ value: Any?) -> Data? {
+    private static func bytes(_ value: Any?) -> Data? {
         if let data = value as? Data { return data }
         if let text = value as? String { return Data(base64Encoded: text) }
         return nil

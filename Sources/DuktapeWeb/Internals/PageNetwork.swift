@@ -5,7 +5,6 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
-import Synchronization
 
 /// A request as `fetch` hands it to the host: the URL parsed (WHATWG), the method, the header
 /// list, the body's bytes and the request's modes.
@@ -18,6 +17,10 @@ struct FetchRequest: Sendable {
     var body: Data?
     var redirect: Redirect
     var timeout: Duration?
+    /// `omit`, `same-origin` or `include`: when cookies are sent and stored.
+    var credentials: String
+    /// The cache mode: `default`, `no-store`, `reload`, `no-cache`, `force-cache`, `only-if-cached`.
+    var cache: String
 }
 
 /// A page's network: `fetch`'s natives (`send`, `read`, `cancel`) and the transfers they
@@ -35,7 +38,11 @@ final class PageNetwork: @unchecked Sendable {
     private let policy: RequestPolicy
     private let userAgent: String
     private let defaultTimeout: Duration?
-    private let transfers = Mutex(Transfers())
+    private let cookies: CookieStore?
+    private let cache: HTTPCache?
+    /// The page's URL (for `same-origin` credentials), read on the I/O tasks.
+    private let documentURL: @Sendable () -> URL?
+    private let transfers = Locked(Transfers())
     private let client: HTTPClient
 
     private struct Transfers {
@@ -44,7 +51,7 @@ final class PageNetwork: @unchecked Sendable {
     }
     private var nextID = 0
     var dispatcher: JSValue?
-    private let pauseObserverStorage = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    private let pauseObserverStorage = Locked<(@Sendable (Int) -> Void)?>(nil)
 
     /// Told the unread byte count each time a transfer waits for the page to read (tests).
     var pauseObserver: (@Sendable (Int) -> Void)? {
@@ -66,11 +73,17 @@ final class PageNetwork: @unchecked Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
-    init(loop: DuktapeRuntime.EventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?) {
+    init(
+        loop: DuktapeRuntime.EventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?,
+        cookies: CookieStore?, cache: HTTPCache?, documentURL: @escaping @Sendable () -> URL?
+    ) {
+        self.cache = cache
         self.loop = loop
         self.policy = policy
         self.userAgent = userAgent
         self.defaultTimeout = defaultTimeout
+        self.cookies = cookies
+        self.documentURL = documentURL
         client = Self.makeClient()
     }
 
@@ -174,7 +187,9 @@ final class PageNetwork: @unchecked Sendable {
             headers: headers,
             body: description.forProperty("body").toObject() as? Data,
             redirect: FetchRequest.Redirect(rawValue: description.forProperty("redirect").toString() ?? "") ?? .follow,
-            timeout: timeout)
+            timeout: timeout,
+            credentials: description.forProperty("credentials").toString() ?? "same-origin",
+            cache: description.forProperty("cache").toString() ?? "default")
     }
 
     // MARK: - Events
@@ -244,8 +259,51 @@ final class PageNetwork: @unchecked Sendable {
                     try await readFile(request, redirected: redirected, on: transfer)
                     return
                 }
-                let response = try await client.execute(httpRequest(for: request), deadline: .distantFuture)
+                var address = request.url
+                address.fragment = nil
+                let withCookies = sendsCookies(request)
+                let http = httpRequest(for: request, withCookies: withCookies)
+                // What the cache compares Vary against: the headers actually sent.
+                let sentHeaders = http.headers.map { (name: $0.name, value: $0.value) }
+                let partition = http.headers.contains(name: "cookie") ? cookies?.partition : nil
+                var mode = request.cache
+                // A page's own conditional or range request bypasses the cache (Fetch's rule); so
+                // does a request with credentials in Authorization.
+                if mode == "default", request.headers.contains(where: { Self.bypassingHeaders.contains($0.name.lowercased()) }) {
+                    mode = "no-store"
+                }
+                if http.headers.contains(name: "authorization") { mode = "no-store" }
+                let cacheable = cache != nil && request.method == "GET" && mode != "no-store"
+                var stored = cacheable && mode != "reload" ? cache?.lookup(address.href, partition: partition, requestHeaders: sentHeaders) : nil
+                let fresh = stored?.isFresh(now: Date()) == true
+                if let entry = stored, mode == "only-if-cached" || mode == "force-cache" || (mode == "default" && fresh) {
+                    if try await serve(entry, url: request.url, redirected: redirected, on: transfer) { return }
+                    cache?.invalidate(address.href)  // its body went missing: the network answers
+                    stored = nil
+                }
+                if mode == "only-if-cached", stored == nil {
+                    throw FetchFailure("\(address.href) is not in the cache (the request's cache mode is 'only-if-cached')")
+                }
+                var sent = http
+                let conditional = stored.map { Self.addValidators(of: $0, to: &sent) } ?? false
+                let response = try await client.execute(sent, deadline: .distantFuture)
                 let status = Int(response.status.code)
+                if withCookies, let url = URL(string: request.url.href) {
+                    cookies?.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: url)
+                }
+                if request.method != "GET" && request.method != "HEAD" && (200..<400).contains(status) {
+                    cache?.invalidate(address.href)
+                }
+                if status == 304, conditional, let stored, let cache {
+                    _ = try await response.body.collect(upTo: 1 << 20)
+                    let headers = response.headers.filter { !["set-cookie", "set-cookie2"].contains($0.name.lowercased()) }
+                        .flatMap { [$0.name, Self.byteString($0.value)] }
+                    if try await serve(cache.refresh(stored, with: headers), url: request.url, redirected: redirected, on: transfer) {
+                        return
+                    }
+                    cache.invalidate(address.href)
+                    throw FetchFailure("\(address.href): the cached body went missing after a 304")
+                }
                 if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
                     try await Self.discard(response.body)
                     switch request.redirect {
@@ -275,16 +333,26 @@ final class PageNetwork: @unchecked Sendable {
                         continue
                     }
                 }
+                // Set-Cookie never reaches scripts (Fetch's forbidden response header names).
                 var headers: [String] = []
-                for (name, value) in response.headers { headers += [name, Self.byteString(value)] }
+                for (name, value) in response.headers where !["set-cookie", "set-cookie2"].contains(name.lowercased()) {
+                    headers += [name, Self.byteString(value)]
+                }
+                let writer = cacheable && cache?.mayStore(status: status, headers: headers, requestHeaders: sentHeaders) == true
+                    ? cache?.writer(url: address.href, partition: partition, status: status, statusText: response.status.reasonPhrase,
+                                    headers: headers, requestHeaders: sentHeaders)
+                    : nil
                 sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
                          headers: headers, type: "basic")
                 for try await chunk in response.body {
                     guard !transfer.isEnded else { return }
-                    transfer.willDeliver(chunk.readableBytes)
-                    post(transfer, .chunk(Data(chunk.readableBytesView)))
+                    let data = Data(chunk.readableBytesView)
+                    writer?.append(data)
+                    transfer.willDeliver(data.count)
+                    post(transfer, .chunk(data))
                     await transfer.waitForRoom()
                 }
+                writer?.commit()
                 finish(transfer, .end)
                 return
             }
@@ -295,7 +363,20 @@ final class PageNetwork: @unchecked Sendable {
         }
     }
 
-    private func httpRequest(for request: FetchRequest) -> HTTPClientRequest {
+    /// Whether the page's cookies go with (and come back from) `request`: never for `omit`,
+    /// always for `include`, and for `same-origin` when the request's origin is the page's.
+    private func sendsCookies(_ request: FetchRequest) -> Bool {
+        guard cookies != nil else { return false }
+        switch request.credentials {
+        case "include": return true
+        case "omit": return false
+        default:
+            guard let page = documentURL()?.absoluteString, let origin = URLRecord.parse(page)?.origin else { return false }
+            return origin == request.url.origin && origin != "null"
+        }
+    }
+
+    private func httpRequest(for request: FetchRequest, withCookies: Bool) -> HTTPClientRequest {
         var address = request.url
         address.fragment = nil
         var http = HTTPClientRequest(url: address.href)
@@ -304,10 +385,14 @@ final class PageNetwork: @unchecked Sendable {
         for (name, value) in request.headers {
             let lowered = name.lowercased()
             if Self.hostOwnedHeaders.contains(lowered) { continue }
+            if lowered == "cookie" && cookies != nil { continue }  // the store's, when there is one
             if lowered == "user-agent" { hasUserAgent = true }
             http.headers.add(name: name, value: value)
         }
         if !hasUserAgent { http.headers.add(name: "User-Agent", value: userAgent) }
+        if withCookies, let url = URL(string: address.href), let cookie = cookies?.header(for: url) {
+            http.headers.add(name: "Cookie", value: cookie)
+        }
         if let body = request.body { http.body = .bytes(ByteBuffer(bytes: body)) }
         return http
     }
@@ -343,6 +428,58 @@ final class PageNetwork: @unchecked Sendable {
         return "\(error)"
     }
 
+    // MARK: - Scripts
+
+    /// The text of the external script at `url` (a `<script src>`), through the page's policy
+    /// and cookies (sent to the page's origin only: there is no SameSite enforcement here, so
+    /// none go cross-site), following up to 20 http(s) redirects; a status other than 2xx, or
+    /// a body over 16 MB, is an error.
+    func loadScript(_ first: URLRecord) async throws -> String {
+        var url = first
+        for _ in 0...20 {
+            if let refusal = policy.refusal(of: url) { throw FetchFailure(refusal) }
+            if url.scheme == "file" {
+                guard let path = RequestPolicy.filePath(url),
+                      (try? FileManager.default.attributesOfItem(atPath: path)[.type]) as? FileAttributeType == .typeRegular,
+                      let data = FileManager.default.contents(atPath: path) else {
+                    throw FetchFailure("\(url.href): no such file")
+                }
+                return TextCharset.utf8.decode(data)
+            }
+            let request = FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
+                                       credentials: "same-origin", cache: "default")
+            let withCookies = sendsCookies(request)
+            let response: HTTPClientResponse
+            do {
+                let deadline: NIODeadline = defaultTimeout.map { timeout in
+                    .now() + .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+                } ?? .distantFuture
+                response = try await client.execute(httpRequest(for: request, withCookies: withCookies), deadline: deadline)
+            } catch {
+                throw FetchFailure("GET \(url.href) failed: \(Self.describe(error))")
+            }
+            if withCookies, let address = URL(string: url.href) {
+                cookies?.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: address)
+            }
+            let status = Int(response.status.code)
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+                try await Self.discard(response.body)
+                guard let next = URLRecord.parse(location, base: url), next.scheme == "http" || next.scheme == "https" else {
+                    throw FetchFailure("\(url.href) redirected to '\(location)', which is not an http(s) URL")
+                }
+                url = next
+                continue
+            }
+            guard (200..<300).contains(status) else {
+                _ = try? await response.body.collect(upTo: 1 << 20)
+                throw FetchFailure("GET \(url.href) answered \(status)")
+            }
+            let body = try await response.body.collect(upTo: 16 << 20)
+            return TextCharset(contentType: response.headers.first(name: "content-type")).decode(Data(body.readableBytesView))
+        }
+        throw FetchFailure("\(first.href): more than 20 redirects")
+    }
+
     // MARK: - Files
 
     private func readFile(_ request: FetchRequest, redirected: Bool, on transfer: FetchTransfer) async throws {
@@ -361,15 +498,51 @@ final class PageNetwork: @unchecked Sendable {
         var headers = ["Content-Type", Self.contentType(ofPath: path)]
         if let size { headers += ["Content-Length", String(size)] }
         sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
-        if request.method == "GET" {
-            while !transfer.isEnded, !Task.isCancelled {
-                guard let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
-                transfer.willDeliver(chunk.count)
-                post(transfer, .chunk(chunk))
-                await transfer.waitForRoom()
-            }
-        }
+        if request.method == "GET" { await stream(handle, on: transfer) }
         finish(transfer, .end)
+    }
+
+    /// Sends a file's bytes as the transfer's chunks (with the same flow control as the network's).
+    private func stream(_ handle: FileHandle, on transfer: FetchTransfer) async {
+        while !transfer.isEnded, !Task.isCancelled {
+            guard let chunk = try? handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
+            transfer.willDeliver(chunk.count)
+            post(transfer, .chunk(chunk))
+            await transfer.waitForRoom()
+        }
+    }
+
+    // MARK: - Cache
+
+    /// Answers from the cache: the stored head, then the stored body. Returns false, sending
+    /// nothing, when the body file is gone.
+    private func serve(_ stored: HTTPCache.Stored, url: URLRecord, redirected: Bool, on transfer: FetchTransfer) async throws -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: stored.body.path) else { return false }
+        defer { try? handle.close() }
+        sendHead(transfer, status: stored.entry.status, statusText: stored.entry.statusText, url: url, redirected: redirected,
+                 headers: stored.entry.headers, type: "basic")
+        await stream(handle, on: transfer)
+        finish(transfer, .end)
+        return true
+    }
+
+    /// Request headers with which a page makes its own conditional or range request.
+    private static let bypassingHeaders: Set<String> = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since",
+                                                         "if-range", "range"]
+
+    /// Adds `If-None-Match` and `If-Modified-Since` from `stored`; returns whether the request
+    /// became conditional.
+    private static func addValidators(of stored: HTTPCache.Stored, to request: inout HTTPClientRequest) -> Bool {
+        var added = false
+        if let tag = stored.header("etag") {
+            request.headers.replaceOrAdd(name: "If-None-Match", value: tag)
+            added = true
+        }
+        if let modified = stored.header("last-modified") {
+            request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
+            added = true
+        }
+        return added
     }
 
     private static func contentType(ofPath path: String) -> String {

@@ -1,8 +1,10 @@
-/// A page's own globals, in JavaScript (ES5): `document` (an `EventTarget` with `readyState`),
+/// A page's own globals, in JavaScript (ES5): `document` (an `EventTarget` with `readyState` and
+/// `cookie`),
 /// `location` (the page URL's parts, read-only), `navigator`, and `webkit.messageHandlers`.
 ///
 /// The factory takes the global object, `BrowserGlobals`' internals (`dispatch`) and the page's
-/// natives (`post(name, value, replyID)`, the id 0 for a message without a reply), and returns
+/// natives (`post(name, value, replyID)`, the id 0 for a message without a reply;
+/// `getCookie()` and `setCookie(text)` for `document.cookie`), and returns
 /// the page's control: `setLocation`, `setUserAgent`, `setReadyState` (which fires
 /// `DOMContentLoaded` and `load`), `setHandler(name, kind)` (0: remove, 1: without reply, 2:
 /// with reply), `settle(replyID, fulfilled, value)`, `copy(value)` (a message's copy, also used
@@ -27,6 +29,14 @@ var readyState = 'loading';
 var document = new EventTarget();
 defineProperty(document, 'readyState', { get: function () { return readyState; }, enumerable: true, configurable: true });
 defineProperty(document, 'defaultView', { value: global, enumerable: true });
+// document.cookie: the page's cookies that are not HttpOnly ("a=1; b=2"); assigning sets one.
+var getCookie = natives.getCookie, setCookie = natives.setCookie;
+defineProperty(document, 'cookie', { enumerable: true, configurable: true,
+    get: function () { return getCookie(); },
+    set: function (value) {
+        if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+        setCookie(Str(value));
+    } });
 defineProperty(global, 'document', { value: document, writable: false, enumerable: true, configurable: false });
 
 // --- location, navigator ------------------------------------------------------------------------

@@ -10,18 +10,18 @@ import NIOPosix
 /// connection the client closed before the server finished, so tests can check what was sent
 /// and that an aborted request's connection was closed. One request per connection
 /// (`Connection: close`).
-final class TestHTTPServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
-        var target: String
-        var headers: [(name: String, value: String)]
-        var body: Data
+public final class TestHTTPServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var target: String
+        public var headers: [(name: String, value: String)]
+        public var body: Data
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
-        var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
-        var query: [String: String] {
+        public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+        public var query: [String: String] {
             guard let query = target.split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
             var result: [String: String] = [:]
             for pair in query.split(separator: "&") {
@@ -33,40 +33,40 @@ final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// Writes a response: `send` whole byte strings, or wait for the client to close.
-    struct Responder {
+    public struct Responder {
         let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-        let waitForClose: () async -> Void
+        public let waitForClose: () async -> Void
 
-        func send(_ bytes: some Sequence<UInt8>) async throws {
+        public func send(_ bytes: some Sequence<UInt8>) async throws {
             try await outbound.write(ByteBuffer(bytes: Array(bytes)))
         }
-        func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+        public func send(_ text: String) async throws { try await send(Array(text.utf8)) }
         /// A whole response with a Content-Length.
-        func respond(status: String = "200 OK", headers: [String] = [], body: some Sequence<UInt8>) async throws {
+        public func respond(status: String = "200 OK", headers: [String] = [], body: some Sequence<UInt8>) async throws {
             let bytes = Array(body)
             let head = "HTTP/1.1 \(status)\r\n" + (headers + ["Content-Length: \(bytes.count)", "Connection: close"])
                 .map { $0 + "\r\n" }.joined() + "\r\n"
             try await send(Array(head.utf8) + bytes)
         }
-        func respond(status: String = "200 OK", headers: [String] = [], text: String) async throws {
+        public func respond(status: String = "200 OK", headers: [String] = [], text: String) async throws {
             try await respond(status: status, headers: headers, body: Array(text.utf8))
         }
     }
 
-    typealias Handler = @Sendable (Request, Responder) async throws -> Void
+    public typealias Handler = @Sendable (Request, Responder) async throws -> Void
 
     private let lock = NSRecursiveLock()  // recursive: waiters' conditions read the state under it
     private var requests: [Request] = []
     private var closedEarly: [String] = []
     private var waiters: [(condition: @Sendable (TestHTTPServer) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var channel: (any Channel)?
-    private(set) var port = 0
+    public private(set) var port = 0
 
-    var received: [Request] { lock.withLock { requests } }
+    public var received: [Request] { lock.withLock { requests } }
 
     /// Returns once `condition` holds (checked at every request and early close; the caller's
     /// test has its time limit).
-    func wait(until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async {
+    public func wait(until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async {
         await withCheckedContinuation { continuation in
             let now = lock.withLock { () -> Bool in
                 if condition(self) { return true }
@@ -93,11 +93,11 @@ final class TestHTTPServer: @unchecked Sendable {
         for continuation in ready { continuation.resume() }
     }
     /// The targets of requests whose connection the client closed before the response ended.
-    var closedByClient: [String] { lock.withLock { closedEarly } }
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var closedByClient: [String] { lock.withLock { closedEarly } }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the server with `handler` (by default `standardRoutes`).
-    static func start(_ handler: Handler? = nil) async throws -> TestHTTPServer {
+    public static func start(_ handler: Handler? = nil) async throws -> TestHTTPServer {
         let server = TestHTTPServer()
         let routes = handler ?? Self.standardRoutes
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -123,12 +123,12 @@ final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// Closes the listener (connections in progress go on).
-    func stop() {
+    public func stop() {
         lock.withLock { channel }?.close(promise: nil)
     }
 
     /// Closes the listener and returns once it is closed (its port then refuses connections).
-    func shutdown() async {
+    public func shutdown() async {
         try? await lock.withLock { channel }?.close()
     }
 
@@ -178,22 +178,54 @@ final class TestHTTPServer: @unchecked Sendable {
         }
     }
 
-    static let gzipped: [UInt8] = [
+    public static let gzipped: [UInt8] = [
         31, 139, 8, 0, 0, 0, 0, 0, 2, 255, 203, 72, 205, 201, 201, 87, 72, 175, 202, 44, 80, 200, 24, 101, 142, 50, 71, 153, 163, 76,
         114, 153, 0, 76, 86, 215, 15, 76, 4, 0, 0,
     ]
 
     /// The bytes `/bytes` sends: byte i is (i × 31 + i >> 8) mod 256, which repeats every 64 KiB.
-    static let pattern: [UInt8] = (0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+    public static let pattern: [UInt8] = (0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 
     /// The routes the fetch tests use.
-    static let standardRoutes: Handler = { request, responder in
+    public static let standardRoutes: Handler = { request, responder in
         let query = request.query
         switch request.path {
         case "/json":
             try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello":"world","n":1,"list":[1,2,3]}"#)
         case "/typed":
             try await responder.respond(headers: ["Content-Type: \(query["type"] ?? "")"], text: query["body"] ?? "")
+        case "/script.js":
+            try await responder.respond(headers: ["Content-Type: text/javascript; charset=utf-8"], text: query["text"] ?? "")
+        case "/set-cookies":
+            try await responder.respond(headers: [
+                "Set-Cookie: a=1; Path=/", "Set-Cookie: h=2; HttpOnly", "Set-Cookie: scoped=3; Path=/deep",
+                "Set-Cookie: secure=4; Secure", "Set-Cookie: gone=5; Max-Age=0", "Set-Cookie: later=6; Max-Age=3600",
+            ], text: "set")
+        case "/expire-a":
+            try await responder.respond(headers: ["Set-Cookie: a=; Max-Age=0; Path=/"], text: "expired")
+        case "/echo-cookie", "/deep/echo-cookie":
+            try await responder.respond(headers: ["Content-Type: text/plain"], text: request.header("cookie") ?? "(none)")
+        case "/cached":
+            // A validator and no freshness: every use revalidates; 304 when the tag matches.
+            let tag = "\"\(query["tag"] ?? "v1")\""
+            if request.header("if-none-match") == tag {
+                try await responder.respond(status: "304 Not Modified", headers: ["ETag: \(tag)", "Cache-Control: max-age=0"], body: [UInt8]())
+            } else {
+                try await responder.respond(headers: ["ETag: \(tag)", "Cache-Control: max-age=0", "Content-Type: text/plain"],
+                                            text: "body \(tag) #\(query["n"] ?? "")")
+            }
+        case "/modified":
+            let stamp = "Tue, 03 Nov 2026 10:00:00 GMT"
+            if request.header("if-modified-since") == stamp {
+                try await responder.respond(status: "304 Not Modified", body: [UInt8]())
+            } else {
+                try await responder.respond(headers: ["Last-Modified: \(stamp)", "Cache-Control: no-cache"], text: "modified body")
+            }
+        case "/fresh":
+            try await responder.respond(headers: ["Cache-Control: max-age=3600", "Content-Type: text/plain"],
+                                        text: "fresh #\(query["n"] ?? "")")
+        case "/no-store":
+            try await responder.respond(headers: ["Cache-Control: no-store", "ETag: \"x\""], text: "not stored")
         case "/utf8-header":
             try await responder.respond(headers: ["X-Text: caf\u{e9}"], text: "ok")
         case "/untyped":

@@ -1,0 +1,200 @@
+import Foundation
+
+/// A cookie as a browser keeps it (RFC 6265 §5.3): where it applies, until when, and its
+/// flags.
+///
+/// ```swift
+/// for cookie in store.cookies(for: URL(string: "https://example.com/app")!) {
+///     print(cookie.name, cookie.value, cookie.isHTTPOnly)
+/// }
+/// ```
+public struct HTTPCookie: Sendable, Equatable, Codable {
+    /// The cookie's name (may be empty, as browsers allow).
+    public var name: String
+    /// The cookie's value.
+    public var value: String
+    /// The host (host-only cookies) or the domain (and its subdomains) it is sent to, lowercase.
+    public var domain: String
+    /// True when it is sent to `domain` exactly (no `Domain` attribute was given).
+    public var isHostOnly: Bool
+    /// The path it is sent under.
+    public var path: String
+    /// When it expires, or nil for a session cookie (never persisted).
+    public var expires: Date?
+    /// Sent over https only.
+    public var isSecure: Bool
+    /// Hidden from scripts (`document.cookie`).
+    public var isHTTPOnly: Bool
+    /// The `SameSite` attribute as given (`Strict`, `Lax`, `None`), recorded; a headless host
+    /// has no cross-site navigations to apply it to.
+    public var sameSite: String?
+    /// When it was first stored (the order of equally specific cookies).
+    public var created: Date
+
+    /// A cookie. Stores usually make them from `Set-Cookie` headers.
+    ///
+    /// ```swift
+    /// let cookie = HTTPCookie(name: "session", value: "abc", domain: "example.com")
+    /// ```
+    public init(
+        name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/", expires: Date? = nil,
+        isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: String? = nil, created: Date = Date()
+    ) {
+        self.name = name
+        self.value = value
+        self.domain = domain.lowercased()
+        self.isHostOnly = isHostOnly
+        self.path = path
+        self.expires = expires
+        self.isSecure = isSecure
+        self.isHTTPOnly = isHTTPOnly
+        self.sameSite = sameSite
+        self.created = created
+    }
+
+    /// Parses a `Set-Cookie` header value received from `url` (RFC 6265 §5.2 and §5.3), or
+    /// returns nil for one the user agent must ignore (no `=`, a `Domain` that `url`'s host
+    /// does not match, a `Secure` cookie from http, a value over 4,096 bytes).
+    ///
+    /// ```swift
+    /// let cookie = HTTPCookie(setCookie: "id=1; Path=/; Max-Age=60; HttpOnly", from: url)
+    /// ```
+    public init?(setCookie header: String, from url: URL, now: Date = Date()) {
+        guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let parts = header.split(separator: ";", omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: Self.whitespace)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: Self.whitespace)
+        guard name.utf8.count + value.utf8.count <= 4096, !(name + value).unicodeScalars.contains(where: Self.isControl) else {
+            return nil
+        }
+        var expires: Date?
+        var maxAge: Date?
+        var domain: String?
+        var path: String?
+        var secure = false, httpOnly = false
+        var sameSite: String?
+        for attribute in parts.dropFirst() {
+            let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = pieces[0].trimmingCharacters(in: Self.whitespace).lowercased()
+            let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: Self.whitespace) : ""
+            switch key {
+            case "expires":
+                if let date = Self.parseDate(argument) { expires = date }
+            case "max-age":
+                guard let first = argument.first, first == "-" || first.isASCII && first.isNumber,
+                      argument.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) else { continue }
+                let seconds = Int(argument) ?? (first == "-" ? Int.min : Int.max)
+                maxAge = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(min(Double(seconds), 400 * 86_400))
+            case "domain":
+                guard !argument.isEmpty else { continue }
+                domain = (argument.hasPrefix(".") ? String(argument.dropFirst()) : argument).lowercased()
+            case "path":
+                path = argument.hasPrefix("/") ? argument : nil
+            case "secure":
+                secure = true
+            case "httponly":
+                httpOnly = true
+            case "samesite":
+                sameSite = argument
+            default:
+                continue
+            }
+        }
+        if secure && url.scheme?.lowercased() != "https" { return nil }
+        let hostOnly: Bool
+        if let domain, !domain.isEmpty {
+            // A domain attribute must cover the host, and be more than a bare top-level name.
+            guard Self.domainMatches(host, domain), domain.contains(".") || domain == host else { return nil }
+            hostOnly = domain == host && Self.isIPAddress(host)
+            self.init(name: name, value: value, domain: domain, isHostOnly: hostOnly, path: path ?? Self.defaultPath(url),
+                      expires: maxAge ?? expires, isSecure: secure, isHTTPOnly: httpOnly, sameSite: sameSite, created: now)
+        } else {
+            self.init(name: name, value: value, domain: host, isHostOnly: true, path: path ?? Self.defaultPath(url),
+                      expires: maxAge ?? expires, isSecure: secure, isHTTPOnly: httpOnly, sameSite: sameSite, created: now)
+        }
+    }
+
+    /// True when the cookie is sent with a request to `url` at `now` (RFC 6265 §5.4).
+    func applies(to url: URL, now: Date) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        if let expires, expires <= now { return false }
+        if isSecure && url.scheme?.lowercased() != "https" { return false }
+        guard isHostOnly ? host == domain : Self.domainMatches(host, domain) else { return false }
+        let requestPath = Self.encodedPath(url)
+        return Self.pathMatches(requestPath.isEmpty ? "/" : requestPath, path)
+    }
+
+    /// `url`'s path as sent (percent-encoded, a trailing slash kept; `URL.path` drops both).
+    static func encodedPath(_ url: URL) -> String {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+    }
+
+    // MARK: - RFC 6265 algorithms
+
+    private static let whitespace = CharacterSet(charactersIn: " \t")
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 && scalar != "\t" || scalar.value == 0x7F
+    }
+
+    static func domainMatches(_ host: String, _ domain: String) -> Bool {
+        host == domain || (host.hasSuffix("." + domain) && !isIPAddress(host))
+    }
+
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return requestPath.count == cookiePath.count || cookiePath.hasSuffix("/")
+            || requestPath[requestPath.index(requestPath.startIndex, offsetBy: cookiePath.count)] == "/"
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        host.hasPrefix("[") || (!host.isEmpty && host.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber })
+    }
+
+    /// The directory of `url`'s path (§5.1.4).
+    static func defaultPath(_ url: URL) -> String {
+        let path = encodedPath(url)
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// A cookie date (§5.1.1): the tokens for time, day of month, month and year, in any order.
+    static func parseDate(_ text: String) -> Date? {
+        let delimiters = CharacterSet(charactersIn: "\t !\"#$%&'()*+,-./;<=>?@[\\]^_`{|}~")
+        var time: (Int, Int, Int)?, day: Int?, month: Int?, year: Int?
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        for token in text.components(separatedBy: delimiters) where !token.isEmpty {
+            if time == nil {
+                let fields = token.split(separator: ":", omittingEmptySubsequences: false)
+                if fields.count == 3, fields.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isNumber) }),
+                   let h = Int(fields[0]), let m = Int(fields[1]), let s = Int(fields[2].prefix(2)) {
+                    time = (h, m, s)
+                    continue
+                }
+            }
+            let digits = token.prefix { $0.isASCII && $0.isNumber }
+            if day == nil, (1...2).contains(digits.count), let value = Int(digits) {
+                day = value
+                continue
+            }
+            if month == nil, let index = months.firstIndex(of: String(token.prefix(3)).lowercased()) {
+                month = index + 1
+                continue
+            }
+            if year == nil, (2...4).contains(digits.count), let value = Int(digits) {
+                year = value < 70 && digits.count <= 2 ? value + 2000 : value < 100 && digits.count <= 2 ? value + 1900 : value
+                continue
+            }
+        }
+        guard let (hour, minute, second) = time, let day, let month, let year, (1...31).contains(day), year >= 1601,
+              hour <= 23, minute <= 59, second <= 59 else { return nil }
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (year, month, day)
+        (components.hour, components.minute, components.second) = (hour, minute, second)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
+        return date
+    }
+}

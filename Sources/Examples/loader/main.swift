@@ -1,0 +1,135 @@
+import DuktapeWeb
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+// WebLoader end to end: a local HTTP server (below, on 127.0.0.1), then GET JSON, POST JSON, a
+// multipart upload, an in-memory download and a streamed download with progress, each through a
+// headless page running loader.html.
+
+func say(_ text: String) {
+    try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+}
+
+func runExample() async throws {
+    let server = try await ExampleServer.start()
+    defer { server.stop() }
+    let base = "http://127.0.0.1:\(server.port)"
+    let loader = WebLoader()
+    defer { loader.close() }
+
+    // GET JSON: the value arrives parsed.
+    let user = try await loader.evaluate(WebLoader.body(url: URL(string: base + "/api/user.json"), method: .getData))
+    if case .json(let value) = user.type, let object = value as? [String: Any] {
+        say("GET /api/user.json → \(user.status), name: \(object["name"] ?? "?"), languages: \(object["languages"] ?? "?")")
+    }
+
+    // POST: postData is sent as JSON; the server echoes it.
+    let echoed = try await loader.evaluate(WebLoader.body(url: URL(string: base + "/api/echo"), method: .postData,
+                                                          postData: ["greeting": "olá"]))
+    if case .json(let value) = echoed.type { say("POST /api/echo → \(echoed.contentType): \(value)") }
+
+    // Upload: the bytes as the "file" part, the other fields as parts of their own.
+    let upload = try await loader.evaluate(WebLoader.body(
+        url: URL(string: base + "/api/upload"), method: .uploadData,
+        postData: ["filename": "notes.txt", "album": "travel"], uploadData: Data("hello, upload".utf8)))
+    if case .plainText(let text) = upload.type { say("upload → \(text)") }
+
+    // In memory: bytes as Data.
+    let download = try await loader.evaluate(WebLoader.body(url: URL(string: base + "/files/small.bin"), method: .downloadFile))
+    if case .data(let data) = download.type { say("downloadFile → \(data.count) bytes, first \(Array(data.prefix(4)))") }
+
+    // Streamed to a file as it arrives, with progress (printed here at each quarter).
+    var quarter = 0
+    for try await message in loader.stream(WebLoader.body(url: URL(string: base + "/files/big.bin"), method: .downloadStream)) {
+        switch message.type {
+        case .streamStart:
+            say("stream started, \(message.total.map(String.init) ?? "unknown") bytes")
+        case .streaming(let progress?):
+            while quarter < 4, progress >= Double(quarter + 1) / 4 {
+                quarter += 1
+                say("progress: \(quarter * 25)%")
+            }
+        case .streamEnd(let file):
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+            say("stream ended: \(size) bytes in a file")
+            try? FileManager.default.removeItem(at: file)
+        default:
+            break
+        }
+    }
+}
+
+try await runExample()
+
+/// A small HTTP/1.1 server for the example, on SwiftNIO.
+final class ExampleServer: Sendable {
+    let channel: any Channel
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    private init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    static func start() async throws -> ExampleServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return ExampleServer(channel: channel)
+    }
+
+    func stop() {
+        channel.close(promise: nil)
+    }
+
+    /// Collects a request, then answers it by its path.
+    final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        private var head: HTTPRequestHead?
+        private var body = ByteBuffer()
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+                body.clear()
+            case .body(var chunk):
+                body.writeBuffer(&chunk)
+            case .end:
+                guard let head else { return }
+                let (type, bytes) = Self.answer(head, Array(body.readableBytesView))
+                var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", "\(bytes.count)")])
+                headers.add(name: "Connection", value: "close")
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            }
+        }
+
+        static func answer(_ head: HTTPRequestHead, _ body: [UInt8]) -> (String, [UInt8]) {
+            switch head.uri {
+            case "/api/user.json":
+                return ("application/json", Array(#"{"name":"Ada","languages":["en","fr"]}"#.utf8))
+            case "/api/echo":
+                return (head.headers.first(name: "content-type") ?? "application/octet-stream", body)
+            case "/api/upload":
+                let type = head.headers.first(name: "content-type") ?? ""
+                let text = String(decoding: body, as: UTF8.self)
+                let parts = text.components(separatedBy: "Content-Disposition: form-data; name=\"").dropFirst()
+                    .map { $0.prefix { $0 != "\"" } }
+                return ("text/plain", Array("\(body.count) bytes of \(type.prefix(19)), parts: \(parts.joined(separator: ", "))".utf8))
+            case "/files/small.bin":
+                return ("application/octet-stream", (0..<1024).map { UInt8($0 % 256) })
+            case "/files/big.bin":
+                return ("application/octet-stream", [UInt8](repeating: 7, count: 4 << 20))
+            default:
+                return ("text/plain", Array("not found".utf8))
+            }
+        }
+    }
+}

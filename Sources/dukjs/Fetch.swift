@@ -1,0 +1,205 @@
+import ArgumentParser
+import DuktapeRuntime
+import DuktapeWeb
+import Foundation
+
+extension DukJS {
+    /// `dukjs fetch URL [-o FILE]`: a download through WebLoader's stream method.
+    struct Fetch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download a URL through WebLoader (a page running loader.html), with progress.",
+            discussion: """
+                The body is written to FILE (replaced when it exists), or to standard output. \
+                Progress goes to standard error: a bar on a terminal (bytes, percentage when the \
+                length is known, rate, time left), else a line every second. A failure, or a \
+                response with a status of 400 or more, prints a message and exits with status 1 \
+                (no output file is left behind).
+                """)
+
+        @Argument(help: "The http or https URL to fetch.")
+        var url: String
+
+        @Option(name: [.short, .long], help: ArgumentHelp("Write the body to this file.", valueName: "file"))
+        var output: String?
+
+        @Option(name: [.customShort("H"), .long], help: ArgumentHelp("A request header, 'Name: value' (repeatable).", valueName: "header"))
+        var header: [String] = []
+
+        @Option(name: [.customShort("X"), .long], help: "The HTTP method (GET by default; POST when --data is given).")
+        var method: String?
+
+        @Option(name: [.short, .long], help: "A request body (text).")
+        var data: String?
+
+        @Option(name: .long, help: ArgumentHelp("Give up after this many seconds without data.", valueName: "seconds"))
+        var timeout: Double = 60
+
+        func validate() throws {
+            guard let address = URL(string: url), let scheme = address.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                  address.host != nil else {
+                throw ValidationError("'\(url)' is not an http or https URL.")
+            }
+            for line in header where Self.splitHeader(line) == nil {
+                throw ValidationError("'\(line)' is not a header (expected 'Name: value').")
+            }
+            guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds.") }
+        }
+
+        static func splitHeader(_ line: String) -> (String, String)? {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, !name.contains(" ") else { return nil }
+            return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+
+        func run() throws {
+            guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
+            var body = WebLoader.body(url: address, method: .downloadStream)
+            for line in header {
+                if let (name, value) = Self.splitHeader(line) { body.headers[name] = value }
+            }
+            body.httpMethod = method?.uppercased()
+            body.httpBody = data.map { Data($0.utf8) }
+            var configuration = WebLoaderConfiguration()
+            configuration.timeout = timeout
+            configuration.page.consoleOutput = .standardStreams
+            let loader = WebLoader(configuration: configuration)
+            defer { loader.close() }
+            let progress = ProgressReporter(terminal: isatty(STDERR_FILENO) == 1)
+            let finished = Finished()
+            loader.evaluate(body) { response, error in
+                switch response.type {
+                case .streamStart: progress.start(total: response.total)
+                case .streaming: progress.update(received: response.received, total: response.total)
+                default: break
+                }
+                if response.isTerminal { finished.set(response, error) }
+            }
+            let (response, error) = finished.wait()
+            progress.finish()
+            if let error { throw RuntimeError("fetch \(url): \(error)") }
+            guard case .streamEnd(let file) = response.type else { throw RuntimeError("fetch \(url): no body was saved") }
+            defer { try? FileManager.default.removeItem(at: file) }
+            guard response.status < 400 else {
+                throw RuntimeError("fetch \(url): the server answered HTTP \(response.status)")
+            }
+            if let output {
+                let destination = URL(fileURLWithPath: output)
+                _ = try? FileManager.default.removeItem(at: destination)
+                do {
+                    try FileManager.default.moveItem(at: file, to: destination)
+                } catch {
+                    throw RuntimeError("cannot write \(output): \(error.localizedDescription)")
+                }
+            } else {
+                let handle = try FileHandle(forReadingFrom: file)
+                defer { try? handle.close() }
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    FileHandle.standardOutput.write(chunk)
+                }
+            }
+        }
+    }
+}
+
+/// The terminal message of the download, awaited by the (synchronous) command.
+private final class Finished: @unchecked Sendable {
+    // @unchecked: behind `condition`.
+    private let condition = NSCondition()
+    private var result: (WebLoaderResponse, (any Error)?)?
+
+    func set(_ response: WebLoaderResponse, _ error: (any Error)?) {
+        condition.withLock {
+            result = (response, error)
+            condition.signal()
+        }
+    }
+
+    func wait() -> (WebLoaderResponse, (any Error)?) {
+        condition.withLock {
+            while true {
+                if let result { return result }
+                condition.wait()
+            }
+        }
+    }
+}
+
+/// Progress on standard error: a bar redrawn in place on a terminal (at most ten times a
+/// second), or a plain line every second otherwise.
+final class ProgressReporter: @unchecked Sendable {
+    // @unchecked: behind `lock`.
+    private let terminal: Bool
+    private let lock = NSLock()
+    private let started = ContinuousClock.now
+    private var lastDraw: ContinuousClock.Instant?
+    private var received: Int64 = 0
+    private var total: Int64?
+
+    init(terminal: Bool) {
+        self.terminal = terminal
+    }
+
+    func start(total: Int64?) {
+        lock.withLock { self.total = total }
+    }
+
+    func update(received: Int64, total: Int64?) {
+        lock.withLock {
+            self.received = received
+            self.total = total
+            let now = ContinuousClock.now
+            if let lastDraw, now - lastDraw < (terminal ? .milliseconds(100) : .seconds(1)) { return }
+            lastDraw = now
+            draw(final: false)
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            guard lastDraw != nil || received > 0 else { return }
+            draw(final: true)
+        }
+    }
+
+    private func draw(final: Bool) {
+        let line = Self.describe(received: received, total: total, elapsed: ContinuousClock.now - started)
+        if terminal {
+            let percent = total.map { $0 > 0 ? Double(received) / Double($0) : 0 }
+            var bar = ""
+            if let percent {
+                let filled = Int((min(max(percent, 0), 1) * 30).rounded(.down))
+                bar = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled) + "] "
+            }
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + bar + line + (final ? "\n" : "")).utf8))
+        } else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+
+    /// "45% 12.3 MB of 27.0 MB, 5.1 MB/s, 3s left", or "12.3 MB, 5.1 MB/s" without a length.
+    static func describe(received: Int64, total: Int64?, elapsed: Duration) -> String {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Double(received) / seconds : 0
+        var text = bytes(received)
+        if let total, total > 0 {
+            let percent = Int((Double(received) / Double(total) * 100).rounded(.down))
+            text = "\(percent)% " + text + " of " + bytes(total)
+        }
+        text += ", " + bytes(Int64(rate)) + "/s"
+        if let total, total > received, rate > 0 {
+            text += ", \(Int((Double(total - received) / rate).rounded(.up)))s left"
+        }
+        return text
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count), unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
+    }
+}

@@ -1,0 +1,235 @@
+import DuktapeCore
+import Foundation
+import TestServer
+import Testing
+
+@testable import DuktapeWeb
+
+func temporaryDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+@Suite("Cookies", .timeLimit(.minutes(1)))
+struct CookieTests {
+    @Test func setCookieRoundTripsAndHttpOnlyStaysHidden() async throws {
+        try await withFetchPage { page, server in
+            let result = try await run(page, """
+                return fetch('/set-cookies').then(function (r) {
+                    var visible = r.headers.get('set-cookie');
+                    return fetch('/echo-cookie').then(function (e) { return e.text() }).then(function (sent) {
+                        return [visible, sent, document.cookie].join('|');
+                    });
+                })
+                """)
+            // "secure" came over http (refused), "gone" expired at once, "scoped" is for /deep.
+            #expect(result == "|a=1; h=2; later=6|a=1; later=6")
+            let deep = try await run(page, "return fetch('/deep/echo-cookie').then(function (r) { return r.text() })")
+            #expect(deep == "scoped=3; a=1; h=2; later=6")
+            _ = server
+        }
+    }
+
+    @Test func documentCookieSetsCookiesButNeverHttpOnlyOnes() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return fetch('/set-cookies').then(function () {
+                    document.cookie = 'js=7; Path=/';
+                    document.cookie = 'h=forged';
+                    document.cookie = 'a=changed';
+                    return fetch('/echo-cookie').then(function (r) { return r.text() });
+                }).then(function (sent) {
+                    return fetch('/expire-a').then(function () { return sent + '|' + document.cookie });
+                })
+                """)
+            #expect(result == "a=changed; h=2; later=6; js=7|later=6; js=7")
+            let thrown = try await run(page, "try { document.cookie = Symbol() } catch (e) { return Promise.resolve(e.name) }")
+            #expect(thrown == "TypeError")
+        }
+    }
+
+    @Test func credentialsOmitSendsAndStoresNothing() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return fetch('/set-cookies', { credentials: 'omit' }).then(function () {
+                    return fetch('/echo-cookie').then(function (r) { return r.text() });
+                }).then(function (first) {
+                    return fetch('/set-cookies').then(function () { return fetch('/echo-cookie', { credentials: 'omit' }) })
+                        .then(function (r) { return r.text() }).then(function (second) { return first + '|' + second });
+                })
+                """)
+            #expect(result == "(none)|(none)")
+        }
+    }
+
+    @Test func persistentCookiesSurviveARestartAndSessionOnesDoNot() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cookies.json")
+        let url = try #require(URL(string: "http://example.com/app/page"))
+        let store = CookieStore(file: file)
+        store.receive(["session=1", "kept=2; Max-Age=600", "dated=3; Expires=Wed, 01 Jan 2098 00:00:00 GMT"], from: url)
+        #expect(store.cookies(for: url).map(\.name) == ["session", "kept", "dated"])
+        let reopened = CookieStore(file: file)
+        #expect(reopened.cookies(for: url).map(\.name) == ["kept", "dated"])
+        reopened.removeAll()
+        #expect(CookieStore(file: file).allCookies.isEmpty)
+        // A damaged file is an empty store.
+        try Data("not json".utf8).write(to: file)
+        #expect(CookieStore(file: file).allCookies.isEmpty)
+    }
+
+    @Test func setCookieParsingFollowsRFC6265() throws {
+        let http = try #require(URL(string: "http://www.example.com/a/b/page"))
+        let https = try #require(URL(string: "https://www.example.com/"))
+        func cookie(_ header: String, _ url: URL) -> HTTPCookie? { HTTPCookie(setCookie: header, from: url) }
+        #expect(cookie("x=1", http)?.path == "/a/b")
+        #expect(cookie("x=1; Path=relative", http)?.path == "/a/b")
+        #expect(cookie("x=1; Domain=.example.com", http)?.domain == "example.com")
+        #expect(cookie("x=1; Domain=example.com", http)?.isHostOnly == false)
+        #expect(cookie("x=1; Domain=other.com", http) == nil)
+        #expect(cookie("x=1; Domain=com", http) == nil)
+        #expect(cookie("x=1; Secure", http) == nil)
+        #expect(cookie("x=1; Secure", https)?.isSecure == true)
+        #expect(cookie("novalue", http) == nil)
+        #expect(cookie("=bare", http)?.value == "bare")
+        let flagged = cookie("x=1; SameSite=Lax; HttpOnly", http)
+        #expect(flagged?.sameSite == "Lax" && flagged?.isHTTPOnly == true)
+        #expect(cookie("x=\u{1}", http) == nil)
+        #expect(cookie("x=" + String(repeating: "v", count: 5000), http) == nil)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let both = HTTPCookie(setCookie: "x=1; Expires=Thu, 01 Jan 2099 00:00:00 GMT; Max-Age=10", from: http, now: now)
+        #expect(both?.expires == now.addingTimeInterval(10))
+        for date in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            #expect(HTTPCookie.parseDate(date) == Date(timeIntervalSince1970: 784_111_777), "\(date)")
+        }
+        #expect(HTTPCookie.parseDate("31 Feb 2020 00:00:00") == nil)
+        #expect(HTTPCookie.parseDate("garbage") == nil)
+        // Matching: host-only, subdomains, paths, secure.
+        let domainCookie = try #require(cookie("x=1; Domain=example.com; Path=/a", http))
+        #expect(domainCookie.applies(to: try #require(URL(string: "http://deep.www.example.com/a/x")), now: Date()))
+        #expect(!domainCookie.applies(to: try #require(URL(string: "http://badexample.com/a")), now: Date()))
+        #expect(!domainCookie.applies(to: try #require(URL(string: "http://www.example.com/ab")), now: Date()))
+        let hostOnly = try #require(cookie("y=1", http))
+        #expect(!hostOnly.applies(to: try #require(URL(string: "http://sub.www.example.com/a/b/c")), now: Date()))
+    }
+}
+
+@Suite("HTTP cache", .timeLimit(.minutes(1)))
+struct HTTPCacheTests {
+    func withCachedPage(_ body: (WebPage, TestHTTPServer, HTTPCache) async throws -> Void) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, capacity: 1 << 20)
+        try await withFetchPage(configure: { $0.httpCache = cache }) { page, server in
+            try await body(page, server, cache)
+        }
+    }
+
+    func expectText(
+        _ page: WebPage, _ path: String, _ mode: String = "default", is expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let actual = try await text(page, path, mode)
+        #expect(actual == expected, sourceLocation: sourceLocation)
+    }
+
+    func text(_ page: WebPage, _ path: String, _ mode: String = "default") async throws -> String? {
+        try await run(page, "return fetch(path, { cache: mode }).then(function (r) { return r.text() })", ["path": path, "mode": mode])
+    }
+
+    @Test func aFreshResponseIsServedWithoutTheNetwork() async throws {
+        try await withCachedPage { page, server, cache in
+            try await expectText(page, "/fresh?n=1", is: "fresh #1")
+            try await expectText(page, "/fresh?n=1", is: "fresh #1")
+            #expect(server.received.count == 1)
+            #expect(cache.storedURLs == ["\(server.baseURL)/fresh?n=1"])
+            // reload goes to the network (and stores), no-cache revalidates, no-store bypasses.
+            try await expectText(page, "/fresh?n=1", "reload", is: "fresh #1")
+            try await expectText(page, "/fresh?n=1", "no-store", is: "fresh #1")
+            #expect(server.received.count == 3)
+        }
+    }
+
+    @Test func aStaleResponseIsRevalidatedAndA304ServesTheStoredBody() async throws {
+        try await withCachedPage { page, server, _ in
+            try await expectText(page, "/cached?n=1", is: "body \"v1\" #1")
+            try await expectText(page, "/cached?n=1", is: "body \"v1\" #1")
+            let requests = server.received.filter { $0.path == "/cached" }
+            #expect(requests.count == 2)
+            #expect(requests.last?.header("if-none-match") == "\"v1\"")
+            try await expectText(page, "/modified", is: "modified body")
+            try await expectText(page, "/modified", is: "modified body")
+            #expect(server.received.last?.header("if-modified-since") == "Tue, 03 Nov 2026 10:00:00 GMT")
+        }
+    }
+
+    @Test func noStoreResponsesAreNeverStored() async throws {
+        try await withCachedPage { page, server, cache in
+            try await expectText(page, "/no-store", is: "not stored")
+            try await expectText(page, "/no-store", is: "not stored")
+            #expect(server.received.count == 2 && server.received.allSatisfy { $0.header("if-none-match") == nil })
+            #expect(cache.storedURLs.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache.directory.path).isEmpty)
+            // Nor are uncacheable ones (no validator, no freshness) or a request's no-store.
+            _ = try await text(page, "/json")
+            #expect(try await run(page, "return fetch('/fresh?n=9', { headers: { 'Cache-Control': 'no-store' } }).then(function () { return 'ok' })") == "ok")
+            #expect(cache.storedURLs.isEmpty)
+        }
+    }
+
+    @Test func forceCacheAndOnlyIfCached() async throws {
+        try await withCachedPage { page, server, _ in
+            let miss = try await failure(page, "return fetch('/cached?n=2', { cache: 'only-if-cached', mode: 'same-origin' })")
+            #expect(miss?.contains("is not in the cache") == true)
+            try await expectText(page, "/cached?n=2", is: "body \"v1\" #2")
+            // Stale (max-age=0), yet force-cache and only-if-cached use it without the network.
+            try await expectText(page, "/cached?n=2", "force-cache", is: "body \"v1\" #2")
+            let hit = try await run(page, "return fetch('/cached?n=2', { cache: 'only-if-cached', mode: 'same-origin' }).then(function (r) { return r.text() })")
+            #expect(hit == "body \"v1\" #2")
+            #expect(server.received.count == 1)
+        }
+    }
+
+    @Test func theCacheSurvivesARestartAndStaysWithinItsCapacity() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        do {
+            var configuration = WebPageConfiguration()
+            configuration.httpCache = try HTTPCache(directory: directory, capacity: 1 << 20)
+            let page = try WebPage(configuration: configuration)
+            defer { page.close() }
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/"))
+            try await expectText(page, "/fresh?n=7", is: "fresh #7")
+        }
+        let reopened = try HTTPCache(directory: directory, capacity: 1 << 20)
+        #expect(reopened.storedURLs == ["\(server.baseURL)/fresh?n=7"])
+        var configuration = WebPageConfiguration()
+        configuration.httpCache = reopened
+        let page = try WebPage(configuration: configuration)
+        defer { page.close() }
+        try await page.load(html: "", baseURL: URL(string: server.baseURL + "/"))
+        try await expectText(page, "/fresh?n=7", is: "fresh #7")
+        #expect(server.received.count == 1)
+        // A POST to the URL removes its entry.
+        _ = try await run(page, "return fetch('/fresh?n=7', { method: 'POST', body: 'x' }).then(function () { return '' })")
+        #expect(reopened.storedURLs.isEmpty)
+        // Capacity: 64 KiB holds bodies up to 8 KiB, and evicts the least recently used.
+        let small = try HTTPCache(directory: try temporaryDirectory(), capacity: 64 << 10)
+        defer { try? FileManager.default.removeItem(at: small.directory) }
+        for index in 0..<20 {
+            let writer = small.writer(url: "http://x/\(index)", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"\(index)\""], requestHeaders: [])
+            writer?.append(Data(count: 6000))
+            writer?.commit()
+        }
+        let big = small.writer(url: "http://x/big", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"b\""], requestHeaders: [])
+        big?.append(Data(count: 9000))
+        big?.commit()
+        #expect(small.storedURLs.count == 10 && small.storedURLs.contains("http://x/19") && !small.storedURLs.contains("http://x/big"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: small.directory.path)
+        #expect(files.count == 20 && !files.contains { $0.hasSuffix(".partial") })
+    }
+}
