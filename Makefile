@@ -7,11 +7,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
+# The web tests also serve static files with Python's http.server.
 deps:
-	@if [ ! -f $(DUKTAPE_SOURCE) ] || [ ! -f /usr/include/duktape.h ]; then \
-		echo "Installing duktape-dev..."; \
+	@if [ ! -f $(DUKTAPE_SOURCE) ] || [ ! -f /usr/include/duktape.h ] || ! command -v python3 >/dev/null; then \
+		echo "Installing duktape-dev and python3..."; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev python3; \
 	fi
 
 # The instruction counts (`make bench-check`, and a table in RESULTS.md) need valgrind.
@@ -26,11 +27,11 @@ bench-check-deps: deps
 # comparison for W10 and W11) and matplotlib (the chart).
 bench-deps: deps bench-check-deps
 	@if ! pkg-config --exists javascriptcoregtk-4.1 2>/dev/null || ! command -v hyperfine >/dev/null || ! command -v node >/dev/null \
-		|| ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
-		echo "Installing libjavascriptcoregtk-4.1-dev, hyperfine, nodejs and python3-matplotlib..."; \
+		|| ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || ! command -v curl >/dev/null; then \
+		echo "Installing libjavascriptcoregtk-4.1-dev, hyperfine, nodejs, python3-matplotlib and curl..."; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjavascriptcoregtk-4.1-dev hyperfine pkg-config \
-			python3-matplotlib $$(command -v node >/dev/null || echo nodejs); \
+			python3-matplotlib curl $$(command -v node >/dev/null || echo nodejs); \
 	fi
 
 build: deps

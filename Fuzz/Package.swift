@@ -12,6 +12,7 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let rootPackage = root.lastPathComponent.lowercased()
 let core = Target.Dependency.product(name: "DuktapeCore", package: rootPackage)
 let web = Target.Dependency.product(name: "DuktapeWeb", package: rootPackage)
+let runtime = Target.Dependency.product(name: "DuktapeRuntime", package: rootPackage)
 
 let package = Package(
     name: "DuktapeCoreFuzz",
@@ -21,7 +22,7 @@ let package = Package(
         .executableTarget(name: "fuzz-evaluate", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-convert", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-callbacks", dependencies: [core, "FuzzSupport"]),
-        .executableTarget(name: "fuzz-bridge", dependencies: [web, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-bridge", dependencies: [web, runtime, "FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -290,6 +290,11 @@ struct FetchTests {
             await closed.shutdown()
             let refused = try await failure(page, "return fetch('http://127.0.0.1:\(closed.port)/x')")
             #expect(refused?.hasPrefix("TypeError: Failed to fetch: GET http://127.0.0.1:\(closed.port)/x failed") == true)
+            // An unresolvable host: a 64-character label cannot be put in a DNS query, so the
+            // resolver fails at once without sending anything (the tests stay on loopback).
+            let unresolvable = "http://\(String(repeating: "a", count: 64)).invalid/x"
+            let noHost = try await failure(page, "return fetch(url)", unresolvable)
+            #expect(noHost?.hasPrefix("TypeError: Failed to fetch: GET \(unresolvable) failed") == true, "\(noHost ?? "")")
             #expect(try await failure(page, "return fetch('/bad-json').then(function (r) { return r.json() })")?.hasPrefix("SyntaxError") == true)
             #expect(server.received.map(\.path) == ["/bad-json"])
         }

@@ -177,6 +177,32 @@ struct WebLoaderTests {
         #expect(server.received.first?.header("requestid") == response.requestID)
     }
 
+    @Test func staticFilesFromPythonsServer() async throws {
+        try await withDirectory { root in
+            try Data(#"{"from": "python"}"#.utf8).write(to: root.appendingPathComponent("data.json"))
+            try Data("<p>static</p>".utf8).write(to: root.appendingPathComponent("page.html"))
+            let image = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) })
+            try image.write(to: root.appendingPathComponent("image.bin"))
+            let server = try StaticFileServer.start(directory: root)
+            defer { server.stop() }
+            try await withDirectory { downloads in
+                let loader = loader { $0.streamDirectory = downloads }
+                defer { loader.close() }
+                let json = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/data.json"), method: .getData))
+                guard case .json(let value) = json.type else { Issue.record("\(json.type)"); return }
+                #expect((value as? [String: Any])?["from"] as? String == "python")
+                let page = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/page.html"), method: .getData))
+                guard case .plainText(let text) = page.type else { Issue.record("\(page.type)"); return }
+                #expect(text == "<p>static</p>")
+                let stream = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/image.bin"), method: .downloadStream))
+                guard case .streamEnd(let file) = stream.type else { Issue.record("\(stream.type)"); return }
+                #expect(try Data(contentsOf: file) == image && stream.total == 300_000)
+                let missing = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/missing"), method: .getData))
+                #expect(missing.status == 404)
+            }
+        }
+    }
+
     // MARK: - Streams
 
     @Test func downloadStreamWritesTheFileWithProgress() async throws {
@@ -255,6 +281,7 @@ struct WebLoaderTests {
                 ("http://127.0.0.1:\(closed.port)/x", .getData, "Failed to fetch"),
                 ("http://127.0.0.1:\(closed.port)/x", .downloadStream, "Failed to fetch"),
                 (server.baseURL + "/bad-json", .getData, "SyntaxError"),
+                ("http://\(String(repeating: "b", count: 64)).invalid/x", .getData, "Failed to fetch"),  // unresolvable, locally
                 (server.baseURL + "/close-mid-stream", .downloadStream, "TypeError"),
                 (server.baseURL + "/truncated", .downloadStream, "TypeError"),
                 (server.baseURL + "/truncated", .getData, "TypeError"),

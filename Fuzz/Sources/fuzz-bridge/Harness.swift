@@ -1,3 +1,4 @@
+import DuktapeRuntime
 @_spi(Fuzzing) import DuktapeWeb
 import Foundation
 
@@ -116,6 +117,8 @@ func fuzzBridge(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     finished.wait()
     guard let result = outcome.value else { fail("postMessage: no result") }
+    // The page must go on answering (a closed page would make every later input pass).
+    if result.hasPrefix("threw: ") && result.contains("closed") { fail("postMessage: the page closed: \(result)") }
     // Every post is delivered or refused with a TypeError (a RangeError past the engine's limits).
     let allowed: Set<Substring> = ["sent", "echoed", "TypeError", "RangeError", "Error"]
     if !result.hasPrefix("threw: "), !result.split(separator: ",").allSatisfy(allowed.contains) {
