@@ -1,15 +1,11 @@
 /// A MIME type as WHATWG's MIME Sniffing standard parses one (`text/html; charset="utf-8"`):
 /// type and subtype lowercased, parameters with lowercased names and their values unquoted.
-/// Used for a response's charset and for WebLoader's content types.
-struct MIMEType: Equatable {
+/// Used for a response's charset and for WebLoader's request content types.
+struct MIMEType {
     var type: String
     var subtype: String
     /// The parameters in order, the first of each name kept.
     var parameters: [(name: String, value: String)]
-
-    static func == (lhs: MIMEType, rhs: MIMEType) -> Bool {
-        lhs.essence == rhs.essence && lhs.parameters.elementsEqual(rhs.parameters) { $0 == $1 }
-    }
 
     /// `type/subtype`.
     var essence: String { type + "/" + subtype }
@@ -17,11 +13,6 @@ struct MIMEType: Equatable {
     /// The value of the parameter `name` (lowercase), or nil.
     func parameter(_ name: String) -> String? {
         parameters.first { $0.name == name }?.value
-    }
-
-    /// A JSON MIME type: `application/json`, `text/json` or any `…+json` subtype.
-    var isJSON: Bool {
-        essence == "application/json" || essence == "text/json" || subtype.hasSuffix("+json")
     }
 
     /// Parses `text`, or returns nil for a string that is not a MIME type.
