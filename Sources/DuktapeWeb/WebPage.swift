@@ -296,9 +296,15 @@ public final class WebPage: @unchecked Sendable {
             throw WebPageError.invalidArgumentName(name)
         }
         let names = pairs.map(\.key), values = Box(value: pairs.map(\.value))
-        let result = try await submit { [control] _ in
-            try control.forProperty("callFunction").call(names, body, values.value)
+        // The value made on the page's thread is handed over through a lock: a happens-before
+        // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
+        // which it does not instrument).
+        let handoff = Locked<JSValue?>(nil)
+        try await submit { [control] _ in
+            let value = try control.forProperty("callFunction").call(names, body, values.value)
+            handoff.withLock { $0 = value }
         }
+        guard let result = handoff.withLock({ $0 }) else { throw WebPageError.closed }
         guard result.isPromise else { return try await submit { [control] _ in try Self.converted(result, copiedBy: control) }.value }
         let settled = try await withThrowingTaskGroup(of: JSValue?.self) { group in
             group.addTask {
