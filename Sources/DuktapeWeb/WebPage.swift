@@ -299,7 +299,7 @@ public final class WebPage: @unchecked Sendable {
         // The value made on the page's thread is handed over through a lock: a happens-before
         // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
         // which it does not instrument).
-        let handoff = Locked<JSValue?>(nil)
+        let handoff = Guarded<JSValue?>(nil)
         try await submit { [control] _ in
             let value = try control.forProperty("callFunction").call(names, body, values.value)
             handoff.withLock { $0 = value }

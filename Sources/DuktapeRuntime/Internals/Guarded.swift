@@ -8,7 +8,10 @@ import Foundation
 /// Lock order: code holding this lock never enters the VM (no JavaScript call, and no `JSValue`
 /// released inside), because JavaScript calls into the loop (`setTimeout`) while holding the
 /// VM's lock. Values removed under the lock are returned and released after it.
-final class Guarded<State>: @unchecked Sendable {
+///
+/// `package`: DuktapeWeb keeps its transfer state behind it too (a pthread mutex, which
+/// ThreadSanitizer sees; `Synchronization.Mutex`'s futexes it does not).
+package final class Guarded<State>: @unchecked Sendable {
     // @unchecked: `state` and `waiters` are only touched with `mutex` locked.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -16,7 +19,7 @@ final class Guarded<State>: @unchecked Sendable {
     /// Threads inside `withLock(waitingIf:)`'s wait: a wake-up with none is skipped.
     private var waiters = 0
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
@@ -33,7 +36,7 @@ final class Guarded<State>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

@@ -182,7 +182,7 @@ defineMethods(ReadableStreamDefaultController.prototype, {
 });
 
 // new ReadableStream({ start(controller), pull(controller), cancel(reason) }, { highWaterMark }):
-// default streams (any chunk type); byte streams ({ type: 'bytes' }) are not implemented.
+// default streams (any chunk type); a byte stream ({ type: 'bytes' }) is refused with a RangeError.
 function ReadableStream(underlyingSource, strategy) {
     requireNew(this, ReadableStream, 'ReadableStream');
     var source = dictionary(underlyingSource, "Failed to construct 'ReadableStream': parameter 1");

@@ -18,7 +18,7 @@ final class FetchTransfer: Sendable {
     let id: Int
     private let pending: PendingWork
     private let onPause: (@Sendable (Int) -> Void)?
-    private let state = Locked(State())
+    private let state = Guarded(State())
 
     private struct State {
         var unread = 0

@@ -42,7 +42,7 @@ final class PageNetwork: @unchecked Sendable {
     private let cache: HTTPCache?
     /// The page's URL (for `same-origin` credentials), read on the I/O tasks.
     private let documentURL: @Sendable () -> URL?
-    private let transfers = Locked(Transfers())
+    private let transfers = Guarded(Transfers())
     private let client: HTTPClient
 
     private struct Transfers {
@@ -51,7 +51,7 @@ final class PageNetwork: @unchecked Sendable {
     }
     private var nextID = 0
     var dispatcher: JSValue?
-    private let pauseObserverStorage = Locked<(@Sendable (Int) -> Void)?>(nil)
+    private let pauseObserverStorage = Guarded<(@Sendable (Int) -> Void)?>(nil)
 
     /// Told the unread byte count each time a transfer waits for the page to read (tests).
     var pauseObserver: (@Sendable (Int) -> Void)? {
