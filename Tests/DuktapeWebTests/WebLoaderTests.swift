@@ -69,6 +69,18 @@ struct WebLoaderTests {
         return WebLoader(configuration: configuration)
     }
 
+    /// A test server, and a loader writing its streams to a temporary directory; all closed
+    /// (and removed) at the end.
+    func withStreamingLoader(_ body: (TestHTTPServer, WebLoader, URL) async throws -> Void) async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            let loader = loader { $0.streamDirectory = directory }
+            defer { loader.close() }
+            try await body(server, loader, directory)
+        }
+    }
+
     func url(_ server: TestHTTPServer, _ path: String) throws -> URL {
         try #require(URL(string: server.baseURL + path))
     }
@@ -206,11 +218,7 @@ struct WebLoaderTests {
     // MARK: - Streams
 
     @Test func downloadStreamWritesTheFileWithProgress() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             let messages = Messages()
             loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=1000000&chunk=50000"), method: .downloadStream),
                             completionHandler: messages.handler)
@@ -235,11 +243,7 @@ struct WebLoaderTests {
     /// body, which arrives decoded): progress is nil, never a wrong fraction.
     @Test(arguments: [("/chunked", "first,second,third"), ("/gzip", String(repeating: "hello gzip ", count: 100))])
     func streamsWithoutAUsableLengthHaveNoProgress(path: String, body: String) async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             var progress: [Double?] = []
             var file: URL?
             for try await message in loader.stream(WebLoader.body(url: try url(server, path), method: .downloadStream)) {
@@ -252,11 +256,7 @@ struct WebLoaderTests {
     }
 
     @Test func aSixtyFourMegabyteStreamHasTheRightDigest() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             let size = 64 << 20
             let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=\(size)"), method: .downloadStream))
             guard case .streamEnd(let file) = response.type else { Issue.record("\(response.type)"); return }
@@ -305,11 +305,7 @@ struct WebLoaderTests {
     }
 
     @Test func cancellingARequestEndsItOnceAndClosesItsConnection() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             let messages = Messages()
             let body = WebLoader.body(url: try url(server, "/slow-body"), method: .downloadStream)
             loader.evaluate(body) { response, error in
@@ -335,11 +331,7 @@ struct WebLoaderTests {
     }
 
     @Test func aRequestIDCanBeReusedOnceItsRequestEnded() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             let stream = WebLoaderRequest(url: try url(server, "/slow-body"), requestID: "same", method: .downloadStream)
             let first = Messages()
             loader.evaluate(stream) { response, error in
@@ -370,11 +362,7 @@ struct WebLoaderTests {
     }
 
     @Test func aHandlerThatBlocksDoesNotBlockCancellation() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             let body = WebLoader.body(url: try url(server, "/bytes?n=4000000&chunk=10000"), method: .downloadStream)
             let messages = Messages()
             let release = DispatchSemaphore(value: 0)
@@ -450,11 +438,7 @@ struct WebLoaderTests {
     // MARK: - Concurrency and hostile pages
 
     @Test func twoHundredConcurrentMixedRequestsNeverCross() async throws {
-        let server = try await TestHTTPServer.start()
-        defer { server.stop() }
-        try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
+        try await withStreamingLoader { server, loader, directory in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<200 {
                     group.addTask {
