@@ -2,7 +2,7 @@
  * C shims for what Swift cannot express safely: protected engine operations
  * (their bodies must be C, because a Duktape error longjmps out of them), the
  * allocator hooks, the fatal handler, and macro-only API (duk_push_thread_new_globalenv,
- * duk_compile_lstring_filename, duk_push_fixed_buffer).
+ * duk_compile_lstring_filename).
  *
  * Note: duk_safe_call does not give its body a new frame: index 0 is still the
  * caller's index 0. Bodies therefore address their inputs from the top (-1, -2...).
@@ -380,7 +380,8 @@ duk_int_t cduk_ppush_new(duk_context *ctx, cduk_new_kind kind) {
 
 static duk_ret_t cduk__push_uint8array(duk_context *ctx, void *udata) {
     cduk__bytes *b = (cduk__bytes *) udata;
-    void *dst = duk_push_fixed_buffer(ctx, b->length); /* a macro */
+    /* Not zeroed first (DUK_BUF_FLAG_NOZERO): every byte is written at once. */
+    void *dst = duk_push_buffer_raw(ctx, b->length, DUK_BUF_FLAG_NOZERO);
     if (b->length > 0) {
         memcpy(dst, b->bytes, b->length);
     }

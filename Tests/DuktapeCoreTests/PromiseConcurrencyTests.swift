@@ -115,7 +115,7 @@ struct PromiseConcurrencyTests {
         #expect(sum == (0..<count).reduce(0, +))
     }
 
-    @Test(.timeLimit(.minutes(1))) func anAsyncClosureSettlesWhileAnotherThreadIsInTheVM() async throws {
+    @Test(.timeLimit(.minutes(5))) func anAsyncClosureSettlesWhileAnotherThreadIsInTheVM() async throws {
         // The task's thread never waits for the VM: its settlement is left for the thread
         // inside, which runs it (and the reactions) when its call ends.
         let context = JSContext()!

@@ -11,7 +11,7 @@ func temporaryDirectory() throws -> URL {
     return directory
 }
 
-@Suite("Cookies", .timeLimit(.minutes(1)))
+@Suite("Cookies", .timeLimit(.minutes(5)))
 struct CookieTests {
     @Test func setCookieRoundTripsAndHttpOnlyStaysHidden() async throws {
         try await withFetchPage { page, server in
@@ -116,7 +116,7 @@ struct CookieTests {
     }
 }
 
-@Suite("HTTP cache", .timeLimit(.minutes(1)))
+@Suite("HTTP cache", .timeLimit(.minutes(5)))
 struct HTTPCacheTests {
     func withCachedPage(_ body: (WebPage, TestHTTPServer, HTTPCache) async throws -> Void) async throws {
         let directory = try temporaryDirectory()

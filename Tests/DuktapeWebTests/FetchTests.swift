@@ -1,4 +1,5 @@
 import DuktapeCore
+import DuktapeRuntime
 import Foundation
 import TestServer
 import Testing
@@ -111,10 +112,13 @@ struct FetchTests {
         }
     }
 
+    /// More bytes than the host ever joins into one chunk (it joins those that arrive while the
+    /// page is busy), so the reader sees several.
     @Test func aResponseBodyStreamsInChunksThroughAReader() async throws {
         try await withFetchPage { page, _ in
+            let size = 3 * FetchTransfer.largestChunk
             let result = try await run(page, """
-                return fetch('/bytes?n=300000&chunk=10000').then(function (response) {
+                return fetch('/bytes?n=' + size + '&chunk=10000').then(function (response) {
                     var reader = response.body.getReader(), total = 0, chunks = 0, allBytes = true;
                     var locked = response.body.locked && response.bodyUsed === false;
                     function next() {
@@ -128,8 +132,8 @@ struct FetchTests {
                     }
                     return next();
                 })
-                """)
-            #expect(result == "true|true|300000|true|true")
+                """, ["size": size])
+            #expect(result == "true|true|\(size)|true|true")
         }
     }
 
@@ -163,6 +167,28 @@ struct FetchTests {
             #expect(result?.hasPrefix("\(size):") == true)
             #expect(server.received.count == 1)
         }
+    }
+
+    /// Bytes that arrive while the page has not taken the last chunk join it, up to
+    /// `largestChunk`; each chunk of its own asks for one job, and a larger read is never split.
+    @Test func bytesJoinTheChunkThePageHasNotTaken() throws {
+        let loop = EventLoop(context: try #require(JSContext()))
+        let transfer = FetchTransfer(id: 1, pending: loop.beginPendingWork())
+        defer { transfer.abandon() }
+        let small = Data(repeating: 1, count: 1000), large = Data(repeating: 2, count: FetchTransfer.largestChunk - 1500)
+        #expect(transfer.queue(small) == true)
+        #expect(transfer.queue(small) == false)
+        #expect(transfer.queue(large) == true)  // would pass largestChunk with the two before
+        #expect(transfer.queue(small) == false)
+        #expect(transfer.takeChunk() == small + small)
+        #expect(transfer.takeChunk() == large + small)
+        #expect(transfer.takeChunk() == nil)
+        #expect(transfer.queue(Data()) == true)  // an empty read still ends in one job
+        #expect(transfer.takeChunk() == Data())
+        #expect(transfer.queue(small) == true)
+        #expect(transfer.queue(Data(repeating: 3, count: FetchTransfer.largestChunk)) == true)  // never split
+        #expect(transfer.takeChunk() == small)
+        #expect(transfer.takeChunk()?.count == FetchTransfer.largestChunk)
     }
 
     // MARK: - Redirects

@@ -44,7 +44,7 @@ final class ConsoleLines: @unchecked Sendable {
     var output: ConsoleOutput { ConsoleOutput { [self] _, text in lock.withLock { lines.append(text) } } }
 }
 
-@Suite("WebPage", .timeLimit(.minutes(1)))
+@Suite("WebPage", .timeLimit(.minutes(5)))
 struct WebPageTests {
     @Test func aDocumentLoadsInOrderWithItsEvents() async throws {
         var configuration = WebPageConfiguration()

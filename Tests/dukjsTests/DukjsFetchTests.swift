@@ -4,7 +4,7 @@ import TestServer
 import Testing
 
 /// `dukjs fetch` end to end, against the loopback test server.
-@Suite("dukjs fetch", .timeLimit(.minutes(1)))
+@Suite("dukjs fetch", .timeLimit(.minutes(5)))
 struct DukjsFetchTests {
     /// Runs dukjs on a thread of its own (the child is waited for with a blocking call, which
     /// must not hold one of Swift concurrency's few threads).

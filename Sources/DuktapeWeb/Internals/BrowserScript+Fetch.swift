@@ -67,12 +67,22 @@ function dequeue(state) {
     return chunk;
 }
 function readResult(value, done) { return { value: value, done: done }; }
+// The reader's oldest waiting read; the list starts again once none waits (a long stream
+// leaves no trail of finished reads).
+function takeRead(reader) {
+    var request = reader.reads[reader.readHead];
+    reader.reads[reader.readHead++] = undefined;
+    if (reader.readHead === reader.reads.length) {
+        reader.reads.length = 0;
+        reader.readHead = 0;
+    }
+    return request;
+}
 function enqueueChunk(state, chunk) {
     if (state.state !== 'readable' || state.closeRequested) return false;
     var reader = state.reader;
     if (reader !== null && reader.reads.length > reader.readHead) {
-        var request = reader.reads[reader.readHead];
-        reader.reads[reader.readHead++] = undefined;
+        var request = takeRead(reader);
         if (state.onRead !== null) state.onRead(chunk);
         request.resolve(readResult(chunk, false));
     } else {
@@ -86,8 +96,7 @@ function finishClose(state) {
     var reader = state.reader;
     if (reader === null) return;
     while (reader.reads.length > reader.readHead) {
-        var request = reader.reads[reader.readHead];
-        reader.reads[reader.readHead++] = undefined;
+        var request = takeRead(reader);
         request.resolve(readResult(undefined, true));
     }
     reader.resolveClosed(undefined);
@@ -106,8 +115,7 @@ function errorStream(state, error) {
     var reader = state.reader;
     if (reader === null) return;
     while (reader.reads.length > reader.readHead) {
-        var request = reader.reads[reader.readHead];
-        reader.reads[reader.readHead++] = undefined;
+        var request = takeRead(reader);
         request.reject(error);
     }
     reader.rejectClosed(error);
@@ -309,8 +317,7 @@ defineMethods(ReadableStreamDefaultReader.prototype, {
         if (reader.stream === null) return;
         var released = new TypeErrorCtor('the reader was released');
         while (reader.reads.length > reader.readHead) {
-            var request = reader.reads[reader.readHead];
-            reader.reads[reader.readHead++] = undefined;
+            var request = takeRead(reader);
             request.reject(released);
         }
         if (reader.stream.state === 'readable') reader.rejectClosed(released);

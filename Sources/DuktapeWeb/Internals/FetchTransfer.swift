@@ -9,11 +9,16 @@ import Foundation
 /// `highWater` the task waits until the page reads below `lowWater`, so a page that does not
 /// read does not make the host buffer the body (async-http-client then stops reading the socket).
 ///
+/// Chunks wait for the page's thread in `waiting`, one posted job each; bytes that arrive while
+/// the last one still waits join it (up to `largestChunk`), so a busy page gets fewer, larger
+/// chunks instead of a job for every read from the socket.
+///
 /// Exactly one terminal: `finish` (end, error) or `abandon` (the page cancelled) wins once;
 /// the pending-work handle ends with it, so the page's loop knows when the transfer is over.
 final class FetchTransfer: Sendable {
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
+    static let largestChunk = 256 << 10
 
     let id: Int
     private let pending: PendingWork
@@ -22,6 +27,7 @@ final class FetchTransfer: Sendable {
 
     private struct State {
         var unread = 0
+        var waiting: [Data] = []
         var waiter: CheckedContinuation<Void, Never>?
         var ended = false
         var tasks: [Task<Void, Never>] = []
@@ -47,10 +53,25 @@ final class FetchTransfer: Sendable {
 
     var isEnded: Bool { state.withLock { $0.ended } }
 
-    /// Counts `count` bytes about to be handed to the page (before they are posted, so that
-    /// the page reading them first can never leave them counted).
-    func willDeliver(_ count: Int) {
-        state.withLock { $0.unread += max(0, count) }
+    /// Hands `data` to the page: counted as unread first (so that the page reading it first
+    /// can never leave it counted), then added to the last waiting chunk when it fits, or
+    /// queued as a chunk of its own. Returns true for a chunk of its own, for which the caller
+    /// posts a job that takes it (`takeChunk`).
+    func queue(_ data: Data) -> Bool {
+        state.withLock { state -> Bool in
+            state.unread += data.count
+            if let last = state.waiting.indices.last, state.waiting[last].count + data.count <= Self.largestChunk {
+                state.waiting[last].append(data)
+                return false
+            }
+            state.waiting.append(data)
+            return true
+        }
+    }
+
+    /// The oldest waiting chunk (each job posted for a chunk takes one).
+    func takeChunk() -> Data? {
+        state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
     }
 
     /// Waits while more than `highWater` bytes are unread, until the page reads below

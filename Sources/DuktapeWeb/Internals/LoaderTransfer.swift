@@ -4,11 +4,13 @@ import Synchronization
 /// One `WebLoader` request in flight: the caller's handler, the state of its stream file, and
 /// the guarantee of exactly one terminal message.
 ///
-/// Messages arrive from the page's bridge (in order for a request: the page waits for each
-/// reply before it posts the next); `fail` may come from any thread (cancellation, timeout).
-/// What to deliver is decided under a lock, in order, and handed to a serial queue of the
-/// transfer's that calls the handler: the handler never runs under a lock, so it may block,
-/// or cancel requests (its own included), without deadlocking anything.
+/// Messages arrive from the page's bridge, each handled by a task of its own: a stream's page
+/// keeps a few numbered chunks waiting for their replies, so chunks may arrive out of order, and
+/// one that arrives early is kept until those before it are written (at most `reorderWindow`
+/// ahead). `fail` may come from any thread (cancellation, timeout). What to deliver is decided
+/// under a lock, in order, and handed to a serial queue of the transfer's that calls the handler:
+/// the handler never runs under a lock, so it may block, or cancel requests (its own included),
+/// without deadlocking anything.
 final class LoaderTransfer: @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`; `ended` is atomic.
     let request: WebLoaderRequest
@@ -21,7 +23,12 @@ final class LoaderTransfer: @unchecked Sendable {
     private let lock = NSLock()
     private let deliveries = DispatchQueue(label: "DuktapeWeb.WebLoader.request")
     private let ended = Atomic<Bool>(false)
+    /// How far ahead of the next chunk to write a chunk may arrive (loader.html keeps at most
+    /// 8 waiting for replies; more is a protocol violation).
+    static let reorderWindow = 64
     private var nextChunk = 0
+    /// Chunks that arrived before their turn, by order.
+    private var early: [Int: Data] = [:]
     private var file: FileHandle?
     private var fileURL: URL?
     private var received: Int64 = 0
@@ -60,7 +67,8 @@ final class LoaderTransfer: @unchecked Sendable {
     }
 
     /// Handles one bridge message of this request and returns once the handler has seen what
-    /// it produced (so the page's next chunk waits for the previous one to be handled). Throws
+    /// it produced (so the page's reply to a chunk waits for the chunk to be handled; a chunk
+    /// kept for its turn returns at once, and its bytes are handled with the one before). Throws
     /// for a stream's start or chunk that is not taken (the request ended, a write failed, the
     /// message broke the protocol), which rejects the page's reply and stops its stream.
     func receive(_ message: [String: Any]) async throws {
@@ -146,16 +154,26 @@ final class LoaderTransfer: @unchecked Sendable {
         case "b64streaming":
             guard let file else { return violation("a chunk before b64streamstart") }
             let order = (message["chrunkOrder"] as? NSNumber)?.intValue ?? -1
-            guard order == nextChunk else { return violation("chunk \(order) where chunk \(nextChunk) was expected") }
             guard let data = Self.bytes(value) else { return violation("a chunk whose value is not bytes") }
-            do {
-                try file.write(contentsOf: data)
-            } catch {
-                return fileFailure(error)
+            guard order == nextChunk else {
+                guard order > nextChunk, order - nextChunk <= Self.reorderWindow, early[order] == nil else {
+                    return violation("chunk \(order) where chunk \(nextChunk) was expected")
+                }
+                early[order] = data
+                return
             }
-            nextChunk += 1
-            received += Int64(data.count)
-            deliver(response(.streaming(progress: total > 0 ? min(1, Double(received) / Double(total)) : nil)), error: nil)
+            var next: Data? = data
+            while let data = next {
+                do {
+                    try file.write(contentsOf: data)
+                } catch {
+                    return fileFailure(error)
+                }
+                nextChunk += 1
+                received += Int64(data.count)
+                deliver(response(.streaming(progress: total > 0 ? min(1, Double(received) / Double(total)) : nil)), error: nil)
+                next = early.removeValue(forKey: nextChunk)
+            }
         case "b64streamend":
             guard let file, let fileURL else { return violation("b64streamend before b64streamstart") }
             guard message["done"] as? Bool == true else {
@@ -163,6 +181,7 @@ final class LoaderTransfer: @unchecked Sendable {
                 let error = WebLoaderError.failed(requestID: request.requestID, message: text.isEmpty ? "the stream failed" : text)
                 return finish(response(.error(error.description)), error: error)
             }
+            guard early.isEmpty else { return violation("b64streamend before chunk \(nextChunk)") }
             do {
                 try file.close()
             } catch {
@@ -194,6 +213,7 @@ final class LoaderTransfer: @unchecked Sendable {
             try? FileManager.default.removeItem(at: fileURL)
             self.fileURL = nil
         }
+        early = [:]
         for task in tasks { task.cancel() }
         tasks = []
         deliver(terminal, error: error)

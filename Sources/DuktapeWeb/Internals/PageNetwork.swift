@@ -197,7 +197,8 @@ final class PageNetwork: @unchecked Sendable {
     /// What a transfer tells the page.
     private enum Event: Sendable {
         case head(status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String)
-        case chunk(Data)
+        /// The transfer's oldest waiting chunk (`FetchTransfer.takeChunk`).
+        case chunk(FetchTransfer)
         case end
         case error(name: String, message: String)
     }
@@ -215,7 +216,9 @@ final class PageNetwork: @unchecked Sendable {
         switch event {
         case let .head(status, statusText, url, redirected, headers, type):
             arguments = [id, 0, status, statusText, url, redirected, headers, type]
-        case .chunk(let data): arguments = [id, 1, data]
+        case .chunk(let transfer):
+            guard let data = transfer.takeChunk() else { return }
+            arguments = [id, 1, data]
         case .end: arguments = [id, 2]
         case let .error(name, message): arguments = [id, 3, name, message]
         }
@@ -348,8 +351,7 @@ final class PageNetwork: @unchecked Sendable {
                     guard !transfer.isEnded else { return }
                     let data = Data(chunk.readableBytesView)
                     writer?.append(data)
-                    transfer.willDeliver(data.count)
-                    post(transfer, .chunk(data))
+                    if transfer.queue(data) { post(transfer, .chunk(transfer)) }
                     await transfer.waitForRoom()
                 }
                 writer?.commit()
@@ -506,8 +508,7 @@ final class PageNetwork: @unchecked Sendable {
     private func stream(_ handle: FileHandle, on transfer: FetchTransfer) async {
         while !transfer.isEnded, !Task.isCancelled {
             guard let chunk = try? handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
-            transfer.willDeliver(chunk.count)
-            post(transfer, .chunk(chunk))
+            if transfer.queue(chunk) { post(transfer, .chunk(transfer)) }
             await transfer.waitForRoom()
         }
     }

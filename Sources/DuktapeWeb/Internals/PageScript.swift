@@ -78,8 +78,10 @@ function copyForMessage(value, budget, depth) {
     }
     var tag = apply(toTag, value, []);
     if (tag === '[object Date]') return new DateCtor(apply(getTime, value, []));
-    if (value instanceof ArrayBufferCtor) return new Uint8(new Uint8(value));
-    if (isView(value)) return new Uint8(new Uint8(value.buffer, value.byteOffset, value.byteLength));
+    // Bytes travel as a Uint8Array view of the same memory, which the host copies when the message
+    // is posted (Duktape cannot detach or resize a buffer in between).
+    if (value instanceof ArrayBufferCtor) return new Uint8(value);
+    if (isView(value)) return new Uint8(value.buffer, value.byteOffset, value.byteLength);
     if (value instanceof ErrorCtor || tag === '[object Error]') {
         var error = setPrototypeOf({}, null);
         error.name = Str(value.name);
