@@ -1108,6 +1108,9 @@ static duk_ret_t cduk__run_own_jobs(duk_context *ctx, void *udata) {
         report->event = CDUK_JOBS_THREW; /* what a throw out of the job means */
         (void) cduk__run_job(ctx, state);
         duk_set_top(ctx, base);
+        if (cduk_heap_grown(state)) {
+            cduk_collect_grown(ctx);
+        }
     }
     report->thread = NULL;
     report->event = CDUK_JOBS_IDLE;
@@ -1154,6 +1157,9 @@ duk_int_t cduk_prun_jobs(duk_context *ctx, cduk_job_report *report) {
         rc = cduk__protect(thread, cduk__run_job, state, 4, 0);
         if (rc == DUK_EXEC_SUCCESS || rc == CDUK_EXEC_NOSTACK) {
             duk_pop(ctx);
+            if (cduk_heap_grown(state)) {
+                cduk_collect_grown(ctx);
+            }
             continue;
         }
         duk_xmove_top(ctx, thread, 1); /* [thread error] */

@@ -285,6 +285,15 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
     return grown;
 }
 
+void cduk_collect_grown(duk_context *ctx) {
+    cduk_heap_state *state = (cduk_heap_state *) cduk_heap_state_of(ctx);
+    duk_gc(ctx, 0);
+    size_t kept = state->memory_used;
+    size_t doubled = kept > SIZE_MAX / 2 ? SIZE_MAX : kept * 2;
+    size_t headroom = kept > SIZE_MAX - CDUK_COLLECTION_HEADROOM ? SIZE_MAX : kept + CDUK_COLLECTION_HEADROOM;
+    state->collect_above = doubled > headroom ? doubled : headroom;
+}
+
 static void cduk__object_freed(cduk_heap_state *state, void *object);
 
 static void cduk__free(void *udata, void *ptr) {

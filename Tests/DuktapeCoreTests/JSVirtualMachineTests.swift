@@ -117,6 +117,24 @@ struct JSVirtualMachineTests {
         #expect(vm.memoryUsage < before + (grown - before) / 4)
     }
 
+    /// Closures that capture a megabyte each and are dropped at once: every function is in a
+    /// cycle (with its prototype), so only a mark-and-sweep frees them, and Duktape's own
+    /// trigger counts allocations, not bytes. The heap is collected as it grows instead: at the
+    /// end of each call from Swift, and between the jobs of one drain.
+    @Test func garbageInCyclesIsCollectedAsTheHeapGrows() throws {
+        let vm = try #require(JSVirtualMachine())
+        let context = try #require(JSContext(virtualMachine: vm))
+        eval(context, "var keep; function make() { var big = new Uint8Array(1 << 20); big[0] = 1; keep = function () { return big[0] } }")
+        let make = try #require(context.objectForKeyedSubscript("make"))
+        let start = vm.memoryUsage
+        let bound = start + Int(CDUK_COLLECTION_HEADROOM) + (8 << 20)
+        for _ in 0..<256 { make.call(withArguments: []) }
+        #expect(vm.peakMemoryUsage < bound, "256 MiB made, \(vm.peakMemoryUsage - start) bytes held at most")
+        eval(context, "var p = Promise.resolve(); for (var i = 0; i < 256; i++) p = p.then(make); 1")
+        #expect(vm.peakMemoryUsage < bound, "256 MiB made in jobs, \(vm.peakMemoryUsage - start) bytes held at most")
+        #expect(context.evaluateScript("keep()").toInt32() == 1)
+    }
+
     @Test func pinnedValuesAreReleasedWithTheirJSValues() throws {
         let vm = try #require(JSVirtualMachine())
         let context = try #require(JSContext(virtualMachine: vm))

@@ -64,7 +64,21 @@ typedef struct cduk_heap_state {
     void *_Nullable rejections; /* rejection events to report (a bare array in the heap stash) */
     uint32_t rejection_head;
     uint32_t rejection_slots; /* events are pending when head != slots */
+    size_t collect_above;    /* memory_used past which an outermost entry's end collects garbage */
 } cduk_heap_state;
+
+/* Collection paced by bytes. Duktape starts a mark-and-sweep after a number of allocations,
+ * whatever their sizes, and reference counting never frees a cycle (every function is one, with
+ * its prototype): closures made per event that capture large buffers held hundreds of megabytes
+ * until the count came round. So at safe points (an outermost entry's end, between jobs) the
+ * heap is collected once it holds more than state->collect_above bytes, and the next threshold
+ * is twice what stays, at least CDUK_COLLECTION_HEADROOM more. Runs finalizers: call it only
+ * where no script or engine call is in progress on the heap's threads except the caller's. */
+#define CDUK_COLLECTION_HEADROOM 33554432u /* 32 MiB */
+void cduk_collect_grown(duk_context *ctx);
+static inline int cduk_heap_grown(const cduk_heap_state *state) {
+    return state->memory_used > state->collect_above;
+}
 
 /* Creates a heap whose allocations are accounted in `state` and whose fatal
  * handler prints the message to stderr before aborting: Duktape's default aborts

@@ -88,6 +88,7 @@ final class Engine: @unchecked Sendable {
         let state = UnsafeMutablePointer<cduk_heap_state>.allocate(capacity: 1)
         state.initialize(to: cduk_heap_state())
         state.pointee.clock = clock?.cell.pointer
+        state.pointee.collect_above = Int(CDUK_COLLECTION_HEADROOM)
         guard let heap = cduk_create_heap(state) else {
             state.deallocate()
             return nil
@@ -177,10 +178,12 @@ final class Engine: @unchecked Sendable {
         state.pointee.deadline_ns = 0
     }
 
-    /// Work for the outermost entry's end: pending work, late deaths, or jobs to drain.
+    /// Work for the outermost entry's end: pending work, late deaths, jobs to drain, or garbage
+    /// to collect.
     @inline(__always)
     private var hasEntryWork: Bool {
         hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0 || (drainsJobsAutomatically && hasJobs)
+            || cduk_heap_grown(state) != 0
     }
 
     /// `endOutermostEntry`'s work, when there is some: releases that waited for the heap thread
@@ -194,8 +197,10 @@ final class Engine: @unchecked Sendable {
             deferredClears = []
             for slot in slots { clearSlot(slot) }
         }
+        if cduk_heap_grown(state) != 0 { cduk_collect_grown(heapContext) }  // paced by bytes (CDuktape.h)
         if hasEntryWork { finishEntryWork(runningJobs: drainsJobsAutomatically) }
     }
+
 
     /// Reports late deaths, runs pending work and (when asked) the job queue, until none of them
     /// has anything left: a job can post work and work can queue jobs. After a timeout, jobs
