@@ -18,7 +18,7 @@ import Foundation
 final class FetchTransfer: Sendable {
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
-    static let largestChunk = 256 << 10
+    static let largestChunk = 1 << 20
 
     let id: Int
     private let pending: PendingWork
@@ -28,6 +28,8 @@ final class FetchTransfer: Sendable {
     private struct State {
         var unread = 0
         var waiting: [Data] = []
+        /// Whether the last waiting chunk has room for `largestChunk` bytes.
+        var lastHasRoom = false
         var waiter: CheckedContinuation<Void, Never>?
         var ended = false
         var tasks: [Task<Void, Never>] = []
@@ -53,19 +55,28 @@ final class FetchTransfer: Sendable {
 
     var isEnded: Bool { state.withLock { $0.ended } }
 
-    /// Hands `data` to the page: counted as unread first (so that the page reading it first
-    /// can never leave it counted), then added to the last waiting chunk when it fits, or
-    /// queued as a chunk of its own. Returns true for a chunk of its own, for which the caller
-    /// posts a job that takes it (`takeChunk`).
-    func queue(_ data: Data) -> Bool {
-        state.withLock { state -> Bool in
-            state.unread += data.count
-            if let last = state.waiting.indices.last, state.waiting[last].count + data.count <= Self.largestChunk {
-                state.waiting[last].append(data)
-                return false
+    /// Hands `bytes` to the page: counted as unread first (so that the page reading them first
+    /// can never leave them counted), then added to the last waiting chunk when they fit, or
+    /// queued as a chunk of their own. Returns true for a chunk of their own, for which the
+    /// caller posts a job that takes it (`takeChunk`). Each byte is copied once, here (the
+    /// first join gives the chunk room for `largestChunk`, so it never grows again).
+    func queue<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        let count = bytes.count
+        return state.withLock { state -> Bool in
+            state.unread += count
+            guard let last = state.waiting.indices.last, state.waiting[last].count + count <= Self.largestChunk else {
+                state.waiting.append(Data(bytes))
+                state.lastHasRoom = false
+                return true
             }
-            state.waiting.append(data)
-            return true
+            if !state.lastHasRoom {
+                var roomy = Data(capacity: Self.largestChunk)
+                roomy.append(state.waiting[last])
+                state.waiting[last] = roomy
+                state.lastHasRoom = true
+            }
+            state.waiting[last].append(contentsOf: bytes)
+            return false
         }
     }
 

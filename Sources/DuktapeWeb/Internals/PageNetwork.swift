@@ -349,9 +349,8 @@ final class PageNetwork: @unchecked Sendable {
                          headers: headers, type: "basic")
                 for try await chunk in response.body {
                     guard !transfer.isEnded else { return }
-                    let data = Data(chunk.readableBytesView)
-                    writer?.append(data)
-                    if transfer.queue(data) { post(transfer, .chunk(transfer)) }
+                    if let writer { writer.append(Data(chunk.readableBytesView)) }
+                    if transfer.queue(chunk.readableBytesView) { post(transfer, .chunk(transfer)) }
                     await transfer.waitForRoom()
                 }
                 writer?.commit()
