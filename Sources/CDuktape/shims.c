@@ -240,6 +240,28 @@ static int cduk__refused_past_deadline(cduk_heap_state *state) {
     return 1;
 }
 
+/* The collection budget for a heap that holds `kept` bytes (CDuktape.h). */
+static void cduk__pace_collection(cduk_heap_state *state, size_t kept) {
+    state->collect_budget = kept > CDUK_COLLECTION_HEADROOM ? kept : CDUK_COLLECTION_HEADROOM;
+    state->collect_below = kept / 2;
+}
+
+void cduk_collect_grown(duk_context *ctx) {
+    cduk_heap_state *state = (cduk_heap_state *) cduk_heap_state_of(ctx);
+    duk_gc(ctx, 0);
+    state->large_allocated = 0;
+    cduk__pace_collection(state, state->memory_used);
+}
+
+/* After a free: a heap that shrank under half of what the last paced collection kept gets its
+ * budget from what it holds now (else a peak, once released, would leave room for that much
+ * garbage). */
+static inline void cduk__shrunk(cduk_heap_state *state) {
+    if (state->memory_used < state->collect_below) {
+        cduk__pace_collection(state, state->memory_used);
+    }
+}
+
 static void *cduk__alloc(void *udata, duk_size_t size) {
     cduk_heap_state *state = (cduk_heap_state *) udata;
     if (cduk__refused_past_deadline(state)) {
@@ -251,6 +273,9 @@ static void *cduk__alloc(void *udata, duk_size_t size) {
     }
     void *ptr = malloc(size);
     if (ptr != NULL) {
+        if (size >= CDUK_LARGE_ALLOCATION) {
+            state->large_allocated += size;
+        }
         state->memory_used += malloc_usable_size(ptr);
         if (state->memory_used > state->memory_peak) {
             state->memory_peak = state->memory_used;
@@ -265,6 +290,7 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
     if (size == 0) {
         free(ptr);
         state->memory_used -= old;
+        cduk__shrunk(state);
         return NULL;
     }
     if (size > old && cduk__refused_past_deadline(state)) {
@@ -281,17 +307,9 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
         if (state->memory_used > state->memory_peak) {
             state->memory_peak = state->memory_used;
         }
+        cduk__shrunk(state);
     }
     return grown;
-}
-
-void cduk_collect_grown(duk_context *ctx) {
-    cduk_heap_state *state = (cduk_heap_state *) cduk_heap_state_of(ctx);
-    duk_gc(ctx, 0);
-    size_t kept = state->memory_used;
-    size_t doubled = kept > SIZE_MAX / 2 ? SIZE_MAX : kept * 2;
-    size_t headroom = kept > SIZE_MAX - CDUK_COLLECTION_HEADROOM ? SIZE_MAX : kept + CDUK_COLLECTION_HEADROOM;
-    state->collect_above = doubled > headroom ? doubled : headroom;
 }
 
 static void cduk__object_freed(cduk_heap_state *state, void *object);
@@ -304,6 +322,7 @@ static void cduk__free(void *udata, void *ptr) {
     if (ptr != NULL) {
         state->memory_used -= malloc_usable_size(ptr);
         free(ptr);
+        cduk__shrunk(state);
     }
 }
 

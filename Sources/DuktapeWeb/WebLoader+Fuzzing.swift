@@ -21,10 +21,15 @@ extension WebLoader {
         let done = DispatchSemaphore(value: 0)
         let box = MessagesBox(messages: messages)
         Task {
+            // As the bridge hands them over, except that an early chunk's turn is awaited only
+            // once the request has ended (nothing later would bring it).
+            var turns: [ChunkTurn] = []
             for message in box.messages {
-                try? await transfer.receive(message)
+                if case .early(let turn) = transfer.accept(message) { turns.append(turn) }
+                await transfer.flush()
             }
             transfer.fail(.cancelled(requestID: "fuzz"))
+            for turn in turns { _ = await turn.written() }
             await transfer.flush()
             done.signal()
         }

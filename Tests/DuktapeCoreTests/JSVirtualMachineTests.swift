@@ -135,6 +135,30 @@ struct JSVirtualMachineTests {
         #expect(context.evaluateScript("keep()").toInt32() == 1)
     }
 
+    /// The pacing after a peak: a large value that lived through a collection and is then
+    /// released leaves no room for twice its size in garbage. And jobs of another realm (a
+    /// second context of the VM) are paced as the default realm's are.
+    @Test func aReleasedPeakAndOtherRealmsArePacedToo() throws {
+        let vm = try #require(JSVirtualMachine())
+        let first = try #require(JSContext(virtualMachine: vm))
+        let second = try #require(JSContext(virtualMachine: vm))
+        let source = "var keep; function make() { var big = new Uint8Array(1 << 20); big[0] = 1; keep = function () { return big[0] } }"
+        eval(first, source)
+        eval(second, source)
+        let start = vm.memoryUsage
+        eval(first, "var peak = new Uint8Array(128 << 20); for (var i = 0; i < 40; i++) make(); 1")  // collected with the peak alive
+        eval(first, "peak = null; 1")
+        let released = vm.memoryUsage
+        let make = try #require(first.objectForKeyedSubscript("make"))
+        for _ in 0..<256 { make.call(withArguments: []) }
+        let bound = released + Int(CDUK_COLLECTION_HEADROOM) + (8 << 20)
+        #expect(vm.memoryUsage < bound, "\(vm.memoryUsage - released) bytes over the heap after the peak")
+        #expect(released < start + (48 << 20))
+        let beforeJobs = vm.memoryUsage
+        eval(second, "var p = Promise.resolve(); for (var i = 0; i < 256; i++) p = p.then(make); 1")
+        #expect(vm.memoryUsage < beforeJobs + Int(CDUK_COLLECTION_HEADROOM) + (8 << 20), "after 256 MiB made in another realm's jobs")
+    }
+
     @Test func pinnedValuesAreReleasedWithTheirJSValues() throws {
         let vm = try #require(JSVirtualMachine())
         let context = try #require(JSContext(virtualMachine: vm))

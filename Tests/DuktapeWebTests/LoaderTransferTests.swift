@@ -31,7 +31,13 @@ struct LoaderTransferTests {
             let messages = Messages()
             let transfer = transfer(directory, messages)
             try await transfer.receive(start(total: 8))
-            for (order, text) in [(2, "ef"), (3, "gh"), (0, "ab"), (1, "cd")] { try await transfer.receive(chunk(order, text, total: 8)) }
+            var turns: [ChunkTurn] = []
+            for (order, text) in [(3, "gh"), (2, "ef")] {
+                if case .early(let turn) = transfer.accept(chunk(order, text, total: 8)) { turns.append(turn) }
+            }
+            #expect(turns.count == 2)
+            for (order, text) in [(0, "ab"), (1, "cd")] { try await transfer.receive(chunk(order, text, total: 8)) }
+            for turn in turns { #expect(await turn.written()) }
             try await transfer.receive(end)
             let (responses, error) = await messages.terminal()
             #expect(error == nil)
@@ -43,6 +49,73 @@ struct LoaderTransferTests {
             #expect(try String(contentsOf: file, encoding: .utf8) == "abcdefgh")
             #expect(progress(responses) == [0.25, 0.5, 0.75, 1])
             #expect(responses.map(\.received) == [0, 2, 4, 6, 8, 8])
+        }
+    }
+
+    /// A chunk that comes early is not answered until it is written: the page, which sends the
+    /// next chunk only for an answer, can never get further ahead than its own 8.
+    @Test func anEarlyChunksReplyWaitsForItsTurn() async throws {
+        try await withDirectory { directory in
+            let messages = Messages()
+            let transfer = transfer(directory, messages)
+            try await transfer.receive(start(total: 0))
+            var turns: [ChunkTurn] = []
+            for order in 1..<LoaderTransfer.reorderWindow {
+                guard case .early(let turn) = transfer.accept(chunk(order, "\(order)")) else {
+                    Issue.record("chunk \(order) was not kept")
+                    return
+                }
+                turns.append(turn)
+            }
+            #expect(turns.allSatisfy { !$0.hasEnded })
+            try await transfer.receive(chunk(0, "0"))
+            for turn in turns { #expect(await turn.written()) }
+            try await transfer.receive(end)
+            let (responses, error) = await messages.terminal()
+            #expect(error == nil)
+            guard case .streamEnd(let file)? = responses.last?.type else {
+                Issue.record("\(responses.map(\.type))")
+                return
+            }
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(try String(contentsOf: file, encoding: .utf8) == "01234567")
+        }
+    }
+
+    /// Early chunks that hold too many bytes, and a failure while chunks wait for their turn:
+    /// the request ends, and the waiting chunks' replies are refusals.
+    @Test func earlyChunksAreBoundedAndEndWithTheRequest() async throws {
+        try await withDirectory { directory in
+            let messages = Messages()
+            let transfer = transfer(directory, messages)
+            try await transfer.receive(start(total: 0))
+            var big = chunk(1, "")
+            big["value"] = Data(count: LoaderTransfer.earlyBytesLimit)
+            guard case .early(let turn) = transfer.accept(big) else {
+                Issue.record("the first early chunk was not kept")
+                return
+            }
+            _ = transfer.accept(chunk(2, "x"))
+            #expect(await turn.written() == false)
+            let (_, error) = await messages.terminal()
+            guard case .protocolViolation(_, let message)? = error as? WebLoaderError else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
+            #expect(message.contains("bytes"))
+            #expect(files(in: directory).isEmpty)
+        }
+        try await withDirectory { directory in
+            let messages = Messages()
+            let transfer = transfer(directory, messages)
+            try await transfer.receive(start(total: 0))
+            let late = UncheckedMessage(value: chunk(3, "late"))
+            let waiting = Task { try await transfer.receive(late.value) }
+            try await transfer.receive(["type": "b64streamend", "done": false, "value": "TypeError: network"])
+            await #expect(throws: ScriptMessageReplyError.self) { try await waiting.value }
+            let (_, error) = await messages.terminal()
+            #expect(error as? WebLoaderError == .failed(requestID: "r", message: "TypeError: network"))
+            #expect(files(in: directory).isEmpty)
         }
     }
 
@@ -79,13 +152,13 @@ struct LoaderTransferTests {
         }
     }
 
-    /// A chunk repeated, one from the past, one too far ahead, and an end that leaves a chunk
-    /// unwritten: each ends the request with a protocol violation, removes the partial file,
+    /// A chunk repeated, one from the past, one too far ahead (8, where loader.html never has
+    /// more than 8 chunks unanswered), and an end that leaves a chunk unwritten: each ends the request with a protocol violation, removes the partial file,
     /// and refuses what the page sends next.
     @Test(arguments: [
         [(1, "b"), (1, "b")],
         [(0, "a"), (0, "a")],
-        [(LoaderTransfer.reorderWindow + 1, "far")],
+        [(LoaderTransfer.reorderWindow, "far")],
         [(-1, "negative")],
         [(1, "gap")],
     ])
@@ -94,11 +167,9 @@ struct LoaderTransferTests {
             let messages = Messages()
             let transfer = transfer(directory, messages)
             try await transfer.receive(start(total: 0))
-            var refused = false
-            for (order, text) in chunks {
-                do { try await transfer.receive(chunk(order, text)) } catch { refused = true }
-            }
-            if !refused { try await transfer.receive(end) }
+            // `accept`, not `receive`: an early chunk's reply would wait for a turn that never comes.
+            for (order, text) in chunks { _ = transfer.accept(chunk(order, text)) }
+            if !transfer.isEnded { try await transfer.receive(end) }
             let (responses, error) = await messages.terminal()
             guard case .protocolViolation(let id, let message)? = error as? WebLoaderError else {
                 Issue.record("\(String(describing: error)) \(responses.map(\.type))")

@@ -488,6 +488,45 @@ struct WebLoaderTests {
         guard case .json(let value) = response.type else { Issue.record("\(response.type)"); return }
         #expect((value as? [String: Any])?["hello"] as? String == "world")
     }
+
+    /// A page script's setters on Object.prototype never see a message (whose token would let
+    /// the script post chunks of its own), and a Headers.prototype.get that throws ends each
+    /// request with that error at once, never with silence until the timeout.
+    @Test func hostileOverridesCannotStealTokensOrSilenceARequest() async throws {
+        try await withStreamingLoader { server, loader, _ in
+            let target = try url(server, "/json")
+            let (page, _) = try await loader.page(for: target)
+            _ = try await page.evaluateJavaScript("""
+                window.stolen = [];
+                ['requestId', 'token', 'type', 'value', 'status', 'contentType', 'total', 'received', 'done', 'chrunkOrder']
+                    .forEach(function (name) {
+                        var descriptor = Object.create(null);  // else it would inherit the 'value' accessor
+                        descriptor.configurable = true;
+                        descriptor.set = function () { if (typeof this.token === 'string') stolen.push(this.token) };
+                        Object.defineProperty(Object.prototype, name, descriptor);
+                    });
+                1
+                """)
+            for method in [WebLoaderMethod.getData, .downloadStream] {
+                let body = WebLoader.body(url: try url(server, "/bytes?n=300000&chunk=10000"), method: method)
+                let response = try await loader.evaluate(body)
+                #expect(response.received == 300_000 || method == .getData, "\(method)")
+                if case .streamEnd(let file) = response.type { try? FileManager.default.removeItem(at: file) }
+            }
+            #expect(try await page.evaluateJavaScript("stolen.length") as? Int == 0)
+            _ = try await page.evaluateJavaScript("Headers.prototype.get = function () { throw new Error('hostile get') }; 1")
+            for method in [WebLoaderMethod.getData, .downloadStream] {
+                let messages = Messages()
+                loader.evaluate(WebLoader.body(url: target, method: method), completionHandler: messages.handler)
+                let (responses, error) = await messages.terminal()
+                guard case .failed(_, let message)? = error as? WebLoaderError else {
+                    Issue.record("\(method): \(String(describing: error))")
+                    continue
+                }
+                #expect(message.contains("hostile get") && responses.count == 1, "\(method): \(message)")
+            }
+        }
+    }
 }
 
 /// True the first time only.

@@ -64,20 +64,28 @@ typedef struct cduk_heap_state {
     void *_Nullable rejections; /* rejection events to report (a bare array in the heap stash) */
     uint32_t rejection_head;
     uint32_t rejection_slots; /* events are pending when head != slots */
-    size_t collect_above;    /* memory_used past which an outermost entry's end collects garbage */
+    size_t large_allocated;  /* bytes of large allocations since the last paced collection */
+    size_t collect_budget;   /* large_allocated past which a safe point collects garbage */
+    size_t collect_below;    /* memory_used under which collect_budget is lowered */
 } cduk_heap_state;
 
 /* Collection paced by bytes. Duktape starts a mark-and-sweep after a number of allocations,
  * whatever their sizes, and reference counting never frees a cycle (every function is one, with
  * its prototype): closures made per event that capture large buffers held hundreds of megabytes
- * until the count came round. So at safe points (an outermost entry's end, between jobs) the
- * heap is collected once it holds more than state->collect_above bytes, and the next threshold
- * is twice what stays, at least CDUK_COLLECTION_HEADROOM more. Runs finalizers: call it only
- * where no script or engine call is in progress on the heap's threads except the caller's. */
+ * until the count came round. So fresh allocations of CDUK_LARGE_ALLOCATION bytes or more are
+ * counted too, and at safe points (an outermost entry's end, between jobs) the heap is collected
+ * once they add up to more than state->collect_budget: what the last such collection kept, and
+ * at least CDUK_COLLECTION_HEADROOM, so that the cost of collecting stays in proportion to what
+ * is allocated. Small objects stay paced by Duktape's count alone (a heap of a million live
+ * promises is not marked again for them). When the heap falls under half of what a collection
+ * kept (a large value released), the budget is set again from what it holds then.
+ * cduk_collect_grown runs finalizers: call it only where no script or engine call is in
+ * progress on the heap's threads except the caller's. */
 #define CDUK_COLLECTION_HEADROOM 33554432u /* 32 MiB */
+#define CDUK_LARGE_ALLOCATION 16384u
 void cduk_collect_grown(duk_context *ctx);
 static inline int cduk_heap_grown(const cduk_heap_state *state) {
-    return state->memory_used > state->collect_above;
+    return state->large_allocated > state->collect_budget;
 }
 
 /* Creates a heap whose allocations are accounted in `state` and whose fatal

@@ -88,7 +88,7 @@ final class Engine: @unchecked Sendable {
         let state = UnsafeMutablePointer<cduk_heap_state>.allocate(capacity: 1)
         state.initialize(to: cduk_heap_state())
         state.pointee.clock = clock?.cell.pointer
-        state.pointee.collect_above = Int(CDUK_COLLECTION_HEADROOM)
+        state.pointee.collect_budget = Int(CDUK_COLLECTION_HEADROOM)
         guard let heap = cduk_create_heap(state) else {
             state.deallocate()
             return nil

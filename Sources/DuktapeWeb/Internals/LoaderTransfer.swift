@@ -1,3 +1,4 @@
+import DuktapeRuntime
 import Foundation
 import Synchronization
 
@@ -5,9 +6,11 @@ import Synchronization
 /// the guarantee of exactly one terminal message.
 ///
 /// Messages arrive from the page's bridge, each handled by a task of its own: a stream's page
-/// keeps a few numbered chunks waiting for their replies, so chunks may arrive out of order, and
-/// one that arrives early is kept until those before it are written (at most `reorderWindow`
-/// ahead). `fail` may come from any thread (cancellation, timeout). What to deliver is decided
+/// keeps a few numbered chunks waiting for their replies, so chunks may arrive out of order. One
+/// that arrives early is kept until those before it are written, and its reply waits until then
+/// too, so the page can never run further ahead than its own limit (a chunk more than
+/// `reorderWindow` ahead, or early chunks of more than `earlyBytesLimit` bytes, are protocol
+/// violations). `fail` may come from any thread (cancellation, timeout). What to deliver is decided
 /// under a lock, in order, and handed to a serial queue of the transfer's that calls the handler:
 /// the handler never runs under a lock, so it may block, or cancel requests (its own included),
 /// without deadlocking anything.
@@ -23,12 +26,15 @@ final class LoaderTransfer: @unchecked Sendable {
     private let lock = NSLock()
     private let deliveries = DispatchQueue(label: "DuktapeWeb.WebLoader.request")
     private let ended = Atomic<Bool>(false)
-    /// How far ahead of the next chunk to write a chunk may arrive (loader.html keeps at most
-    /// 8 waiting for replies; more is a protocol violation).
-    static let reorderWindow = 64
+    /// How far ahead of the next chunk to write a chunk may arrive: loader.html keeps at most
+    /// 8 waiting for replies, so the furthest is 7 ahead.
+    static let reorderWindow = 8
+    /// The most bytes early chunks may hold (loader.html's chunks are at most a megabyte).
+    static let earlyBytesLimit = 64 << 20
     private var nextChunk = 0
-    /// Chunks that arrived before their turn, by order.
-    private var early: [Int: Data] = [:]
+    /// Chunks that arrived before their turn, by order, with the turn their reply waits for.
+    private var early: [Int: (data: Data, turn: ChunkTurn)] = [:]
+    private var earlyBytes = 0
     private var file: FileHandle?
     private var fileURL: URL?
     private var received: Int64 = 0
@@ -67,21 +73,42 @@ final class LoaderTransfer: @unchecked Sendable {
     }
 
     /// Handles one bridge message of this request and returns once the handler has seen what
-    /// it produced (so the page's reply to a chunk waits for the chunk to be handled; a chunk
-    /// kept for its turn returns at once, and its bytes are handled with the one before). Throws
-    /// for a stream's start or chunk that is not taken (the request ended, a write failed, the
-    /// message broke the protocol), which rejects the page's reply and stops its stream.
+    /// it produced (so the page's reply to a chunk waits for the chunk to be written and
+    /// handled; a chunk that came early waits for its turn first). Throws for a stream's start
+    /// or chunk that is not taken (the request ended, a write failed, the message broke the
+    /// protocol), which rejects the page's reply and stops its stream.
     func receive(_ message: [String: Any]) async throws {
-        let type = message["type"] as? String ?? ""
-        let streaming = type == "b64streamstart" || type == "b64streaming"
-        let delivered = lock.withLock { () -> Bool in
-            guard !isEnded else { return false }
-            lastNews = .now
-            handle(message, type: type)
-            return true
+        switch accept(message) {
+        case .ignored: break
+        case .handled: await flush()
+        case .early(let turn): if await turn.written() { await flush() }
         }
-        if delivered { await flush() }
-        if streaming && isEnded { throw ScriptMessageReplyError("the request \(request.requestID) has ended") }
+        let type = message["type"] as? String
+        if (type == "b64streamstart" || type == "b64streaming") && isEnded {
+            throw ScriptMessageReplyError("the request \(request.requestID) has ended")
+        }
+    }
+
+    /// What `accept` did with a message.
+    enum Acceptance {
+        /// The request had ended: nothing.
+        case ignored
+        /// Handled now (its deliveries are queued).
+        case handled
+        /// A chunk kept until those before it are written (or the request ends).
+        case early(ChunkTurn)
+    }
+
+    /// The part of `receive` that never waits: handles `message`, or keeps an early chunk. (The
+    /// fuzz harness calls it directly: it sends messages one after another, so nothing would
+    /// ever bring an early chunk's turn.)
+    func accept(_ message: [String: Any]) -> Acceptance {
+        let type = message["type"] as? String ?? ""
+        return lock.withLock { () -> Acceptance in
+            guard !isEnded else { return .ignored }
+            lastNews = .now
+            return handle(message, type: type).map { .early($0) } ?? .handled
+        }
     }
 
     /// Ends the request with `error` (unless it ended already).
@@ -109,7 +136,8 @@ final class LoaderTransfer: @unchecked Sendable {
 
     // MARK: - Internals (under the lock)
 
-    private func handle(_ message: [String: Any], type: String) {
+    /// Returns the turn of a chunk kept for later.
+    private func handle(_ message: [String: Any], type: String) -> ChunkTurn? {
         let status = (message["status"] as? NSNumber)?.intValue ?? 0
         let contentType = message["contentType"] as? String ?? ""
         let total = (message["total"] as? NSNumber)?.int64Value ?? 0
@@ -118,13 +146,15 @@ final class LoaderTransfer: @unchecked Sendable {
             WebLoaderResponse(requestID: request.requestID, type: body, status: status, contentType: contentType,
                               received: received, total: total > 0 ? total : nil)
         }
-        func violation(_ text: String) {
+        func violation(_ text: String) -> ChunkTurn? {
             let error = WebLoaderError.protocolViolation(requestID: request.requestID, message: text)
             finish(response(.error(error.description)), error: error)
+            return nil
         }
-        func fileFailure(_ failure: any Error) {
+        func fileFailure(_ failure: any Error) -> ChunkTurn? {
             let error = WebLoaderError.fileError(requestID: request.requestID, message: "\(failure)")
             finish(response(.error(error.description)), error: error)
+            return nil
         }
         switch type {
         case "json":
@@ -156,14 +186,19 @@ final class LoaderTransfer: @unchecked Sendable {
             let order = (message["chrunkOrder"] as? NSNumber)?.intValue ?? -1
             guard let data = Self.bytes(value) else { return violation("a chunk whose value is not bytes") }
             guard order == nextChunk else {
-                guard order > nextChunk, order - nextChunk <= Self.reorderWindow, early[order] == nil else {
+                guard order > nextChunk, order - nextChunk < Self.reorderWindow, early[order] == nil else {
                     return violation("chunk \(order) where chunk \(nextChunk) was expected")
                 }
-                early[order] = data
-                return
+                guard earlyBytes + data.count <= Self.earlyBytesLimit else {
+                    return violation("chunks ahead of chunk \(nextChunk) hold more than \(Self.earlyBytesLimit) bytes")
+                }
+                let turn = ChunkTurn()
+                early[order] = (data, turn)
+                earlyBytes += data.count
+                return turn
             }
-            var next: Data? = data
-            while let data = next {
+            var next: (data: Data, turn: ChunkTurn?)? = (data, nil)
+            while let (data, turn) = next {
                 do {
                     try file.write(contentsOf: data)
                 } catch {
@@ -172,14 +207,17 @@ final class LoaderTransfer: @unchecked Sendable {
                 nextChunk += 1
                 received += Int64(data.count)
                 deliver(response(.streaming(progress: total > 0 ? min(1, Double(received) / Double(total)) : nil)), error: nil)
-                next = early.removeValue(forKey: nextChunk)
+                turn?.end(written: true)
+                next = early.removeValue(forKey: nextChunk).map { ($0.data, $0.turn) }
+                if let next { earlyBytes -= next.data.count }
             }
         case "b64streamend":
             guard let file, let fileURL else { return violation("b64streamend before b64streamstart") }
             guard message["done"] as? Bool == true else {
                 let text = value.map { "\($0)" } ?? ""
                 let error = WebLoaderError.failed(requestID: request.requestID, message: text.isEmpty ? "the stream failed" : text)
-                return finish(response(.error(error.description)), error: error)
+                finish(response(.error(error.description)), error: error)
+                return nil
             }
             guard early.isEmpty else { return violation("b64streamend before chunk \(nextChunk)") }
             do {
@@ -191,8 +229,9 @@ final class LoaderTransfer: @unchecked Sendable {
             self.fileURL = nil  // the caller's now: never removed by the loader
             finish(response(.streamEnd(fileURL)), error: nil)
         default:
-            violation("an unknown message type '\(type)'")
+            return violation("an unknown message type '\(type)'")
         }
+        return nil
     }
 
     /// Queues a message for the handler.
@@ -213,7 +252,9 @@ final class LoaderTransfer: @unchecked Sendable {
             try? FileManager.default.removeItem(at: fileURL)
             self.fileURL = nil
         }
+        for (_, kept) in early { kept.turn.end(written: false) }
         early = [:]
+        earlyBytes = 0
         for task in tasks { task.cancel() }
         tasks = []
         deliver(terminal, error: error)
@@ -226,4 +267,34 @@ final class LoaderTransfer: @unchecked Sendable {
         if let text = value as? String { return Data(base64Encoded: text) }
         return nil
     }
+}
+
+/// The turn of a chunk that arrived early: it ends when the chunk is written, or when the
+/// request ends first (the chunk is then dropped).
+final class ChunkTurn: Sendable {
+    private let state = Guarded<(written: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
+
+    /// Ends the turn (once: later calls do nothing).
+    func end(written: Bool) {
+        state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.written == nil else { return nil }
+            state.written = written
+            return state.waiter.take()
+        }?.resume(returning: written)
+    }
+
+    /// Whether the chunk was written, once the turn has ended.
+    func written() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool? in
+                if let written = state.written { return written }
+                state.waiter = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// Whether the turn has ended (tests).
+    var hasEnded: Bool { state.withLock { $0.written != nil } }
 }
