@@ -68,7 +68,7 @@ final class Engine: @unchecked Sendable {
     /// Handler calls made since the outermost running one began (itself included).
     @exclusivity(unchecked) private var handlerCallsInChain = 0
     /// Work for the outermost entry's end, from threads that found the VM busy.
-    private let pending = Mutex<[PendingWork]>([])
+    private let pending = Guarded<[PendingWork]>([])
     /// Whether `pending` may hold work: read at every outermost exit without taking its mutex.
     private let hasPendingWork = Atomic<Bool>(false)
     private var destroyed = false
@@ -348,7 +348,7 @@ final class Engine: @unchecked Sendable {
             lock.unlock()
             return
         }
-        pending.withLock { list in
+        pending.withLock { list -> Void in
             list.append(work)
             hasPendingWork.store(true, ordering: .releasing)
         }

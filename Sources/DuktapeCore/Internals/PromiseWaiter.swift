@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One Swift `await` of a JavaScript promise (`JSValue.awaited()`): the continuation and the
 /// outcome, whichever arrives first; the first outcome wins (fulfillment, rejection or
 /// cancellation), later ones are ignored.
@@ -11,7 +9,7 @@ final class PromiseWaiter: Sendable {
         case done
     }
 
-    private let state = Mutex<State>(.waiting)
+    private let state = Guarded<State>(.waiting)
 
     /// Gives the continuation; resumes it now if the outcome is already known.
     func start(_ continuation: CheckedContinuation<JSValue, any Error>) {

@@ -1,4 +1,4 @@
-import DuktapeRuntime
+import DuktapeCore
 import Foundation
 import Synchronization
 

@@ -1,6 +1,8 @@
 import Foundation
 
-/// State behind a lock with a condition to wait on: the loop's timers, queues and counters.
+/// State behind a lock with a condition to wait on: the engine's pending work, a Swift await's
+/// outcome, and in DuktapeRuntime and DuktapeWeb the loop's timers, queues and counters and the
+/// transfers' state.
 ///
 /// Waits are measured on the monotonic clock (`CLOCK_MONOTONIC`): a change of the wall clock
 /// neither delays nor hurries a timer.
@@ -9,8 +11,9 @@ import Foundation
 /// released inside), because JavaScript calls into the loop (`setTimeout`) while holding the
 /// VM's lock. Values removed under the lock are returned and released after it.
 ///
-/// `package`: DuktapeWeb keeps its transfer state behind it too (a pthread mutex, which
-/// ThreadSanitizer sees; `Synchronization.Mutex`'s futexes it does not).
+/// A pthread mutex, which ThreadSanitizer sees; `Synchronization.Mutex`'s futexes it does not
+/// (it reported a race on state only ever touched under one), so the library uses this one
+/// everywhere (`package`: for DuktapeRuntime and DuktapeWeb too).
 package final class Guarded<State>: @unchecked Sendable {
     // @unchecked: `state` and `waiters` are only touched with `mutex` locked.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -44,7 +47,7 @@ package final class Guarded<State>: @unchecked Sendable {
 
     /// `withLock`, then wakes the waiting threads (if any) in the same critical section: one
     /// lock round trip for a change that a waiting loop must see.
-    func withLockWaking<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withLockWaking<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer {
             if waiters > 0 { pthread_cond_broadcast(condition) }
@@ -54,14 +57,14 @@ package final class Guarded<State>: @unchecked Sendable {
     }
 
     /// Wakes every thread in a wait.
-    func broadcast() {
+    package func broadcast() {
         withLockWaking { _ in }
     }
 
     /// Runs `decide` under the lock; when it asks to wait, waits in the same critical section
     /// (so no wake-up is missed) until woken or until its timeout (nil: no timeout) has passed.
     /// Spurious wake-ups are possible: callers re-check their state.
-    func withLock(waitingIf decide: (inout State) -> (wait: Bool, timeout: Duration?)) {
+    package func withLock(waitingIf decide: (inout State) -> (wait: Bool, timeout: Duration?)) {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         let decision = decide(&state)
