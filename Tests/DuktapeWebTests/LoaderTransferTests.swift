@@ -20,6 +20,20 @@ struct LoaderTransferTests {
     }
     let end: [String: Any] = ["type": "b64streamend", "done": true]
 
+    /// Sends the end; returns the finished file's text (the file removed) and every message, or
+    /// nil (an issue recorded) when the stream did not end with a file.
+    func endedText(_ transfer: LoaderTransfer, _ messages: Messages) async throws -> (String, [WebLoaderResponse])? {
+        try await transfer.receive(end)
+        let (responses, error) = await messages.terminal()
+        #expect(error == nil)
+        guard case .streamEnd(let file)? = responses.last?.type else {
+            Issue.record("\(responses.map(\.type))")
+            return nil
+        }
+        defer { try? FileManager.default.removeItem(at: file) }
+        return (try String(contentsOf: file, encoding: .utf8), responses)
+    }
+
     func progress(_ responses: [WebLoaderResponse]) -> [Double?] {
         responses.compactMap { response -> Double?? in
             if case .streaming(let progress) = response.type { return .some(progress) } else { return nil }
@@ -38,15 +52,8 @@ struct LoaderTransferTests {
             #expect(turns.count == 2)
             for (order, text) in [(0, "ab"), (1, "cd")] { try await transfer.receive(chunk(order, text, total: 8)) }
             for turn in turns { #expect(await turn.written()) }
-            try await transfer.receive(end)
-            let (responses, error) = await messages.terminal()
-            #expect(error == nil)
-            guard case .streamEnd(let file)? = responses.last?.type else {
-                Issue.record("\(responses.map(\.type))")
-                return
-            }
-            defer { try? FileManager.default.removeItem(at: file) }
-            #expect(try String(contentsOf: file, encoding: .utf8) == "abcdefgh")
+            guard let (text, responses) = try await endedText(transfer, messages) else { return }
+            #expect(text == "abcdefgh")
             #expect(progress(responses) == [0.25, 0.5, 0.75, 1])
             #expect(responses.map(\.received) == [0, 2, 4, 6, 8, 8])
         }
@@ -70,15 +77,8 @@ struct LoaderTransferTests {
             #expect(turns.allSatisfy { !$0.hasEnded })
             try await transfer.receive(chunk(0, "0"))
             for turn in turns { #expect(await turn.written()) }
-            try await transfer.receive(end)
-            let (responses, error) = await messages.terminal()
-            #expect(error == nil)
-            guard case .streamEnd(let file)? = responses.last?.type else {
-                Issue.record("\(responses.map(\.type))")
-                return
-            }
-            defer { try? FileManager.default.removeItem(at: file) }
-            #expect(try String(contentsOf: file, encoding: .utf8) == "01234567")
+            guard let (text, _) = try await endedText(transfer, messages) else { return }
+            #expect(text == "01234567")
         }
     }
 
@@ -138,15 +138,8 @@ struct LoaderTransferTests {
                     try await group.waitForAll()
                 }
             }
-            try await transfer.receive(end)
-            let (responses, error) = await messages.terminal()
-            #expect(error == nil)
-            guard case .streamEnd(let file)? = responses.last?.type else {
-                Issue.record("\(responses.map(\.type))")
-                return
-            }
-            defer { try? FileManager.default.removeItem(at: file) }
-            #expect(try String(contentsOf: file, encoding: .utf8) == expected)
+            guard let (text, responses) = try await endedText(transfer, messages) else { return }
+            #expect(text == expected)
             #expect(progress(responses) == Array(repeating: nil, count: 160))
             #expect(responses.map(\.received) == responses.map(\.received).sorted())
         }
