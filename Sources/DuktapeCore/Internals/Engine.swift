@@ -201,7 +201,6 @@ final class Engine: @unchecked Sendable {
         if hasEntryWork { finishEntryWork(runningJobs: drainsJobsAutomatically) }
     }
 
-
     /// Reports late deaths, runs pending work and (when asked) the job queue, until none of them
     /// has anything left: a job can post work and work can queue jobs. After a timeout, jobs
     /// queued later wait for the next entry (they would run with no deadline). Caller holds the
