@@ -34,7 +34,6 @@ final class LoaderTransfer: @unchecked Sendable {
     private var nextChunk = 0
     /// Chunks that arrived before their turn, by order, with the turn their reply waits for.
     private var early: [Int: (data: Data, turn: ChunkTurn)] = [:]
-    private var earlyBytes = 0
     private var file: FileHandle?
     private var fileURL: URL?
     private var received: Int64 = 0
@@ -189,12 +188,11 @@ final class LoaderTransfer: @unchecked Sendable {
                 guard order > nextChunk, order - nextChunk < Self.reorderWindow, early[order] == nil else {
                     return violation("chunk \(order) where chunk \(nextChunk) was expected")
                 }
-                guard earlyBytes + data.count <= Self.earlyBytesLimit else {
+                guard early.values.reduce(data.count, { $0 + $1.data.count }) <= Self.earlyBytesLimit else {
                     return violation("chunks ahead of chunk \(nextChunk) hold more than \(Self.earlyBytesLimit) bytes")
                 }
                 let turn = ChunkTurn()
                 early[order] = (data, turn)
-                earlyBytes += data.count
                 return turn
             }
             var next: (data: Data, turn: ChunkTurn?)? = (data, nil)
@@ -209,7 +207,6 @@ final class LoaderTransfer: @unchecked Sendable {
                 deliver(response(.streaming(progress: total > 0 ? min(1, Double(received) / Double(total)) : nil)), error: nil)
                 turn?.end(written: true)
                 next = early.removeValue(forKey: nextChunk).map { ($0.data, $0.turn) }
-                if let next { earlyBytes -= next.data.count }
             }
         case "b64streamend":
             guard let file, let fileURL else { return violation("b64streamend before b64streamstart") }
@@ -254,7 +251,6 @@ final class LoaderTransfer: @unchecked Sendable {
         }
         for (_, kept) in early { kept.turn.end(written: false) }
         early = [:]
-        earlyBytes = 0
         for task in tasks { task.cancel() }
         tasks = []
         deliver(terminal, error: error)
