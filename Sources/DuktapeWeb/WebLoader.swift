@@ -179,15 +179,39 @@ public final class WebLoader: @unchecked Sendable {
     /// loader.close()
     /// ```
     public func close() {
+        for page in closeRequests() {
+            Task { try? await page.value.close() }
+        }
+    }
+
+    /// Closes the loader as `close()` does, and returns once its pages are shut down (see
+    /// `WebPage.shutdown()`): their threads have ended, their requests and connections are
+    /// gone, and the loader holds none of them. Await it before a program exits, as an
+    /// `HTTPClient` is shut down.
+    ///
+    /// ```swift
+    /// let loader = WebLoader()
+    /// let user = try await loader.evaluate(WebLoader.body(url: userURL, method: .getData))
+    /// await loader.shutdown()
+    /// ```
+    ///
+    /// A page still being made is awaited, then closed. Idempotent: a second call returns at
+    /// once.
+    public func shutdown() async {
+        for page in closeRequests() {
+            await (try? await page.value)?.shutdown()
+        }
+    }
+
+    /// Marks the loader closed, fails its running requests, and hands over its pages.
+    private func closeRequests() -> [Task<WebPage, any Error>] {
         let (running, loading) = lock.withLock { () -> ([LoaderTransfer], [Task<WebPage, any Error>]) in
             closed = true
             defer { transfers = [:]; pages = [:] }
             return (Array(transfers.values), Array(pages.values))
         }
         for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID)) }
-        for page in loading {
-            Task { try? await page.value.close() }
-        }
+        return loading
     }
 
     // MARK: - Internals

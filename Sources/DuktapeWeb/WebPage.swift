@@ -109,6 +109,25 @@ public final class WebPage: @unchecked Sendable {
     /// A script running when the page closes runs to its end (or its time limit) first; the
     /// reply handlers of the page's messages are cancelled.
     public func close() {
+        _ = closeReturningReplies()
+    }
+
+    /// Closes the page as `close()` does, and returns once nothing of it runs any more: its
+    /// thread has ended, its reply handlers (cancelled) have returned, and its requests and
+    /// their connections are gone. Await it before a program exits.
+    ///
+    /// ```swift
+    /// let page = try WebPage()
+    /// _ = try await page.evaluateJavaScript("fetch('http://127.0.0.1:8080/ping')")
+    /// await page.shutdown()
+    /// ```
+    public func shutdown() async {
+        for reply in closeReturningReplies() { await reply.value }
+        await network.shutdown()
+    }
+
+    /// `close()`'s work; returns the reply handlers' tasks it cancelled.
+    private func closeReturningReplies() -> [Task<Void, Never>] {
         configuration.userContentController.detach(self)
         let running = lock.withLock { () -> [Task<Void, Never>] in
             defer { replies = [:] }
@@ -117,6 +136,7 @@ public final class WebPage: @unchecked Sendable {
         for task in running { task.cancel() }
         network.cancelAll()
         loop.stop()
+        return running
     }
 
     /// The base URL of the last load (nil before one, or for a load without a base URL).

@@ -1,4 +1,5 @@
 import Crypto
+import DuktapeCore
 import Foundation
 import Logging
 import TestServer
@@ -327,6 +328,30 @@ struct WebLoaderTests {
             #expect(await second.terminal().error is WebLoaderError)
             loader.close()
             await #expect(throws: WebLoaderError.self) { _ = try await loader.evaluate(body) }
+        }
+    }
+
+    @Test func shutdownReturnsOnceThePagesAreGone() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let loader = loader()
+        weak var page: WebPage?
+        weak var context: JSContext?
+        do {
+            let (made, _) = try await loader.page(for: try url(server, "/"))
+            page = made
+            context = made.context
+        }
+        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
+        let hanging = Messages()
+        loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: hanging.handler)
+        await server.wait { $0.received.contains { $0.path == "/hang" } }
+        await loader.shutdown()
+        #expect(page == nil && context == nil)
+        #expect(await hanging.terminal().error is WebLoaderError)
+        await loader.shutdown()  // a second call returns at once
+        await #expect(throws: WebLoaderError.self) {
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
         }
     }
 

@@ -1,6 +1,7 @@
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
+import TestServer
 import Testing
 
 @testable import DuktapeWeb
@@ -334,6 +335,35 @@ struct WebPageTests {
             _ = try await page.evaluateJavaScript("webkit.messageHandlers.never.postMessage(1); 0")
             await started.wait(for: 1)
             page.close()
+        }
+        #expect(released == nil)
+    }
+
+    @Test func shutdownReturnsOnceRequestsAndRepliesHaveEnded() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        weak var released: JSContext?
+        let started = Inbox()
+        let returned = Guarded(false)
+        var configuration = WebPageConfiguration()
+        configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
+        configuration.userContentController.addWithReply(name: "slow") { message in
+            started.receive(message)
+            while !Task.isCancelled { await Task.yield() }
+            returned.withLock { $0 = true }
+            return nil
+        }
+        do {
+            let page = try WebPage(configuration: configuration)
+            released = page.context
+            _ = try await page.callAsyncJavaScript(
+                "fetch(url); webkit.messageHandlers.slow.postMessage(1); return 0", arguments: ["url": server.baseURL + "/hang"])
+            await started.wait(for: 1)
+            await server.wait { $0.received.contains { $0.path == "/hang" } }
+            await page.shutdown()
+            #expect(returned.withLock { $0 })
+            await #expect(throws: WebPageError.closed) { try await page.evaluateJavaScript("1") }
+            await page.shutdown()  // a second call returns at once
         }
         #expect(released == nil)
     }

@@ -12,12 +12,7 @@ func say(_ text: String) {
     try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
 }
 
-func runExample() async throws {
-    let server = try await ExampleServer.start()
-    defer { server.stop() }
-    let base = "http://127.0.0.1:\(server.port)"
-    let loader = WebLoader()
-    defer { loader.close() }
+func runExample(with loader: WebLoader, base: String) async throws {
 
     // GET JSON: the value arrives parsed.
     let user = try await loader.evaluate(WebLoader.body(url: URL(string: base + "/api/user.json"), method: .getData))
@@ -61,7 +56,23 @@ func runExample() async throws {
     }
 }
 
-try await runExample()
+/// Runs the example, then shuts the loader down: `shutdown()` returns once its pages (and
+/// their threads) are gone, so nothing of it is left running when the program ends.
+func main() async throws {
+    let server = try await ExampleServer.start()
+    let loader = WebLoader()
+    var failure: (any Error)?
+    do {
+        try await runExample(with: loader, base: "http://127.0.0.1:\(server.port)")
+    } catch {
+        failure = error
+    }
+    await loader.shutdown()
+    try await server.stop()
+    if let failure { throw failure }
+}
+
+try await main()
 
 /// A small HTTP/1.1 server for the example, on SwiftNIO.
 final class ExampleServer: Sendable {
@@ -82,8 +93,8 @@ final class ExampleServer: Sendable {
         return ExampleServer(channel: channel)
     }
 
-    func stop() {
-        channel.close(promise: nil)
+    func stop() async throws {
+        try await channel.close()
     }
 
     /// Collects a request, then answers it by its path.
