@@ -174,7 +174,7 @@ struct WebPageTests {
 
     @Test func messagesReachTheirHandlersInOrderWithWebKitsConversions() async throws {
         let inbox = Inbox()
-        var configuration = WebPageConfiguration()
+        let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
         let page = try WebPage(configuration: configuration)
         defer { page.close() }
@@ -238,7 +238,7 @@ struct WebPageTests {
 
     @Test func hostilePagesCannotBreakTheHost() async throws {
         let inbox = Inbox()
-        var configuration = WebPageConfiguration()
+        let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
         configuration.userContentController.addWithReply(name: "echo") { $0.body }
         let page = try WebPage(configuration: configuration)
@@ -286,7 +286,7 @@ struct WebPageTests {
 
     @Test func messageCopiesCarryOnlyOwnDataWithinLimits() async throws {
         let inbox = Inbox()
-        var configuration = WebPageConfiguration()
+        let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
         let page = try WebPage(configuration: configuration)
         defer { page.close() }
