@@ -36,6 +36,9 @@ public final class WebLoader: @unchecked Sendable {
     private var pages: [String: Task<WebPage, any Error>] = [:]
     private var transfers: [String: LoaderTransfer] = [:]
     private var closed = false
+    /// The loader's own tasks (its requests' starts, aborts, and pages shutting down), which
+    /// `shutdown()` waits for.
+    let activity = ActivityCount()
 
     /// A loader; its pages are made on first use.
     ///
@@ -97,7 +100,11 @@ public final class WebLoader: @unchecked Sendable {
                 .fail(.invalidRequest(requestID: body.requestID, message: refusal))
             return
         }
-        Task { await self.start(transfer) }
+        activity.begin()
+        Task {
+            await self.start(transfer)
+            activity.end()
+        }
     }
 
     /// Runs a one-shot request and returns its terminal message (for `downloadStream`, the
@@ -179,15 +186,13 @@ public final class WebLoader: @unchecked Sendable {
     /// loader.close()
     /// ```
     public func close() {
-        for page in closeRequests() {
-            Task { try? await page.value.close() }
-        }
+        for page in closeRequests() { retire(page) }
     }
 
     /// Closes the loader as `close()` does, and returns once its pages are shut down (see
-    /// `WebPage.shutdown()`): their threads have ended, their requests and connections are
-    /// gone, and the loader holds none of them. Await it before a program exits, as an
-    /// `HTTPClient` is shut down.
+    /// `WebPage.shutdown()`: their threads have ended, their requests and connections are
+    /// gone) and its own tasks have returned; the pages are released as those tasks end. Await
+    /// it before a program exits, as an `HTTPClient` is shut down.
     ///
     /// ```swift
     /// let loader = WebLoader()
@@ -195,12 +200,13 @@ public final class WebLoader: @unchecked Sendable {
     /// await loader.shutdown()
     /// ```
     ///
-    /// A page still being made is awaited, then closed. Idempotent: a second call returns at
-    /// once.
+    /// A page still being made is awaited, then shut down. It also waits after `close()`, and
+    /// from several tasks at once. It waits for the loader's completion handlers as
+    /// `WebPage.shutdown()` waits for reply handlers, so a completion handler must not block
+    /// until it returns.
     public func shutdown() async {
-        for page in closeRequests() {
-            await (try? await page.value)?.shutdown()
-        }
+        close()
+        await activity.idle()
     }
 
     /// Marks the loader closed, fails its running requests, and hands over its pages.
@@ -331,7 +337,11 @@ public final class WebLoader: @unchecked Sendable {
     private func abortInPage(_ transfer: LoaderTransfer) {
         guard let page = transfer.page else { return }
         let token = transfer.token
-        Task { _ = try? await page.callAsyncJavaScript("loader.cancel(token)", arguments: ["token": token]) }
+        activity.begin()
+        Task { [activity] in
+            _ = try? await page.callAsyncJavaScript("loader.cancel(token)", arguments: ["token": token])
+            activity.end()
+        }
     }
 
     /// The page for `url`'s origin (and the pool's task for it), made and loaded with
@@ -350,7 +360,7 @@ public final class WebLoader: @unchecked Sendable {
                         throw WebLoaderError.invalidRequest(requestID: requestID, message: "loader.html failed to run: \(failure)")
                     }
                 } catch {
-                    page.close()
+                    await page.shutdown()
                     throw error
                 }
                 return page
@@ -375,7 +385,16 @@ public final class WebLoader: @unchecked Sendable {
             pages[origin] = nil
             return true
         }
-        if removed { Task { try? await task.value.close() } }
+        if removed { retire(task) }
+    }
+
+    /// Shuts the page of `task` down (once it is made), counted until it is.
+    private func retire(_ task: Task<WebPage, any Error>) {
+        activity.begin()
+        Task { [activity] in
+            await (try? await task.value)?.shutdown()
+            activity.end()
+        }
     }
 
     private static func pageConfiguration(_ configuration: WebLoaderConfiguration, loader: WebLoader?) -> WebPageConfiguration {

@@ -37,8 +37,16 @@ public final class WebPage: @unchecked Sendable {
     let network: PageNetwork
     private let lock = NSLock()
     private var currentURL: URL?
-    /// The reply handlers running for the page's messages, cancelled when it closes.
+    /// The reply handlers running for the page's messages, cancelled when it closes (a
+    /// message without a reply has a negative key).
     private var replies: [Int: Task<Void, Never>] = [:]
+    private var lastUnansweredKey = 0
+    private var closed = false
+    /// The reply handlers' tasks, until each returns (`shutdown()` waits for them).
+    private let replyActivity = ActivityCount()
+    /// The page whose reply handler the current task runs (a `shutdown()` called from there
+    /// does not wait for that handler).
+    @TaskLocal private static var replyingPage: ObjectIdentifier?
 
     /// Makes a page and starts its thread. Throws the `JSException` of a context that cannot set
     /// up the page (a VM whose memory limit is already reached).
@@ -109,34 +117,41 @@ public final class WebPage: @unchecked Sendable {
     /// A script running when the page closes runs to its end (or its time limit) first; the
     /// reply handlers of the page's messages are cancelled.
     public func close() {
-        _ = closeReturningReplies()
-    }
-
-    /// Closes the page as `close()` does, and returns once nothing of it runs any more: its
-    /// thread has ended, its reply handlers (cancelled) have returned, and its requests and
-    /// their connections are gone. Await it before a program exits.
-    ///
-    /// ```swift
-    /// let page = try WebPage()
-    /// _ = try await page.evaluateJavaScript("fetch('http://127.0.0.1:8080/ping')")
-    /// await page.shutdown()
-    /// ```
-    public func shutdown() async {
-        for reply in closeReturningReplies() { await reply.value }
-        await network.shutdown()
-    }
-
-    /// `close()`'s work; returns the reply handlers' tasks it cancelled.
-    private func closeReturningReplies() -> [Task<Void, Never>] {
         configuration.userContentController.detach(self)
         let running = lock.withLock { () -> [Task<Void, Never>] in
+            closed = true
             defer { replies = [:] }
             return Array(replies.values)
         }
         for task in running { task.cancel() }
         network.cancelAll()
         loop.stop()
-        return running
+    }
+
+    /// Closes the page as `close()` does, and returns once nothing of it runs any more: its
+    /// thread has ended, the handler calls for messages it posted have returned (reply
+    /// handlers are cancelled first), and its requests and their connections are gone. Await
+    /// it before a program exits. Also after `close()`, and from any number of tasks at once.
+    ///
+    /// ```swift
+    /// let page = try WebPage()
+    /// _ = try await page.evaluateJavaScript("fetch('http://127.0.0.1:8080/ping')")
+    /// await page.shutdown()
+    /// ```
+    ///
+    /// It waits for code of yours: a reply handler that ignores cancellation, or a handler that
+    /// blocks, delays it (called from a reply handler of this page, it does not wait for that
+    /// one). Like `close()`, it first waits for a script that is running to end (or reach its
+    /// time limit).
+    public func shutdown() async {
+        close()
+        // Messages posted before the close: past this point their handlers have returned (a
+        // handler with a reply has started, or has seen the page closed).
+        await withCheckedContinuation { continuation in
+            configuration.userContentController.deliveries.async { continuation.resume() }
+        }
+        await replyActivity.idle(leaving: Self.replyingPage == ObjectIdentifier(self) ? 1 : 0)
+        await network.shutdown()
     }
 
     /// The base URL of the last load (nil before one, or for a load without a base URL).
@@ -427,29 +442,45 @@ public final class WebPage: @unchecked Sendable {
     func deliver(_ message: ScriptMessage, replyID: Int) {
         let controller = configuration.userContentController
         let handler = controller.handler(named: message.name)
-        guard replyID > 0 else {
+        if replyID <= 0 {
             switch handler {
-            case .plain(let handler): controller.deliveries.async { handler(message) }
-            case .withReply(let handler): controller.deliveries.async { Task { _ = try? await handler(message) } }
-            case nil: break  // removed since the page saw it: dropped, as WebKit drops it
+            case .plain(let handler):
+                controller.deliveries.async { handler(message) }
+                return
+            case .withReply: break  // runs as a task, below, without an answer
+            case nil: return  // removed since the page saw it: dropped, as WebKit drops it
             }
-            return
         }
-        let pending = loop.beginPendingWork()
+        let pending = replyID > 0 ? loop.beginPendingWork() : nil
         controller.deliveries.async { [weak self] in
             guard let self else {
-                pending.cancel()
+                pending?.cancel()
                 return
             }
             // Made under the lock: the task's own removal (under it too) always comes after.
             lock.lock()
             defer { lock.unlock() }
-            replies[replyID] = Task { [weak self] in
+            guard !closed else {
+                pending?.cancel()
+                return
+            }
+            let key: Int
+            if replyID > 0 {
+                key = replyID
+            } else {
+                lastUnansweredKey -= 1
+                key = lastUnansweredKey
+            }
+            let (identity, activity) = (ObjectIdentifier(self), replyActivity)
+            activity.begin()
+            replies[key] = Task { [weak self] in
+                defer { activity.end() }
                 let outcome: (fulfilled: Bool, value: Box<Any?>)
                 switch handler {
                 case .withReply(let reply):
                     do {
-                        outcome = (true, Box(value: try await reply(message)))
+                        let value = try await Self.$replyingPage.withValue(identity) { try await reply(message) }
+                        outcome = (true, Box(value: value))
                     } catch let error as ScriptMessageReplyError {
                         outcome = (false, Box(value: error.message))
                     } catch {
@@ -458,7 +489,8 @@ public final class WebPage: @unchecked Sendable {
                 default:
                     outcome = (false, Box(value: "no message handler with a reply is named \(message.name)"))
                 }
-                self?.lock.withLock { _ = self?.replies.removeValue(forKey: replyID) }
+                self?.lock.withLock { _ = self?.replies.removeValue(forKey: key) }
+                guard let pending else { return }
                 guard let control = self?.control else {
                     pending.cancel()
                     return

@@ -347,6 +347,10 @@ struct WebLoaderTests {
         loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: hanging.handler)
         await server.wait { $0.received.contains { $0.path == "/hang" } }
         await loader.shutdown()
+        #expect(loader.activity.running == 0)
+        // The last references go as the ended tasks' frames are freed, just after they return.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while page != nil || context != nil, ContinuousClock.now < deadline { await Task.yield() }
         #expect(page == nil && context == nil)
         #expect(await hanging.terminal().error is WebLoaderError)
         await loader.shutdown()  // a second call returns at once

@@ -339,7 +339,8 @@ struct WebPageTests {
         #expect(released == nil)
     }
 
-    @Test func shutdownReturnsOnceRequestsAndRepliesHaveEnded() async throws {
+    /// Also after `close()`, which returns without waiting.
+    @Test(arguments: [false, true]) func shutdownReturnsOnceRequestsAndRepliesHaveEnded(closedFirst: Bool) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         weak var released: JSContext?
@@ -349,7 +350,7 @@ struct WebPageTests {
         configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
         configuration.userContentController.addWithReply(name: "slow") { message in
             started.receive(message)
-            while !Task.isCancelled { await Task.yield() }
+            try? await Task.sleep(for: .seconds(300))  // until cancelled
             returned.withLock { $0 = true }
             return nil
         }
@@ -360,12 +361,37 @@ struct WebPageTests {
                 "fetch(url); webkit.messageHandlers.slow.postMessage(1); return 0", arguments: ["url": server.baseURL + "/hang"])
             await started.wait(for: 1)
             await server.wait { $0.received.contains { $0.path == "/hang" } }
+            if closedFirst { page.close() }
             await page.shutdown()
             #expect(returned.withLock { $0 })
+            #expect(page.network.activity.running == 0)
             await #expect(throws: WebPageError.closed) { try await page.evaluateJavaScript("1") }
             await page.shutdown()  // a second call returns at once
         }
+        // The last references go as the ended tasks' frames are freed, just after they return.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while released != nil, ContinuousClock.now < deadline { await Task.yield() }
         #expect(released == nil)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aReplyHandlerCanShutItsPageDown() async throws {
+        let holder = Guarded<WebPage?>(nil)
+        let started = Inbox()
+        let innerReturned = Guarded(false)
+        let configuration = WebPageConfiguration()
+        configuration.userContentController.addWithReply(name: "quit") { message in
+            started.receive(message)
+            await holder.withLock { $0 }?.shutdown()  // does not wait for this handler
+            innerReturned.withLock { $0 = true }
+            return "shut down"
+        }
+        let page = try WebPage(configuration: configuration)
+        holder.withLock { $0 = page }
+        _ = try await page.evaluateJavaScript("webkit.messageHandlers.quit.postMessage(1); 0")
+        await started.wait(for: 1)
+        await page.shutdown()  // waits for the handler, which returned
+        #expect(innerReturned.withLock { $0 })
+        holder.withLock { $0 = nil }
     }
 
     @Test func aClosedPageFailsAndIsReleased() async throws {

@@ -48,11 +48,10 @@ final class PageNetwork: @unchecked Sendable {
     private struct Transfers {
         var running: [Int: FetchTransfer] = [:]
         var closed = false
-        /// The transfers' tasks that have not returned (an ended transfer's tasks return soon
-        /// after their cancellation), plus the client's shutdown once it began.
-        var active = 0
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
+    /// The transfers' tasks that have not returned (an ended transfer's tasks return soon after
+    /// their cancellation), and the client's shutdown once it began.
+    let activity = ActivityCount()
     private var nextID = 0
     var dispatcher: JSValue?
     private let pauseObserverStorage = Guarded<(@Sendable (Int) -> Void)?>(nil)
@@ -119,16 +118,16 @@ final class PageNetwork: @unchecked Sendable {
         let all = transfers.withLock { transfers -> [FetchTransfer]? in
             guard !transfers.closed else { return nil }
             transfers.closed = true
-            transfers.active += 1  // the client's shutdown, below
+            self.activity.begin()  // the client's shutdown, below
             defer { transfers.running = [:] }
             return Array(transfers.running.values)
         }
         guard let all else { return }
         for transfer in all { transfer.abandon() }
-        let (client, transfers) = (self.client, self.transfers)
+        let (client, activity) = (client, activity)
         Task {
             try? await client.shutdown()
-            Self.returned(transfers)
+            activity.end()
         }
     }
 
@@ -136,36 +135,17 @@ final class PageNetwork: @unchecked Sendable {
     /// shut down: nothing of the page's networking runs any more.
     func shutdown() async {
         cancelAll()
-        await withCheckedContinuation { continuation in
-            let idle = transfers.withLock { transfers -> Bool in
-                if transfers.active == 0 { return true }
-                transfers.idleWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
+        await activity.idle()
     }
 
     /// Starts `work` as one of `transfer`'s tasks, counted until it returns.
     private func start(_ transfer: FetchTransfer, _ work: @escaping @Sendable (FetchTransfer) async -> Void) {
-        let transfers = self.transfers
-        transfers.withLock { $0.active += 1 }
+        let activity = self.activity
+        activity.begin()
         transfer.start { transfer in
             await work(transfer)
-            Self.returned(transfers)
+            activity.end()
         }
-    }
-
-    /// Counts a task (or the client's shutdown) as returned, and wakes `shutdown()` when it was
-    /// the last.
-    private static func returned(_ transfers: Guarded<Transfers>) {
-        let waiters = transfers.withLock { transfers -> [CheckedContinuation<Void, Never>] in
-            transfers.active -= 1
-            guard transfers.active == 0 else { return [] }
-            defer { transfers.idleWaiters = [] }
-            return transfers.idleWaiters
-        }
-        for waiter in waiters { waiter.resume() }
     }
 
     private func transfer(_ id: Int) -> FetchTransfer? {

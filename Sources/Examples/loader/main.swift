@@ -68,7 +68,7 @@ func main() async throws {
         failure = error
     }
     await loader.shutdown()
-    try await server.stop()
+    try? await server.stop()
     if let failure { throw failure }
 }
 
