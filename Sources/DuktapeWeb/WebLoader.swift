@@ -100,10 +100,10 @@ public final class WebLoader: @unchecked Sendable {
                 .fail(.invalidRequest(requestID: body.requestID, message: refusal))
             return
         }
-        activity.begin()
+        let token = activity.begin()
         Task {
             await self.start(transfer)
-            activity.end()
+            activity.end(token)
         }
     }
 
@@ -166,8 +166,9 @@ public final class WebLoader: @unchecked Sendable {
     /// ```
     public func cancel(requestID: String) {
         guard let transfer = lock.withLock({ transfers[requestID] }) else { return }
+        let page = transfer.page
         transfer.fail(.cancelled(requestID: requestID))
-        abortInPage(transfer)
+        abortInPage(transfer, on: page)
     }
 
     /// Cancels every request of the loader.
@@ -186,13 +187,13 @@ public final class WebLoader: @unchecked Sendable {
     /// loader.close()
     /// ```
     public func close() {
-        for page in closeRequests() { retire(page) }
+        for page in closeRequests().pages { retire(page) }
     }
 
     /// Closes the loader as `close()` does, and returns once its pages are shut down (see
     /// `WebPage.shutdown()`: their threads have ended, their requests and connections are
-    /// gone) and its own tasks have returned; the pages are released as those tasks end. Await
-    /// it before a program exits, as an `HTTPClient` is shut down.
+    /// gone) and its own tasks have returned. Await it before a program exits, as an
+    /// `HTTPClient` is shut down.
     ///
     /// ```swift
     /// let loader = WebLoader()
@@ -200,24 +201,27 @@ public final class WebLoader: @unchecked Sendable {
     /// await loader.shutdown()
     /// ```
     ///
-    /// A page still being made is awaited, then shut down. It also waits after `close()`, and
-    /// from several tasks at once. It waits for the loader's completion handlers as
-    /// `WebPage.shutdown()` waits for reply handlers, so a completion handler must not block
-    /// until it returns.
+    /// A page still being made is awaited, then shut down. The requests it ends have had their
+    /// terminal message (`.error` with `.cancelled`) handed to their handlers when it returns. It
+    /// also waits after `close()`, and from several tasks at once. It waits for your completion
+    /// handlers, so a completion handler must not block until it returns.
     public func shutdown() async {
-        close()
+        let (running, pages) = closeRequests()
+        for page in pages { retire(page) }
+        // Their terminal messages (failed by the close, or on their way) reach their handlers.
+        for transfer in running { await transfer.flush() }
         await activity.idle()
     }
 
-    /// Marks the loader closed, fails its running requests, and hands over its pages.
-    private func closeRequests() -> [Task<WebPage, any Error>] {
+    /// Marks the loader closed, fails its running requests, and hands them and its pages over.
+    private func closeRequests() -> (running: [LoaderTransfer], pages: [Task<WebPage, any Error>]) {
         let (running, loading) = lock.withLock { () -> ([LoaderTransfer], [Task<WebPage, any Error>]) in
             closed = true
             defer { transfers = [:]; pages = [:] }
             return (Array(transfers.values), Array(pages.values))
         }
         for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID)) }
-        return loading
+        return (running, loading)
     }
 
     // MARK: - Internals
@@ -257,7 +261,7 @@ public final class WebLoader: @unchecked Sendable {
             _ = try await page.callAsyncJavaScript(
                 "loader.run(method, requestId, url, init, postData, upload, encoding, token)", arguments: arguments)
             // Ended while the call was on its way: the page's fetch may have started after the abort.
-            if transfer.isEnded { abortInPage(transfer) }
+            if transfer.isEnded { abortInPage(transfer, on: page) }
         } catch let error as WebLoaderError {
             transfer.fail(error)
         } catch {
@@ -320,8 +324,9 @@ public final class WebLoader: @unchecked Sendable {
             while let current = transfer, !current.isEnded {
                 let deadline = current.lastActivity + limit
                 if ContinuousClock.now >= deadline {
+                    let page = current.page
                     current.fail(.timedOut(requestID: current.request.requestID))
-                    self?.abortInPage(current)
+                    self?.abortInPage(current, on: page)
                     return
                 }
                 do {
@@ -333,14 +338,16 @@ public final class WebLoader: @unchecked Sendable {
         })
     }
 
-    /// Aborts the request's fetch in the page it runs on.
-    private func abortInPage(_ transfer: LoaderTransfer) {
-        guard let page = transfer.page else { return }
+    /// Aborts the request's fetch in `page`, the one it ran on (a transfer forgets its page
+    /// when it ends).
+    private func abortInPage(_ transfer: LoaderTransfer, on page: WebPage?) {
+        guard let page else { return }
         let token = transfer.token
-        activity.begin()
+        guard !lock.withLock({ closed }) else { return }  // the page is shut down with the loader
+        let counted = activity.begin()
         Task { [activity] in
             _ = try? await page.callAsyncJavaScript("loader.cancel(token)", arguments: ["token": token])
-            activity.end()
+            activity.end(counted)
         }
     }
 
@@ -390,10 +397,10 @@ public final class WebLoader: @unchecked Sendable {
 
     /// Shuts the page of `task` down (once it is made), counted until it is.
     private func retire(_ task: Task<WebPage, any Error>) {
-        activity.begin()
+        let token = activity.begin()
         Task { [activity] in
             await (try? await task.value)?.shutdown()
-            activity.end()
+            activity.end(token)
         }
     }
 

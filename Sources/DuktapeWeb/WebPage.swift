@@ -44,9 +44,9 @@ public final class WebPage: @unchecked Sendable {
     private var closed = false
     /// The reply handlers' tasks, until each returns (`shutdown()` waits for them).
     private let replyActivity = ActivityCount()
-    /// The page whose reply handler the current task runs (a `shutdown()` called from there
-    /// does not wait for that handler).
-    @TaskLocal private static var replyingPage: ObjectIdentifier?
+    /// The token (in `replyActivity`) of the reply handler the current task runs: a
+    /// `shutdown()` called from there does not wait for that handler.
+    @TaskLocal private static var replyToken: UInt64?
 
     /// Makes a page and starts its thread. Throws the `JSException` of a context that cannot set
     /// up the page (a VM whose memory limit is already reached).
@@ -129,9 +129,10 @@ public final class WebPage: @unchecked Sendable {
     }
 
     /// Closes the page as `close()` does, and returns once nothing of it runs any more: its
-    /// thread has ended, the handler calls for messages it posted have returned (reply
-    /// handlers are cancelled first), and its requests and their connections are gone. Await
-    /// it before a program exits. Also after `close()`, and from any number of tasks at once.
+    /// thread has ended, its handler calls have returned (messages not yet handed to a handler
+    /// are dropped, reply handlers are cancelled), and its requests and their connections are
+    /// gone. Await it before a program exits. Also after `close()`, and from any number of
+    /// tasks at once.
     ///
     /// ```swift
     /// let page = try WebPage()
@@ -139,10 +140,10 @@ public final class WebPage: @unchecked Sendable {
     /// await page.shutdown()
     /// ```
     ///
-    /// It waits for code of yours: a reply handler that ignores cancellation, or a handler that
-    /// blocks, delays it (called from a reply handler of this page, it does not wait for that
-    /// one). Like `close()`, it first waits for a script that is running to end (or reach its
-    /// time limit).
+    /// It waits for code of yours: a reply handler that ignores cancellation delays it, and a
+    /// handler that blocks until it returns never ends. Called from reply handlers of this
+    /// page, it does not wait for them. Like `close()`, it first waits for a script that is
+    /// running to end (or reach its time limit).
     public func shutdown() async {
         close()
         // Messages posted before the close: past this point their handlers have returned (a
@@ -150,7 +151,7 @@ public final class WebPage: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             configuration.userContentController.deliveries.async { continuation.resume() }
         }
-        await replyActivity.idle(leaving: Self.replyingPage == ObjectIdentifier(self) ? 1 : 0)
+        await replyActivity.idle(exempting: Self.replyToken)
         await network.shutdown()
     }
 
@@ -445,7 +446,11 @@ public final class WebPage: @unchecked Sendable {
         if replyID <= 0 {
             switch handler {
             case .plain(let handler):
-                controller.deliveries.async { handler(message) }
+                controller.deliveries.async { [weak self] in
+                    // Closed since the page posted it: dropped, as a reply handler's message is.
+                    if let self, lock.withLock({ closed }) { return }
+                    handler(message)
+                }
                 return
             case .withReply: break  // runs as a task, below, without an answer
             case nil: return  // removed since the page saw it: dropped, as WebKit drops it
@@ -471,15 +476,15 @@ public final class WebPage: @unchecked Sendable {
                 lastUnansweredKey -= 1
                 key = lastUnansweredKey
             }
-            let (identity, activity) = (ObjectIdentifier(self), replyActivity)
-            activity.begin()
+            let activity = replyActivity
+            let token = activity.begin()
             replies[key] = Task { [weak self] in
-                defer { activity.end() }
+                defer { activity.end(token) }
                 let outcome: (fulfilled: Bool, value: Box<Any?>)
                 switch handler {
                 case .withReply(let reply):
                     do {
-                        let value = try await Self.$replyingPage.withValue(identity) { try await reply(message) }
+                        let value = try await Self.$replyToken.withValue(token) { try await reply(message) }
                         outcome = (true, Box(value: value))
                     } catch let error as ScriptMessageReplyError {
                         outcome = (false, Box(value: error.message))

@@ -82,7 +82,7 @@ extension DukJS {
             configuration.timeout = timeout
             configuration.page.consoleOutput = .standardStreams
             let loader = WebLoader(configuration: configuration)
-            defer { Self.shutDown(loader) }
+            defer { loader.close() }
             let progress = ProgressReporter(terminal: isatty(STDERR_FILENO) == 1)
             let finished = Finished()
             loader.evaluate(body) { response, error in
@@ -116,17 +116,6 @@ extension DukJS {
                     FileHandle.standardOutput.write(chunk)
                 }
             }
-        }
-
-        /// Shuts `loader` down and waits for it: its page and the page's thread are gone
-        /// before the process ends.
-        static func shutDown(_ loader: WebLoader) {
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                await loader.shutdown()
-                done.signal()
-            }
-            done.wait()
         }
     }
 }

@@ -28,6 +28,16 @@ final class Messages: @unchecked Sendable {
         }
     }
 
+    /// Whether the terminal message has arrived.
+    var isFinished: Bool {
+        lock.withLock { finished }
+    }
+
+    /// The request id of the messages so far ("" before the first).
+    var requestID: String {
+        lock.withLock { all.first?.requestID ?? "" }
+    }
+
     /// Returns once the terminal message arrived (the test has its time limit).
     func terminal() async -> (responses: [WebLoaderResponse], error: (any Error)?) {
         await withCheckedContinuation { continuation in
@@ -331,7 +341,7 @@ struct WebLoaderTests {
         }
     }
 
-    @Test func shutdownReturnsOnceThePagesAreGone() async throws {
+    @Test(.timeLimit(.minutes(1))) func shutdownReturnsOnceThePagesAreGone() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         let loader = loader()
@@ -341,22 +351,24 @@ struct WebLoaderTests {
             let (made, _) = try await loader.page(for: try url(server, "/"))
             page = made
             context = made.context
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
+            let hanging = Messages()
+            loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: hanging.handler)
+            await server.wait { $0.received.contains { $0.path == "/hang" } }
+            await loader.shutdown()
+            #expect(hanging.isFinished)  // its terminal message was handed over first
+            #expect(made.network.activity.isIdle)
+            await #expect(throws: WebPageError.closed) { try await made.evaluateJavaScript("1") }
+            #expect(await hanging.terminal().error as? WebLoaderError == .cancelled(requestID: hanging.requestID))
+            await loader.shutdown()  // a second call returns at once
+            await #expect(throws: WebLoaderError.self) {
+                _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
+            }
         }
-        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
-        let hanging = Messages()
-        loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: hanging.handler)
-        await server.wait { $0.received.contains { $0.path == "/hang" } }
-        await loader.shutdown()
-        #expect(loader.activity.running == 0)
         // The last references go as the ended tasks' frames are freed, just after they return.
         let deadline = ContinuousClock.now + .seconds(10)
         while page != nil || context != nil, ContinuousClock.now < deadline { await Task.yield() }
         #expect(page == nil && context == nil)
-        #expect(await hanging.terminal().error is WebLoaderError)
-        await loader.shutdown()  // a second call returns at once
-        await #expect(throws: WebLoaderError.self) {
-            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
-        }
     }
 
     @Test func aRequestIDCanBeReusedOnceItsRequestEnded() async throws {

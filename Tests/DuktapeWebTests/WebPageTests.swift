@@ -37,6 +37,31 @@ final class Inbox: @unchecked Sendable {
     }
 }
 
+/// Opened once by the test; `wait()` returns once it is open.
+final class Gate: Sendable {
+    private let state = Guarded<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
 /// Console lines written by a page.
 final class ConsoleLines: @unchecked Sendable {
     private let lock = NSLock()
@@ -339,18 +364,22 @@ struct WebPageTests {
         #expect(released == nil)
     }
 
-    /// Also after `close()`, which returns without waiting.
-    @Test(arguments: [false, true]) func shutdownReturnsOnceRequestsAndRepliesHaveEnded(closedFirst: Bool) async throws {
+    /// Also after `close()`, which returns without waiting. The reply handler outlives its
+    /// cancellation until the test opens a gate: shutdown() has not returned before that.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func shutdownReturnsOnceRequestsAndRepliesHaveEnded(closedFirst: Bool) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         weak var released: JSContext?
-        let started = Inbox()
+        let (started, cancelled, gate) = (Inbox(), Inbox(), Gate())
         let returned = Guarded(false)
         var configuration = WebPageConfiguration()
         configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
         configuration.userContentController.addWithReply(name: "slow") { message in
             started.receive(message)
             try? await Task.sleep(for: .seconds(300))  // until cancelled
+            cancelled.receive(message)
+            await gate.wait()
             returned.withLock { $0 = true }
             return nil
         }
@@ -362,9 +391,17 @@ struct WebPageTests {
             await started.wait(for: 1)
             await server.wait { $0.received.contains { $0.path == "/hang" } }
             if closedFirst { page.close() }
-            await page.shutdown()
+            let finished = Guarded(false)
+            let shutdown = Task {
+                await page.shutdown()
+                finished.withLock { $0 = true }
+            }
+            await cancelled.wait(for: 1)
+            #expect(!finished.withLock { $0 })
+            gate.open()
+            await shutdown.value
             #expect(returned.withLock { $0 })
-            #expect(page.network.activity.running == 0)
+            #expect(page.network.activity.isIdle)
             await #expect(throws: WebPageError.closed) { try await page.evaluateJavaScript("1") }
             await page.shutdown()  // a second call returns at once
         }
@@ -374,23 +411,26 @@ struct WebPageTests {
         #expect(released == nil)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aReplyHandlerCanShutItsPageDown() async throws {
+    /// Two reply handlers that both shut their page down both return (each waits for the
+    /// other only while it is not waiting itself).
+    @Test(.timeLimit(.minutes(1))) func replyHandlersCanShutTheirPageDown() async throws {
         let holder = Guarded<WebPage?>(nil)
         let started = Inbox()
-        let innerReturned = Guarded(false)
+        let returned = Guarded(0)
         let configuration = WebPageConfiguration()
         configuration.userContentController.addWithReply(name: "quit") { message in
             started.receive(message)
-            await holder.withLock { $0 }?.shutdown()  // does not wait for this handler
-            innerReturned.withLock { $0 = true }
+            await started.wait(for: 2)
+            await holder.withLock { $0 }?.shutdown()
+            returned.withLock { $0 += 1 }
             return "shut down"
         }
         let page = try WebPage(configuration: configuration)
         holder.withLock { $0 = page }
-        _ = try await page.evaluateJavaScript("webkit.messageHandlers.quit.postMessage(1); 0")
-        await started.wait(for: 1)
-        await page.shutdown()  // waits for the handler, which returned
-        #expect(innerReturned.withLock { $0 })
+        _ = try await page.evaluateJavaScript("webkit.messageHandlers.quit.postMessage(1); webkit.messageHandlers.quit.postMessage(2); 0")
+        await started.wait(for: 2)
+        await page.shutdown()  // waits for both handlers, which returned
+        #expect(returned.withLock { $0 } == 2)
         holder.withLock { $0 = nil }
     }
 

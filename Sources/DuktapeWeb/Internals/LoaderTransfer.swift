@@ -56,9 +56,10 @@ final class LoaderTransfer: @unchecked Sendable {
 
     var isEnded: Bool { ended.load(ordering: .acquiring) }
     var lastActivity: ContinuousClock.Instant { lock.withLock { lastNews } }
+    /// The page the request runs on; nil once it ended (a transfer does not keep its page).
     var page: WebPage? {
         get { lock.withLock { runningPage } }
-        set { lock.withLock { runningPage = newValue } }
+        set { lock.withLock { if !isEnded { runningPage = newValue } } }
     }
 
     /// Keeps `task` until the request ends, then cancels it.
@@ -253,6 +254,7 @@ final class LoaderTransfer: @unchecked Sendable {
         early = [:]
         for task in tasks { task.cancel() }
         tasks = []
+        runningPage = nil
         deliver(terminal, error: error)
         let onEnd = self.onEnd
         deliveries.async { onEnd(self) }

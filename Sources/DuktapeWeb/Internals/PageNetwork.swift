@@ -115,19 +115,21 @@ final class PageNetwork: @unchecked Sendable {
     /// Abandons every transfer and refuses new ones (the page closed), and shuts the client
     /// down. Idempotent.
     func cancelAll() {
-        let all = transfers.withLock { transfers -> [FetchTransfer]? in
+        // The client's shutdown is counted under the lock: a shutdown() that finds the network
+        // closed already waits for it.
+        let activity = self.activity
+        let closing = transfers.withLock { transfers -> (all: [FetchTransfer], token: UInt64)? in
             guard !transfers.closed else { return nil }
             transfers.closed = true
-            self.activity.begin()  // the client's shutdown, below
             defer { transfers.running = [:] }
-            return Array(transfers.running.values)
+            return (Array(transfers.running.values), activity.begin())
         }
-        guard let all else { return }
+        guard let (all, token) = closing else { return }
+        let client = self.client
         for transfer in all { transfer.abandon() }
-        let (client, activity) = (client, activity)
         Task {
             try? await client.shutdown()
-            activity.end()
+            activity.end(token)
         }
     }
 
@@ -141,10 +143,10 @@ final class PageNetwork: @unchecked Sendable {
     /// Starts `work` as one of `transfer`'s tasks, counted until it returns.
     private func start(_ transfer: FetchTransfer, _ work: @escaping @Sendable (FetchTransfer) async -> Void) {
         let activity = self.activity
-        activity.begin()
+        let token = activity.begin()
         transfer.start { transfer in
             await work(transfer)
-            activity.end()
+            activity.end(token)
         }
     }
 
