@@ -527,6 +527,11 @@ int cduk_is_proxy(duk_context *ctx, duk_idx_t idx) {
     return h != NULL && DUK_HOBJECT_IS_PROXY(h);
 }
 
+int cduk_heapptr_is_callable(void *ptr) {
+    duk_heaphdr *h = (duk_heaphdr *) ptr;
+    return DUK_HEAPHDR_GET_TYPE(h) == DUK_HTYPE_OBJECT && DUK_HOBJECT_IS_CALLABLE((duk_hobject *) h);
+}
+
 /* ---- The realm's own built-ins -----------------------------------------------------
  *
  * Why internals: every realm (a Duktape thread with its own global environment) keeps a table
@@ -625,9 +630,10 @@ duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
 /* ---- Registry fast path --------------------------------------------------------- */
 
 /* Stores the value on top of ctx's stack (set) or undefined (clear) at `slot` of the registry
- * array directly in its array part, when the slot is inside both the array part and .length:
- * such a write allocates nothing and runs no setter (the registry has no prototype), so it
- * cannot throw. Replacing a heap value may free it, and refzero calls a finalizer on the heap
+ * array directly in its array part, when the slot is inside both the array part and .length,
+ * or (a set) is the next slot, just past .length, inside the array part's capacity (an unused
+ * entry; .length grows by one, as the put would make it): such a write allocates nothing and
+ * runs no setter (the registry has no prototype), so it cannot throw. Replacing a heap value may free it, and refzero calls a finalizer on the heap
  * thread inside Duktape's own protected call; that call fails (and the object is freed without
  * its finalizer) while the heap thread runs under another thread or is resumed into a
  * coroutine, so then this returns 0 too, and the protected put fails the same way without
@@ -636,11 +642,20 @@ duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
 int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int clear) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *array = (duk_hobject *) registry;
-    if (!DUK_HOBJECT_HAS_ARRAY_PART(array) || !DUK_HOBJECT_IS_ARRAY(array) ||
-        slot >= DUK_HOBJECT_GET_ASIZE(array) || slot >= ((duk_harray *) array)->length) {
+    if (!DUK_HOBJECT_HAS_ARRAY_PART(array) || !DUK_HOBJECT_IS_ARRAY(array) || slot >= DUK_HOBJECT_GET_ASIZE(array)) {
         return 0;
     }
+    duk_harray *list = (duk_harray *) array;
     duk_tval *target = DUK_HOBJECT_A_GET_VALUE_PTR(thr->heap, array, slot);
+    if (slot >= list->length) {
+        /* Appending: the registry's slots are taken in order, so the next one is .length. */
+        if (clear || slot != list->length || DUK_HARRAY_LENGTH_NONWRITABLE(list) || !DUK_TVAL_IS_UNUSED(target)) {
+            return 0;
+        }
+        DUK_TVAL_SET_TVAL_UPDREF(thr, target, duk_get_tval(thr, -1));
+        list->length = slot + 1;
+        return 1;
+    }
     duk_heap *heap = thr->heap;
     if (DUK_TVAL_IS_HEAP_ALLOCATED(target) && heap->curr_thread != heap->heap_thread &&
         heap->heap_thread->state != DUK_HTHREAD_STATE_INACTIVE) {

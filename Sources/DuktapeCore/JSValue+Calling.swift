@@ -183,6 +183,18 @@ extension JSValue {
         }
     }
 
+    /// `call(withArguments:)` for an event loop's callbacks: the arguments are values already,
+    /// and no result value is made. An exception goes to `exceptionHandler`, as there.
+    package func callDiscardingResult(withValues arguments: [JSValue]) {
+        owner.reporting(()) { stack throws(JSException) in
+            try stack.push(self)
+            try stack.reserve(Int32(min(arguments.count, 1_000_000)))
+            try stack.call(thisAt: nil, construct: false) { () throws(JSException) in
+                for argument in arguments { try stack.push(argument) }
+            }
+        }
+    }
+
     private func reportingCall(_ body: (EngineStack) throws(JSException) -> Void) -> JSValue {
         owner.reporting(JSValue(context: owner, storage: .undefined)) { stack throws(JSException) in
             try stack.push(self)

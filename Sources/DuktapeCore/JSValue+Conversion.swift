@@ -57,7 +57,8 @@ extension JSValue {
     /// context.evaluateScript("(function () {})")!.isFunction   // true
     /// ```
     public var isFunction: Bool {
-        inspect { stack in stack.isFunction(at: -1) }
+        guard case .reference(_, let pointer) = storage else { return false }
+        return owner.engine.isCallable(pointer)
     }
 
     /// True for arrays (`Array.isArray`).

@@ -141,7 +141,7 @@ extension EventLoop {
         let now = self.now
         let lastSequence = state.withLock { $0.timers.lastSequence }
         while let (_, timer) = state.withLock({ $0.isStopped ? nil : $0.timers.popDue(at: now, upTo: lastSequence) }) {
-            timer.callback.call(withArguments: timer.arguments)
+            timer.callback.callDiscardingResult(withValues: timer.arguments)
             finishMacrotask()
             ran += 1
         }
@@ -166,7 +166,7 @@ extension EventLoop {
         }
         var end = state.withLock { $0.immediates.end }
         while let immediate = state.withLock({ $0.isStopped ? nil : $0.immediates.popNext(before: &end) }) {
-            immediate.callback.call(withArguments: immediate.arguments)
+            immediate.callback.callDiscardingResult(withValues: immediate.arguments)
             finishMacrotask()
             ran += 1
         }

@@ -242,6 +242,28 @@ struct EngineTests {
         #expect(vm.pinnedValueCount == baseline)
     }
 
+    /// Values pinned in order append to the registry array (a fast path inside its capacity,
+    /// Duktape's own put past it): each keeps its own object, the garbage collector keeps them,
+    /// and released slots are taken again.
+    @Test func manyValuesHeldAtOnceKeepTheirObjects() throws {
+        let vm = try #require(JSVirtualMachine())
+        let context = try #require(JSContext(virtualMachine: vm))
+        let make = try #require(context.evaluateScript("(function (i) { return { i: i, tag: 'v' + i } })"))
+        let baseline = vm.pinnedValueCount
+        var held = (0..<5_000).map { make.call(withArguments: [$0])! }
+        context.evaluateScript("Duktape.gc(); Duktape.gc()")
+        #expect(vm.pinnedValueCount == baseline + 5_000)
+        #expect(held.indices.allSatisfy { held[$0].forProperty("i").toInt32() == Int32($0) })
+        held.removeSubrange(1_000..<4_000)
+        #expect(vm.pinnedValueCount == baseline + 2_000)
+        held += (0..<3_000).map { make.call(withArguments: [10_000 + $0])! }
+        context.evaluateScript("Duktape.gc()")
+        #expect(vm.pinnedValueCount == baseline + 5_000)
+        #expect(held[4_999].forProperty("tag").toString() == "v12999" && held[999].forProperty("i").toInt32() == 999)
+        held = []
+        #expect(vm.pinnedValueCount == baseline)
+    }
+
     // MARK: - Built-ins the library uses
 
     @Test func replacedGlobalsDoNotChangeWhatTheLibraryMakes() throws {

@@ -76,6 +76,21 @@ struct JSValueTests {
         #expect(value.isBigInt == false)
     }
 
+    /// `isFunction` reads the pinned object's header: callable objects only, as `typeof`.
+    @Test(arguments: [
+        ("(function () {})", true), ("(function () {}).bind(null)", true), ("Math.max", true),
+        ("new Proxy(function () {}, {})", true), ("new Proxy({}, {})", false), ("Object", true),
+        ("({})", false), ("[]", false), ("new Date(0)", false), ("'function'", false),
+        ("Symbol('f')", false), ("new Uint8Array(1)", false), ("1", false), ("undefined", false),
+        ("({ call: function () {} })", false), ("new Function('return 1')", true),
+    ])
+    func functionChecks(script: String, isFunction: Bool) throws {
+        let value = try #require(context.evaluateScript(script))
+        #expect(value.isFunction == isFunction)
+        let typeofFunction = context.evaluateScript("(function (v) { return typeof v === 'function' })")!
+        #expect(typeofFunction.call(withArguments: [value]).toBool() == isFunction)
+    }
+
     @Test func dateCheckWorksAcrossContextsOfOneVM() {
         let other = JSContext(virtualMachine: context.virtualMachine)!
         let date = other.evaluateScript("new Date(5)")!

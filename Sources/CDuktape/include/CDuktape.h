@@ -152,6 +152,11 @@ int cduk_same_realm(duk_context *a, duk_context *b);
  * watched for its death (JSManagedValue keeps it alive instead). Never throws. */
 int cduk_is_proxy(duk_context *ctx, duk_idx_t idx);
 
+/* duk_is_function for a heap value by its address (a value Swift pins), without pushing it:
+ * true for a callable object (a function, a bound function, a Proxy of one). Caller holds the
+ * VM's lock. Never throws. */
+int cduk_heapptr_is_callable(void *ptr);
+
 /* ---- Protected operations ------------------------------------------------
  * Inputs are the top values of the stack (listed as [inputs] -> [results]) and
  * are always consumed. Returns DUK_EXEC_SUCCESS (0) with exactly the results

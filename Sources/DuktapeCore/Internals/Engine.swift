@@ -605,6 +605,12 @@ final class Engine: @unchecked Sendable {
         return slot
     }
 
+    /// Whether the pinned heap value at `pointer` is callable (`typeof` "function"), read from
+    /// its header under the lock: no entry, no push.
+    func isCallable(_ pointer: UnsafeMutableRawPointer) -> Bool {
+        lock.withLock { cduk_heapptr_is_callable(pointer) != 0 }
+    }
+
     /// The slot of a `.reference` that no registry slot pins: a context's own global object,
     /// which its realm keeps alive for as long as the context (which every JSValue of it holds).
     static let contextOwnedSlot = UInt32.max

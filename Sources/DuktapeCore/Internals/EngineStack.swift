@@ -367,7 +367,6 @@ struct EngineStack {
 
     func isObject(at index: Int32) -> Bool { duk_is_object(ctx, index) != 0 }
     func isArray(at index: Int32) -> Bool { duk_is_array(ctx, index) != 0 }
-    func isFunction(at index: Int32) -> Bool { duk_is_function(ctx, index) != 0 }
     func isSymbol(at index: Int32) -> Bool { duk_is_symbol(ctx, index) != 0 }
     func isString(at index: Int32) -> Bool { duk_is_string(ctx, index) != 0 && duk_is_symbol(ctx, index) == 0 }
     func isDate(at index: Int32) -> Bool { cduk_class_of(ctx, index) == CDUK_CLASS_DATE }
