@@ -371,6 +371,32 @@ struct WebLoaderTests {
         #expect(page == nil && context == nil)
     }
 
+    /// Whatever the page ran (streams hold chunks, turns and files while they run), it is
+    /// released once the loader is shut down.
+    @Test(.timeLimit(.minutes(1)), arguments: [WebLoaderMethod.getData, .downloadFile, .downloadStream])
+    func aPageIsReleasedAfterShutdownWhateverItRan(method: WebLoaderMethod) async throws {
+        try await withStreamingLoader { server, loader, directory in
+            let url = try url(server, "/bytes?n=300000&chunk=30000")
+            weak var page: WebPage?
+            do {
+                let (made, _) = try await loader.page(for: url)
+                page = made
+            }
+            _ = try await loader.evaluate(WebLoader.body(url: url, method: method))
+            var streamed = 0
+            for try await message in loader.stream(WebLoader.body(url: url, method: method)) where message.isTerminal {
+                streamed += 1
+                if case .streamEnd(let file) = message.type { try? FileManager.default.removeItem(at: file) }
+            }
+            #expect(streamed == 1)
+            await loader.shutdown()
+            // The last references go as the ended tasks' frames are freed, just after they return.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while page != nil, ContinuousClock.now < deadline { await Task.yield() }
+            #expect(page == nil)
+        }
+    }
+
     @Test func aRequestIDCanBeReusedOnceItsRequestEnded() async throws {
         try await withStreamingLoader { server, loader, directory in
             let stream = WebLoaderRequest(url: try url(server, "/slow-body"), requestID: "same", method: .downloadStream)
