@@ -30,12 +30,15 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    /// Runs `executable` with `arguments`, feeding it `input` on standard input.
+    /// Runs `executable` with `arguments`, feeding it `input` on standard input, in this
+    /// process's environment with `environment`'s variables set over it.
     ///
     /// ```swift
     /// let output = try ChildProcess.run(url, ["eval", "1 + 1"])
     /// ```
-    public static func run(_ executable: URL, _ arguments: [String], input: String? = nil) throws -> Output {
+    public static func run(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+    ) throws -> Output {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -51,8 +54,12 @@ public struct ChildProcess: Sendable {
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure.spawn(path: executable.path, errno: spawned) }
 
         var status: Int32 = 0

@@ -5,8 +5,17 @@ import Testing
 /// Runs each example executable and checks its whole output, so examples cannot rot.
 @Suite("Examples")
 struct ExamplesTests {
+    /// The loader example's process runs without LeakSanitizer's exit check when the suite runs
+    /// under it: its pages are torn down on other threads just after `shutdown()` returns, and
+    /// an object still alive at exit that has ever been weakly referenced shows as a leaked
+    /// Swift side table (LeakSanitizer cannot read the pointer to it that the object keeps). On
+    /// a loaded machine that happened 8 runs in 14. The in-process web tests keep the check.
     func output(of example: String) throws -> String {
-        let result = try ChildProcess.run(Bundle.main.bundleURL.appendingPathComponent(example), [])
+        var environment: [String: String] = [:]
+        if example == "loader", let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] {
+            environment["ASAN_OPTIONS"] = options + ":detect_leaks=0"
+        }
+        let result = try ChildProcess.run(Bundle.main.bundleURL.appendingPathComponent(example), [], environment: environment)
         #expect(result.status == 0)
         return result.stdout + result.stderr
     }
