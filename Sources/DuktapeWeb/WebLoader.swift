@@ -100,11 +100,7 @@ public final class WebLoader: @unchecked Sendable {
                 .fail(.invalidRequest(requestID: body.requestID, message: refusal))
             return
         }
-        let token = activity.begin()
-        Task {
-            await self.start(transfer)
-            activity.end(token)
-        }
+        activity.task { await self.start(transfer) }
     }
 
     /// Runs a one-shot request and returns its terminal message (for `downloadStream`, the
@@ -344,11 +340,7 @@ public final class WebLoader: @unchecked Sendable {
         guard let page else { return }
         let token = transfer.token
         guard !lock.withLock({ closed }) else { return }  // the page is shut down with the loader
-        let counted = activity.begin()
-        Task { [activity] in
-            _ = try? await page.callAsyncJavaScript("loader.cancel(token)", arguments: ["token": token])
-            activity.end(counted)
-        }
+        activity.task { _ = try? await page.callAsyncJavaScript("loader.cancel(token)", arguments: ["token": token]) }
     }
 
     /// The page for `url`'s origin (and the pool's task for it), made and loaded with
@@ -397,11 +389,7 @@ public final class WebLoader: @unchecked Sendable {
 
     /// Shuts the page of `task` down (once it is made), counted until it is.
     private func retire(_ task: Task<WebPage, any Error>) {
-        let token = activity.begin()
-        Task { [activity] in
-            await (try? await task.value)?.shutdown()
-            activity.end(token)
-        }
+        activity.task { await (try? await task.value)?.shutdown() }
     }
 
     private static func pageConfiguration(_ configuration: WebLoaderConfiguration, loader: WebLoader?) -> WebPageConfiguration {

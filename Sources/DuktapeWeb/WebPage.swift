@@ -37,10 +37,9 @@ public final class WebPage: @unchecked Sendable {
     let network: PageNetwork
     private let lock = NSLock()
     private var currentURL: URL?
-    /// The reply handlers running for the page's messages, cancelled when it closes (a
-    /// message without a reply has a negative key).
-    private var replies: [Int: Task<Void, Never>] = [:]
-    private var lastUnansweredKey = 0
+    /// The reply handlers running for the page's messages (by their `replyActivity` token),
+    /// cancelled when it closes.
+    private var replies: [UInt64: Task<Void, Never>] = [:]
     private var closed = false
     /// The reply handlers' tasks, until each returns (`shutdown()` waits for them).
     private let replyActivity = ActivityCount()
@@ -469,16 +468,9 @@ public final class WebPage: @unchecked Sendable {
                 pending?.cancel()
                 return
             }
-            let key: Int
-            if replyID > 0 {
-                key = replyID
-            } else {
-                lastUnansweredKey -= 1
-                key = lastUnansweredKey
-            }
             let activity = replyActivity
             let token = activity.begin()
-            replies[key] = Task { [weak self] in
+            replies[token] = Task { [weak self] in
                 defer { activity.end(token) }
                 let outcome: (fulfilled: Bool, value: Box<Any?>)
                 switch handler {
@@ -494,7 +486,7 @@ public final class WebPage: @unchecked Sendable {
                 default:
                     outcome = (false, Box(value: "no message handler with a reply is named \(message.name)"))
                 }
-                self?.lock.withLock { _ = self?.replies.removeValue(forKey: key) }
+                self?.lock.withLock { _ = self?.replies.removeValue(forKey: token) }
                 guard let pending else { return }
                 guard let control = self?.control else {
                     pending.cancel()

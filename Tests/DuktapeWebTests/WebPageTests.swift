@@ -50,6 +50,12 @@ final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Returns once the calling task is cancelled.
+    static func untilCancelled() async {
+        let gate = Gate()
+        await withTaskCancellationHandler { await gate.wait() } onCancel: { gate.open() }
+    }
+
     func wait() async {
         await withCheckedContinuation { continuation in
             let now = state.withLock { state -> Bool in
@@ -377,7 +383,7 @@ struct WebPageTests {
         configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
         configuration.userContentController.addWithReply(name: "slow") { message in
             started.receive(message)
-            try? await Task.sleep(for: .seconds(300))  // until cancelled
+            await Gate.untilCancelled()
             cancelled.receive(message)
             await gate.wait()
             returned.withLock { $0 = true }

@@ -50,6 +50,15 @@ final class ActivityCount: Sendable {
         return token
     }
 
+    /// Starts `work` as a task counted until it returns.
+    func task(_ work: @escaping @Sendable () async -> Void) {
+        let token = begin()
+        Task {
+            await work()
+            end(token)
+        }
+    }
+
     /// Counts the piece of work `token` names as ended, waking the waiters it satisfies.
     func end(_ token: UInt64) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
