@@ -220,6 +220,27 @@ lines += node_table(
     [("W11 100k setTimeout(f, 0) callbacks", "timeouts"), ("W11 100k setImmediate callbacks", "immediates"),
      ("W11 10k posts from another thread", "posts")])
 
+w11_process = os.path.join(results, "w11-process.json")
+if os.path.exists(w11_process):
+    runs = {entry["command"]: entry["times"] for entry in json.load(open(w11_process))["results"]}
+    lines += ["", "## W11 as whole processes: `dukjs run` against `node` (hyperfine, same files)", "",
+              "Each file (Benchmarks/scripts/w11-process) runs in a fresh process from start to exit, as a",
+              "script run once is: start-up, the callbacks, and the teardown. `empty.js` is start-up and",
+              "exit alone. Node's times here are what the issue's figures for Node (95–115 ms for the",
+              "timers, 40–75 ms for `setImmediate`) measure; the in-process table above leaves Node's",
+              "start-up out.", "",
+              "| script | ours median ms (min–max) | Node median ms (min–max) | ours/Node |",
+              "| --- | --- | --- | --- |"]
+    labels = {"empty": "`empty.js` (start-up and exit)", "immediates": "100k `setImmediate` callbacks",
+              "timeouts": "100k `setTimeout(f, 0)` callbacks"}
+    for script, label in labels.items():
+        ours, node = runs.get(f"ours {script}"), runs.get(f"node {script}")
+        if not ours or not node:
+            continue
+        def ms(times):
+            return f"{statistics.median(times) * 1000:.1f} ({min(times) * 1000:.1f}–{max(times) * 1000:.1f})"
+        lines.append(f"| {label} | {ms(ours)} | {ms(node)} | {statistics.median(ours) / statistics.median(node):.2f} |")
+
 startup = os.path.join(results, "startup.json")
 if os.path.exists(startup):
     lines += ["", "## W0: process start, one context, `1+1`, exit (hyperfine)", "",

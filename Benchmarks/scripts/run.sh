@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: builds everything in release mode, runs the package-benchmark suite (W1-W11),
-# process start-up (W0, hyperfine), the memory probe (W1 memory) and the instruction counts
-# (callgrind), then writes RESULTS.md and RESULTS.svg.
+# with hyperfine W11's scripts as whole processes beside Node's and process start-up (W0), the
+# memory probe (W1 memory) and the instruction counts (callgrind), then writes RESULTS.md and
+# RESULTS.svg.
 set -euo pipefail
 cd "$(dirname "$0")/.."          # Benchmarks/
 results=.results
@@ -37,6 +38,18 @@ if command -v node >/dev/null; then
     node scripts/w11-node.js > "$results/node-w11.json"
 else
     echo "node not found: the W11 Node table is left out"
+fi
+
+echo "== W11 as whole processes: dukjs run and node on the same files (hyperfine)"
+if command -v node >/dev/null; then
+    commands=()
+    for script in empty immediates timeouts; do
+        commands+=(-n "ours $script" "../.build/release/dukjs run scripts/w11-process/$script.js")
+        commands+=(-n "node $script" "node scripts/w11-process/$script.js")
+    done
+    hyperfine -N --warmup 3 --runs 20 --export-json "$results/w11-process.json" "${commands[@]}" > /dev/null
+else
+    echo "node not found: the W11 process table is left out"
 fi
 
 echo "== W0: process start-up (hyperfine)"
