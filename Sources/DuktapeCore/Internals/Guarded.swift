@@ -18,18 +18,14 @@ package final class Guarded<State>: @unchecked Sendable {
     // @unchecked: `state` and `waiters` are only touched with `mutex` locked.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// The state, behind a pointer rather than in a stored `var`: the lock already makes access
-    /// exclusive, and a class's `var` would add Swift's dynamic exclusivity check (two runtime
-    /// calls, about 120 instructions) to every `withLock`. (A generic struct holding both would
-    /// cost a metadata lookup per call in the unspecialized code other modules run.)
-    private let state: UnsafeMutablePointer<State>
+    // `@exclusivity(unchecked)`: the mutex already makes every access exclusive, and Swift's
+    // dynamic check would add two runtime calls (about 120 instructions) to every `withLock`.
     /// Threads inside `withLock(waitingIf:)`'s wait: a wake-up with none is skipped.
-    private let waiters = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    @exclusivity(unchecked) private var waiters = 0
+    @exclusivity(unchecked) private var state: State
 
     package init(_ state: State) {
-        self.state = .allocate(capacity: 1)
-        self.state.initialize(to: state)
-        waiters.initialize(to: 0)
+        self.state = state
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -43,15 +39,12 @@ package final class Guarded<State>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         condition.deallocate()
         mutex.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
-        waiters.deallocate()
     }
 
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state.pointee)
+        return try body(&state)
     }
 
     /// `withLock`, then wakes the waiting threads (if any) in the same critical section: one
@@ -59,10 +52,10 @@ package final class Guarded<State>: @unchecked Sendable {
     package func withLockWaking<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer {
-            if waiters.pointee > 0 { pthread_cond_broadcast(condition) }
+            if waiters > 0 { pthread_cond_broadcast(condition) }
             pthread_mutex_unlock(mutex)
         }
-        return try body(&state.pointee)
+        return try body(&state)
     }
 
     /// Wakes every thread in a wait.
@@ -76,10 +69,10 @@ package final class Guarded<State>: @unchecked Sendable {
     package func withLock(waitingIf decide: (inout State) -> (wait: Bool, timeout: Duration?)) {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        let decision = decide(&state.pointee)
+        let decision = decide(&state)
         guard decision.wait else { return }
-        waiters.pointee += 1
-        defer { waiters.pointee -= 1 }
+        waiters += 1
+        defer { waiters -= 1 }
         guard let timeout = decision.timeout else {
             pthread_cond_wait(condition, mutex)
             return
