@@ -442,52 +442,52 @@ struct FetchPrimitivesTests {
         // Without timers (a bare context) AbortSignal.timeout says why; on a page it fires.
         let bare = try Page()
         #expect(try bare.run("try { AbortSignal.timeout(1) } catch (e) { e.message }") == "AbortSignal.timeout needs timers (an event loop)")
-        let page = try WebPage()
-        defer { page.close() }
-        let reason = try await page.callAsyncJavaScript("""
-            var signal = AbortSignal.timeout(5);
-            return new Promise(function (resolve) { signal.onabort = function () { resolve(signal.reason.name) } })
-            """)
-        #expect(reason as? String == "TimeoutError")
+        try await using(try WebPage()) { page in
+            let reason = try await page.callAsyncJavaScript("""
+                var signal = AbortSignal.timeout(5);
+                return new Promise(function (resolve) { signal.onabort = function () { resolve(signal.reason.name) } })
+                """)
+            #expect(reason as? String == "TimeoutError")
+        }
     }
 }
 
 @Suite("Browser globals: Blob, File, FormData")
 struct BodyPrimitivesTests {
     @Test func blobsHoldTheirBytes() async throws {
-        let page = try WebPage()
-        defer { page.close() }
-        let summary = try await page.callAsyncJavaScript("""
-            var blob = new Blob(['é', new Uint8Array([1, 2]), new Blob(['x']), new Uint16Array([258]).buffer, 'a\\r\\nb'], { type: 'Text/Plain' });
-            var native = new Blob(['a\\r\\nb\\rc'], { endings: 'native' });
-            var parts = [blob.size, blob.type, native.size, blob.slice(-3).size, blob.slice(1, 3, 'X/Y').type,
-                         new Blob([], { type: 'bad\\u00e9' }).type, new Blob(['\\ufeffhi']).size];
-            return Promise.all([blob.slice(0, 2).text(), new Blob(['\\ufeffhi']).text(), blob.arrayBuffer(), blob.bytes()]).then(function (r) {
-                return parts.concat([r[0], r[1], r[2].byteLength, Array.prototype.join.call(r[3].subarray(2, 7), '.')]).join('|');
-            });
-            """)
-        #expect(summary as? String == "11|text/plain|5|3|x/y||5|é|hi|11|1.2.120.2.1")
+        try await using(try WebPage()) { page in
+            let summary = try await page.callAsyncJavaScript("""
+                var blob = new Blob(['é', new Uint8Array([1, 2]), new Blob(['x']), new Uint16Array([258]).buffer, 'a\\r\\nb'], { type: 'Text/Plain' });
+                var native = new Blob(['a\\r\\nb\\rc'], { endings: 'native' });
+                var parts = [blob.size, blob.type, native.size, blob.slice(-3).size, blob.slice(1, 3, 'X/Y').type,
+                             new Blob([], { type: 'bad\\u00e9' }).type, new Blob(['\\ufeffhi']).size];
+                return Promise.all([blob.slice(0, 2).text(), new Blob(['\\ufeffhi']).text(), blob.arrayBuffer(), blob.bytes()]).then(function (r) {
+                    return parts.concat([r[0], r[1], r[2].byteLength, Array.prototype.join.call(r[3].subarray(2, 7), '.')]).join('|');
+                });
+                """)
+            #expect(summary as? String == "11|text/plain|5|3|x/y||5|é|hi|11|1.2.120.2.1")
+        }
     }
 
     @Test func filesAndFormData() async throws {
-        let page = try WebPage()
-        defer { page.close() }
-        let summary = try await page.callAsyncJavaScript("""
-            var file = new File(['data'], 'a.txt', { type: 'text/plain', lastModified: 42 });
-            var form = new FormData();
-            form.append('name', 'Ada'); form.append('upload', file); form.append('blob', new Blob(['b'])); form.append('renamed', file, 'b.txt');
-            form.append('name', 'Grace'); form.set('blob', new Blob(['c']), 'c.bin');
-            var names = []; form.forEach(function (value, key) { names.push(key + ':' + (typeof value === 'string' ? value : value.name)) });
-            var copied = form.get('renamed');
-            form.delete('upload');
-            return [names.join(','), form.getAll('name').join('+'), file instanceof Blob, file.name, file.lastModified,
-                    copied instanceof File, copied.lastModified, copied.type, form.has('upload'), form.get('missing'),
-                    typeof form[Symbol.iterator], form.keys().next().value].join('|');
-            """)
-        #expect(summary as? String == "name:Ada,upload:a.txt,blob:c.bin,renamed:b.txt,name:Grace|Ada+Grace|true|a.txt|42|true|42|text/plain|false||function|name")
-        for call in ["new FormData({})", "FormData()", "new FormData().append('x')", "FormData.prototype.get.call({}, 'x')",
-                     "new File(['x'])", "new Blob(5)", "Blob.prototype.slice.call({})", "new Blob([Symbol()])"] {
-            #expect(try await page.evaluateJavaScript("try { \(call); 'no error' } catch (e) { e.name }") as? String == "TypeError", "\(call)")
+        try await using(try WebPage()) { page in
+            let summary = try await page.callAsyncJavaScript("""
+                var file = new File(['data'], 'a.txt', { type: 'text/plain', lastModified: 42 });
+                var form = new FormData();
+                form.append('name', 'Ada'); form.append('upload', file); form.append('blob', new Blob(['b'])); form.append('renamed', file, 'b.txt');
+                form.append('name', 'Grace'); form.set('blob', new Blob(['c']), 'c.bin');
+                var names = []; form.forEach(function (value, key) { names.push(key + ':' + (typeof value === 'string' ? value : value.name)) });
+                var copied = form.get('renamed');
+                form.delete('upload');
+                return [names.join(','), form.getAll('name').join('+'), file instanceof Blob, file.name, file.lastModified,
+                        copied instanceof File, copied.lastModified, copied.type, form.has('upload'), form.get('missing'),
+                        typeof form[Symbol.iterator], form.keys().next().value].join('|');
+                """)
+            #expect(summary as? String == "name:Ada,upload:a.txt,blob:c.bin,renamed:b.txt,name:Grace|Ada+Grace|true|a.txt|42|true|42|text/plain|false||function|name")
+            for call in ["new FormData({})", "FormData()", "new FormData().append('x')", "FormData.prototype.get.call({}, 'x')",
+                         "new File(['x'])", "new Blob(5)", "Blob.prototype.slice.call({})", "new Blob([Symbol()])"] {
+                #expect(try await page.evaluateJavaScript("try { \(call); 'no error' } catch (e) { e.name }") as? String == "TypeError", "\(call)")
+            }
         }
     }
 }

@@ -200,36 +200,36 @@ struct HTTPCacheTests {
         do {
             var configuration = WebPageConfiguration()
             configuration.httpCache = try HTTPCache(directory: directory, capacity: 1 << 20)
-            let page = try WebPage(configuration: configuration)
-            defer { page.close() }
-            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/"))
-            try await expectText(page, "/fresh?n=7", is: "fresh #7")
+            try await using(try WebPage(configuration: configuration)) { page in
+                try await page.load(html: "", baseURL: URL(string: server.baseURL + "/"))
+                try await expectText(page, "/fresh?n=7", is: "fresh #7")
+            }
         }
         let reopened = try HTTPCache(directory: directory, capacity: 1 << 20)
         #expect(reopened.storedURLs == ["\(server.baseURL)/fresh?n=7"])
         var configuration = WebPageConfiguration()
         configuration.httpCache = reopened
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        try await page.load(html: "", baseURL: URL(string: server.baseURL + "/"))
-        try await expectText(page, "/fresh?n=7", is: "fresh #7")
-        #expect(server.received.count == 1)
-        // A POST to the URL removes its entry.
-        _ = try await run(page, "return fetch('/fresh?n=7', { method: 'POST', body: 'x' }).then(function () { return '' })")
-        #expect(reopened.storedURLs.isEmpty)
-        // Capacity: 64 KiB holds bodies up to 8 KiB, and evicts the least recently used.
-        let small = try HTTPCache(directory: try temporaryDirectory(), capacity: 64 << 10)
-        defer { try? FileManager.default.removeItem(at: small.directory) }
-        for index in 0..<20 {
-            let writer = small.writer(url: "http://x/\(index)", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"\(index)\""], requestHeaders: [])
-            writer?.append(Data(count: 6000))
-            writer?.commit()
+        try await using(try WebPage(configuration: configuration)) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/"))
+            try await expectText(page, "/fresh?n=7", is: "fresh #7")
+            #expect(server.received.count == 1)
+            // A POST to the URL removes its entry.
+            _ = try await run(page, "return fetch('/fresh?n=7', { method: 'POST', body: 'x' }).then(function () { return '' })")
+            #expect(reopened.storedURLs.isEmpty)
+            // Capacity: 64 KiB holds bodies up to 8 KiB, and evicts the least recently used.
+            let small = try HTTPCache(directory: try temporaryDirectory(), capacity: 64 << 10)
+            defer { try? FileManager.default.removeItem(at: small.directory) }
+            for index in 0..<20 {
+                let writer = small.writer(url: "http://x/\(index)", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"\(index)\""], requestHeaders: [])
+                writer?.append(Data(count: 6000))
+                writer?.commit()
+            }
+            let big = small.writer(url: "http://x/big", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"b\""], requestHeaders: [])
+            big?.append(Data(count: 9000))
+            big?.commit()
+            #expect(small.storedURLs.count == 10 && small.storedURLs.contains("http://x/19") && !small.storedURLs.contains("http://x/big"))
+            let files = try FileManager.default.contentsOfDirectory(atPath: small.directory.path)
+            #expect(files.count == 20 && !files.contains { $0.hasSuffix(".partial") })
         }
-        let big = small.writer(url: "http://x/big", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"b\""], requestHeaders: [])
-        big?.append(Data(count: 9000))
-        big?.commit()
-        #expect(small.storedURLs.count == 10 && small.storedURLs.contains("http://x/19") && !small.storedURLs.contains("http://x/big"))
-        let files = try FileManager.default.contentsOfDirectory(atPath: small.directory.path)
-        #expect(files.count == 20 && !files.contains { $0.hasSuffix(".partial") })
     }
 }

@@ -16,10 +16,10 @@ func withFetchPage(
     var configuration = WebPageConfiguration()
     configuration.consoleOutput = ConsoleLines().output
     configure(&configuration)
-    let page = try WebPage(configuration: configuration)
-    defer { page.close() }
-    try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
-    try await body(page, server)
+    try await using(try WebPage(configuration: configuration)) { page in
+        try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+        try await body(page, server)
+    }
 }
 
 /// The settled value of `body` (a function body returning a promise) as a string.
@@ -557,26 +557,26 @@ struct FetchTests {
         var configuration = WebPageConfiguration()
         configuration.consoleOutput = ConsoleLines().output
         configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        let second = "log.push('second:' + document.readyState + ':' + document.cookie)".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let result = try await page.load(html: """
-            <script>var log = ['first']; document.cookie = 'page=1; Path=/'</script>
-            <script src="/script.js?text=\(second)"></script>
-            <script>log.push('third')</script>
-            <script src="/status?code=404"></script>
-            <script src="http://localhost:\(server.port)/script.js"></script>
-            <script src="/redirect?to=\("/script.js?text=log.push('redirected')".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"></script>
-            <script src="/script.js?text=syntax(error"></script>
-            <script>log.push('last')</script>
-            """, baseURL: URL(string: server.baseURL + "/dir/index.html"))
-        #expect(try await page.evaluateJavaScript("log.join(',')") as? String == "first,second:loading:page=1,third,redirected,last")
-        #expect(result.skippedScripts.map(\.index) == [3, 4])
-        #expect(result.skippedScripts.first?.reason == "src=\"/status?code=404\": GET \(server.baseURL)/status?code=404 answered 404")
-        #expect(result.skippedScripts.last?.reason.contains("host localhost:\(server.port) is not in allowedHosts") == true)
-        #expect(result.scriptErrors.count == 1)
-        let scriptRequest = try #require(server.received.first { $0.path == "/script.js" })
-        #expect(scriptRequest.header("cookie") == "page=1")
+        try await using(try WebPage(configuration: configuration)) { page in
+            let second = "log.push('second:' + document.readyState + ':' + document.cookie)".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let result = try await page.load(html: """
+                <script>var log = ['first']; document.cookie = 'page=1; Path=/'</script>
+                <script src="/script.js?text=\(second)"></script>
+                <script>log.push('third')</script>
+                <script src="/status?code=404"></script>
+                <script src="http://localhost:\(server.port)/script.js"></script>
+                <script src="/redirect?to=\("/script.js?text=log.push('redirected')".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"></script>
+                <script src="/script.js?text=syntax(error"></script>
+                <script>log.push('last')</script>
+                """, baseURL: URL(string: server.baseURL + "/dir/index.html"))
+            #expect(try await page.evaluateJavaScript("log.join(',')") as? String == "first,second:loading:page=1,third,redirected,last")
+            #expect(result.skippedScripts.map(\.index) == [3, 4])
+            #expect(result.skippedScripts.first?.reason == "src=\"/status?code=404\": GET \(server.baseURL)/status?code=404 answered 404")
+            #expect(result.skippedScripts.last?.reason.contains("host localhost:\(server.port) is not in allowedHosts") == true)
+            #expect(result.scriptErrors.count == 1)
+            let scriptRequest = try #require(server.received.first { $0.path == "/script.js" })
+            #expect(scriptRequest.header("cookie") == "page=1")
+        }
     }
 
     // MARK: - Policy

@@ -80,15 +80,22 @@ struct WebLoaderTests {
         return WebLoader(configuration: configuration)
     }
 
+    /// A loader for `body`, shut down and awaited when `body` returns or throws (`using`).
+    func withLoader<R>(
+        _ configure: (inout WebLoaderConfiguration) -> Void = { _ in }, _ body: (WebLoader) async throws -> R
+    ) async throws -> R {
+        try await using(loader(configure), body)
+    }
+
     /// A test server, and a loader writing its streams to a temporary directory; all closed
     /// (and removed) at the end.
     func withStreamingLoader(_ body: (TestHTTPServer, WebLoader, URL) async throws -> Void) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
-            try await body(server, loader, directory)
+            try await withLoader({ $0.streamDirectory = directory }) { loader in
+                try await body(server, loader, directory)
+            }
         }
     }
 
@@ -101,63 +108,63 @@ struct WebLoaderTests {
     @Test func getDataClassifiesByTheParsedContentType() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader()
-        defer { loader.close() }
-        let json = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
-        guard case .json(let value) = json.type, let object = value as? [String: Any] else {
-            Issue.record("not JSON: \(json.type)")
-            return
-        }
-        #expect(object["hello"] as? String == "world")
-        #expect(json.status == 200 && json.contentType == "application/json")
-        let cases: [(String, String)] = [
-            ("application/problem+json", "json"), ("Application/JSON; charset=utf-8", "json"), ("text/csv", "text"),
-            ("application/xml", "text"), ("image/svg+xml", "text"), ("application/javascript", "text"),
-            ("application/octet-stream", "data"), ("video/context-text", "data"),
-        ]
-        for (type, expected) in cases {
-            let body = expected == "json" ? "[1]" : "x"
-            let path = "/typed?type=\(type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&body=\(body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-            let response = try await loader.evaluate(WebLoader.body(url: try url(server, path), method: .getData))
-            switch (response.type, expected) {
-            case (.json(let value), "json"): #expect(value as? [Int] == [1], "\(type)")
-            case (.plainText(let text), "text"): #expect(text == "x", "\(type)")
-            case (.data(let data), "data"): #expect(data == Data("x".utf8), "\(type)")
-            default: Issue.record("\(type) gave \(response.type)")
+        try await withLoader { loader in
+            let json = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
+            guard case .json(let value) = json.type, let object = value as? [String: Any] else {
+                Issue.record("not JSON: \(json.type)")
+                return
             }
+            #expect(object["hello"] as? String == "world")
+            #expect(json.status == 200 && json.contentType == "application/json")
+            let cases: [(String, String)] = [
+                ("application/problem+json", "json"), ("Application/JSON; charset=utf-8", "json"), ("text/csv", "text"),
+                ("application/xml", "text"), ("image/svg+xml", "text"), ("application/javascript", "text"),
+                ("application/octet-stream", "data"), ("video/context-text", "data"),
+            ]
+            for (type, expected) in cases {
+                let body = expected == "json" ? "[1]" : "x"
+                let path = "/typed?type=\(type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&body=\(body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                let response = try await loader.evaluate(WebLoader.body(url: try url(server, path), method: .getData))
+                switch (response.type, expected) {
+                case (.json(let value), "json"): #expect(value as? [Int] == [1], "\(type)")
+                case (.plainText(let text), "text"): #expect(text == "x", "\(type)")
+                case (.data(let data), "data"): #expect(data == Data("x".utf8), "\(type)")
+                default: Issue.record("\(type) gave \(response.type)")
+                }
+            }
+            let untyped = try await loader.evaluate(WebLoader.body(url: try url(server, "/untyped"), method: .downloadFile))
+            guard case .data(let bytes) = untyped.type else { Issue.record("\(untyped.type)"); return }
+            #expect(bytes == Data([1, 2, 3]) && untyped.contentType == "")
         }
-        let untyped = try await loader.evaluate(WebLoader.body(url: try url(server, "/untyped"), method: .downloadFile))
-        guard case .data(let bytes) = untyped.type else { Issue.record("\(untyped.type)"); return }
-        #expect(bytes == Data([1, 2, 3]) && untyped.contentType == "")
     }
 
     @Test func nonSuccessStatusesReachSwift() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader()
-        defer { loader.close() }
-        let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/status?code=404"), method: .getData))
-        guard case .plainText(let text) = response.type else { Issue.record("\(response.type)"); return }
-        #expect(text == "status 404" && response.status == 404)
+        try await withLoader { loader in
+            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/status?code=404"), method: .getData))
+            guard case .plainText(let text) = response.type else { Issue.record("\(response.type)"); return }
+            #expect(text == "status 404" && response.status == 404)
+        }
     }
 
     @Test func postDataSendsJSONOrAForm() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader()
-        defer { loader.close() }
-        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=json"), method: .postData,
-                                                     postData: ["name": "\u{5F20}\u{4E09}", "n": 1]))
-        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=form"), method: .postData,
-                                                     contentType: "application/x-www-form-urlencoded", postData: ["b": "x y", "a": 1]))
-        let json = try #require(server.received.first { $0.query["k"] == "json" })
-        #expect(json.method == "POST" && json.header("content-type") == "application/json")
-        let decoded = try JSONSerialization.jsonObject(with: json.body) as? [String: Any]
-        #expect(decoded?["name"] as? String == "\u{5F20}\u{4E09}" && decoded?["n"] as? Int == 1)
-        let form = try #require(server.received.first { $0.query["k"] == "form" })
-        #expect(form.body == Data("a=1&b=x+y".utf8) && form.header("content-type") == "application/x-www-form-urlencoded")
-        await #expect(throws: WebLoaderError.self) {
-            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo"), method: .postData, postData: ["d": Date()]))
+        try await withLoader { loader in
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=json"), method: .postData,
+                                                         postData: ["name": "\u{5F20}\u{4E09}", "n": 1]))
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=form"), method: .postData,
+                                                         contentType: "application/x-www-form-urlencoded", postData: ["b": "x y", "a": 1]))
+            let json = try #require(server.received.first { $0.query["k"] == "json" })
+            #expect(json.method == "POST" && json.header("content-type") == "application/json")
+            let decoded = try JSONSerialization.jsonObject(with: json.body) as? [String: Any]
+            #expect(decoded?["name"] as? String == "\u{5F20}\u{4E09}" && decoded?["n"] as? Int == 1)
+            let form = try #require(server.received.first { $0.query["k"] == "form" })
+            #expect(form.body == Data("a=1&b=x+y".utf8) && form.header("content-type") == "application/x-www-form-urlencoded")
+            await #expect(throws: WebLoaderError.self) {
+                _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo"), method: .postData, postData: ["d": Date()]))
+            }
         }
     }
 
@@ -165,39 +172,39 @@ struct WebLoaderTests {
     func uploadDataSendsTheFileAndTheExtraFields(encoding: WebLoaderConfiguration.BinaryEncoding) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader { $0.binaryEncoding = encoding }
-        defer { loader.close() }
-        let file = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 7) })
-        let response = try await loader.evaluate(WebLoader.body(
-            url: try url(server, "/echo"), method: .uploadData, contentType: "application/json",
-            postData: ["filename": "photo.bin", "album": "summer", "tags": ["a", "b"]], uploadData: file))
-        #expect(response.status == 200)
-        let request = try #require(server.received.first)
-        let contentType = try #require(request.header("content-type"))
-        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
-        let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
-        var expected = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"photo.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
-        expected += file
-        expected += Data("\r\n".utf8)
-        // The extra fields follow in the order of the dictionary's keys in the page (any order).
-        let text = String(decoding: request.body, as: UTF8.self)
-        #expect(request.body.starts(with: expected))
-        #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"album\"\r\n\r\nsummer\r\n"))
-        #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"tags\"\r\n\r\n[\"a\",\"b\"]\r\n"))
-        #expect(!text.contains("name=\"filename\""))
-        #expect(text.hasSuffix("--\(boundary)--\r\n"))
+        try await withLoader({ $0.binaryEncoding = encoding }) { loader in
+            let file = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+            let response = try await loader.evaluate(WebLoader.body(
+                url: try url(server, "/echo"), method: .uploadData, contentType: "application/json",
+                postData: ["filename": "photo.bin", "album": "summer", "tags": ["a", "b"]], uploadData: file))
+            #expect(response.status == 200)
+            let request = try #require(server.received.first)
+            let contentType = try #require(request.header("content-type"))
+            #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+            let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+            var expected = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"photo.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+            expected += file
+            expected += Data("\r\n".utf8)
+            // The extra fields follow in the order of the dictionary's keys in the page (any order).
+            let text = String(decoding: request.body, as: UTF8.self)
+            #expect(request.body.starts(with: expected))
+            #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"album\"\r\n\r\nsummer\r\n"))
+            #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"tags\"\r\n\r\n[\"a\",\"b\"]\r\n"))
+            #expect(!text.contains("name=\"filename\""))
+            #expect(text.hasSuffix("--\(boundary)--\r\n"))
+        }
     }
 
     @Test(arguments: [WebLoaderConfiguration.BinaryEncoding.bytes, .base64])
     func downloadFileDeliversTheBytes(encoding: WebLoaderConfiguration.BinaryEncoding) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader { $0.binaryEncoding = encoding }
-        defer { loader.close() }
-        let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=200000"), method: .downloadFile))
-        guard case .data(let data) = response.type else { Issue.record("\(response.type)"); return }
-        #expect(data == patternBytes(200_000))
-        #expect(server.received.first?.header("requestid") == response.requestID)
+        try await withLoader({ $0.binaryEncoding = encoding }) { loader in
+            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=200000"), method: .downloadFile))
+            guard case .data(let data) = response.type else { Issue.record("\(response.type)"); return }
+            #expect(data == patternBytes(200_000))
+            #expect(server.received.first?.header("requestid") == response.requestID)
+        }
     }
 
     @Test func staticFilesFromPythonsServer() async throws {
@@ -209,19 +216,19 @@ struct WebLoaderTests {
             let server = try StaticFileServer.start(directory: root)
             defer { server.stop() }
             try await withDirectory { downloads in
-                let loader = loader { $0.streamDirectory = downloads }
-                defer { loader.close() }
-                let json = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/data.json"), method: .getData))
-                guard case .json(let value) = json.type else { Issue.record("\(json.type)"); return }
-                #expect((value as? [String: Any])?["from"] as? String == "python")
-                let page = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/page.html"), method: .getData))
-                guard case .plainText(let text) = page.type else { Issue.record("\(page.type)"); return }
-                #expect(text == "<p>static</p>")
-                let stream = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/image.bin"), method: .downloadStream))
-                guard case .streamEnd(let file) = stream.type else { Issue.record("\(stream.type)"); return }
-                #expect(try Data(contentsOf: file) == image && stream.total == 300_000)
-                let missing = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/missing"), method: .getData))
-                #expect(missing.status == 404)
+                try await withLoader({ $0.streamDirectory = downloads }) { loader in
+                    let json = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/data.json"), method: .getData))
+                    guard case .json(let value) = json.type else { Issue.record("\(json.type)"); return }
+                    #expect((value as? [String: Any])?["from"] as? String == "python")
+                    let page = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/page.html"), method: .getData))
+                    guard case .plainText(let text) = page.type else { Issue.record("\(page.type)"); return }
+                    #expect(text == "<p>static</p>")
+                    let stream = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/image.bin"), method: .downloadStream))
+                    guard case .streamEnd(let file) = stream.type else { Issue.record("\(stream.type)"); return }
+                    #expect(try Data(contentsOf: file) == image && stream.total == 300_000)
+                    let missing = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/missing"), method: .getData))
+                    #expect(missing.status == 404)
+                }
             }
         }
     }
@@ -289,29 +296,29 @@ struct WebLoaderTests {
         let closed = try await TestHTTPServer.start()
         await closed.shutdown()
         try await withDirectory { directory in
-            let loader = loader { $0.streamDirectory = directory }
-            defer { loader.close() }
-            let cases: [(String, WebLoaderMethod, String)] = [
-                ("http://127.0.0.1:\(closed.port)/x", .getData, "Failed to fetch"),
-                ("http://127.0.0.1:\(closed.port)/x", .downloadStream, "Failed to fetch"),
-                (server.baseURL + "/bad-json", .getData, "SyntaxError"),
-                ("http://\(String(repeating: "b", count: 64)).invalid/x", .getData, "Failed to fetch"),  // unresolvable, locally
-                (server.baseURL + "/close-mid-stream", .downloadStream, "TypeError"),
-                (server.baseURL + "/truncated", .downloadStream, "TypeError"),
-                (server.baseURL + "/truncated", .getData, "TypeError"),
-            ]
-            for (address, method, text) in cases {
-                let messages = Messages()
-                loader.evaluate(WebLoader.body(url: URL(string: address), method: method), completionHandler: messages.handler)
-                let (responses, error) = await messages.terminal()
-                guard case .error(let message)? = responses.last?.type else { Issue.record("\(address): \(responses.map(\.type))"); continue }
-                #expect(message.contains(text), "\(address): \(message)")
-                #expect(error is WebLoaderError)
-                #expect(responses.filter(\.isTerminal).count == 1)
+            try await withLoader({ $0.streamDirectory = directory }) { loader in
+                let cases: [(String, WebLoaderMethod, String)] = [
+                    ("http://127.0.0.1:\(closed.port)/x", .getData, "Failed to fetch"),
+                    ("http://127.0.0.1:\(closed.port)/x", .downloadStream, "Failed to fetch"),
+                    (server.baseURL + "/bad-json", .getData, "SyntaxError"),
+                    ("http://\(String(repeating: "b", count: 64)).invalid/x", .getData, "Failed to fetch"),  // unresolvable, locally
+                    (server.baseURL + "/close-mid-stream", .downloadStream, "TypeError"),
+                    (server.baseURL + "/truncated", .downloadStream, "TypeError"),
+                    (server.baseURL + "/truncated", .getData, "TypeError"),
+                ]
+                for (address, method, text) in cases {
+                    let messages = Messages()
+                    loader.evaluate(WebLoader.body(url: URL(string: address), method: method), completionHandler: messages.handler)
+                    let (responses, error) = await messages.terminal()
+                    guard case .error(let message)? = responses.last?.type else { Issue.record("\(address): \(responses.map(\.type))"); continue }
+                    #expect(message.contains(text), "\(address): \(message)")
+                    #expect(error is WebLoaderError)
+                    #expect(responses.filter(\.isTerminal).count == 1)
+                }
+                #expect(files(in: directory).isEmpty)
+                let ftp = try? await loader.evaluate(WebLoader.body(url: URL(string: "ftp://127.0.0.1/x"), method: .getData))
+                #expect(ftp == nil)
             }
-            #expect(files(in: directory).isEmpty)
-            let ftp = try? await loader.evaluate(WebLoader.body(url: URL(string: "ftp://127.0.0.1/x"), method: .getData))
-            #expect(ftp == nil)
         }
     }
 
@@ -416,16 +423,16 @@ struct WebLoaderTests {
     @Test func aTaskCancelledBeforehandSendsNothing() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader()
-        defer { loader.close() }
-        let body = WebLoader.body(url: try url(server, "/echo?k=cancelled"), method: .postData, postData: ["a": 1])
-        let task = Task { () async throws -> WebLoaderResponse in
-            withUnsafeCurrentTask { $0?.cancel() }
-            return try await loader.evaluate(body)
+        try await withLoader { loader in
+            let body = WebLoader.body(url: try url(server, "/echo?k=cancelled"), method: .postData, postData: ["a": 1])
+            let task = Task { () async throws -> WebLoaderResponse in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await loader.evaluate(body)
+            }
+            await #expect(throws: WebLoaderError.cancelled(requestID: body.requestID)) { try await task.value }
+            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=after"), method: .postData, postData: [:]))
+            #expect(server.received.map { $0.query["k"] } == ["after"])
         }
-        await #expect(throws: WebLoaderError.cancelled(requestID: body.requestID)) { try await task.value }
-        _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=after"), method: .postData, postData: [:]))
-        #expect(server.received.map { $0.query["k"] } == ["after"])
     }
 
     @Test func aHandlerThatBlocksDoesNotBlockCancellation() async throws {
@@ -454,52 +461,52 @@ struct WebLoaderTests {
     @Test func aMissingStreamDirectoryIsAFileError() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader { $0.streamDirectory = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)") }
-        defer { loader.close() }
-        await #expect {
-            _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=1000"), method: .downloadStream))
-        } throws: { error in
-            if case WebLoaderError.fileError = error { return true } else { return false }
+        try await withLoader({ $0.streamDirectory = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)") }) { loader in
+            await #expect {
+                _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=1000"), method: .downloadStream))
+            } throws: { error in
+                if case WebLoaderError.fileError = error { return true } else { return false }
+            }
         }
     }
 
     @Test func aSilentRequestTimesOut() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader { $0.timeout = 0.3 }
-        defer { loader.close() }
-        for method in [WebLoaderMethod.getData, .downloadStream] {
-            let messages = Messages()
-            loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: method), completionHandler: messages.handler)
-            let (responses, error) = await messages.terminal()
-            #expect(responses.count == 1 && error is WebLoaderError, "\(method)")
+        try await withLoader({ $0.timeout = 0.3 }) { loader in
+            for method in [WebLoaderMethod.getData, .downloadStream] {
+                let messages = Messages()
+                loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: method), completionHandler: messages.handler)
+                let (responses, error) = await messages.terminal()
+                #expect(responses.count == 1 && error is WebLoaderError, "\(method)")
+            }
         }
     }
 
     @Test func aDuplicateRequestIDIsRefusedWithoutDisturbingTheFirst() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader()
-        defer { loader.close() }
-        let body = WebLoader.body(url: try url(server, "/json"), method: .getData)
-        let first = Messages(), second = Messages()
-        loader.evaluate(body, completionHandler: first.handler)
-        loader.evaluate(body, completionHandler: second.handler)
-        let refused = await second.terminal()
-        #expect(refused.error as? WebLoaderError == .invalidRequest(
-            requestID: body.requestID, message: "a request with the id \(body.requestID) is already running"))
-        guard case .json = await first.terminal().responses.last?.type else { Issue.record("first request failed"); return }
+        try await withLoader { loader in
+            let body = WebLoader.body(url: try url(server, "/json"), method: .getData)
+            let first = Messages(), second = Messages()
+            loader.evaluate(body, completionHandler: first.handler)
+            loader.evaluate(body, completionHandler: second.handler)
+            let refused = await second.terminal()
+            #expect(refused.error as? WebLoaderError == .invalidRequest(
+                requestID: body.requestID, message: "a request with the id \(body.requestID) is already running"))
+            guard case .json = await first.terminal().responses.last?.type else { Issue.record("first request failed"); return }
+        }
     }
 
     @Test func nativeLogWritesToTheLogger() async throws {
         let lines = LogLines()
-        let loader = loader { $0.logger = Logger(label: "test") { _ in lines } }
-        defer { loader.close() }
-        let response = try await loader.evaluate(WebLoader.body(url: nil, method: .nativeLog, methodArguments: "it's \"quoted\"\n\u{2028}"))
-        guard case .plainText(let text) = response.type else { Issue.record("\(response.type)"); return }
-        #expect(text == "it's \"quoted\"\n\u{2028}")
-        await lines.wait(for: 1)
-        #expect(lines.all == ["it's \"quoted\"\n\u{2028}"])
+        try await withLoader({ $0.logger = Logger(label: "test") { _ in lines } }) { loader in
+            let response = try await loader.evaluate(WebLoader.body(url: nil, method: .nativeLog, methodArguments: "it's \"quoted\"\n\u{2028}"))
+            guard case .plainText(let text) = response.type else { Issue.record("\(response.type)"); return }
+            #expect(text == "it's \"quoted\"\n\u{2028}")
+            await lines.wait(for: 1)
+            #expect(lines.all == ["it's \"quoted\"\n\u{2028}"])
+        }
     }
 
     // MARK: - Concurrency and hostile pages
@@ -542,18 +549,18 @@ struct WebLoaderTests {
     @Test func aHostilePageScriptCannotBreakTheBridge() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let loader = loader()
-        defer { loader.close() }
-        let target = try url(server, "/json")
-        let (page, _) = try await loader.page(for: target)
-        _ = try await page.evaluateJavaScript("""
-            fetch = function () { throw new Error('hijacked') }; JSON = null; webkit = null; window.loader = null;
-            Promise.prototype.then = function () { throw new Error('hijacked then') };
-            Uint8Array.prototype.set = null; Reflect.apply = null; Object.keys = null; 1
-            """)
-        let response = try await loader.evaluate(WebLoader.body(url: target, method: .getData))
-        guard case .json(let value) = response.type else { Issue.record("\(response.type)"); return }
-        #expect((value as? [String: Any])?["hello"] as? String == "world")
+        try await withLoader { loader in
+            let target = try url(server, "/json")
+            let (page, _) = try await loader.page(for: target)
+            _ = try await page.evaluateJavaScript("""
+                fetch = function () { throw new Error('hijacked') }; JSON = null; webkit = null; window.loader = null;
+                Promise.prototype.then = function () { throw new Error('hijacked then') };
+                Uint8Array.prototype.set = null; Reflect.apply = null; Object.keys = null; 1
+                """)
+            let response = try await loader.evaluate(WebLoader.body(url: target, method: .getData))
+            guard case .json(let value) = response.type else { Issue.record("\(response.type)"); return }
+            #expect((value as? [String: Any])?["hello"] as? String == "world")
+        }
     }
 
     /// A page script's setters on Object.prototype never see a message (whose token would let

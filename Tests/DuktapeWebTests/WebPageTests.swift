@@ -83,50 +83,50 @@ struct WebPageTests {
         configuration.userContentController.addUserScript(UserScript(source: "var log = ['start:' + document.readyState]", injectionTime: .atDocumentStart))
         configuration.userContentController.addUserScript(UserScript(source: "log.push('end:' + document.readyState)", injectionTime: .atDocumentEnd))
         configuration.requestPolicy = RequestPolicy(allowedHosts: [])  // the src script is refused, never fetched
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        let result = try await page.load(html: """
-            <!doctype html><html><head><title>t</title>
-            <script>log.push('first');
-              document.addEventListener('DOMContentLoaded', function (e) { log.push('dcl@document:' + (e.target === document) + ':' + document.readyState) });
-              window.addEventListener('DOMContentLoaded', function (e) { log.push('dcl@window:' + (e.target === document) + ':' + e.eventPhase) });
-              window.onload = function (e) { log.push('onload:' + document.readyState + ':' + (e.target === window)) };
-              addEventListener('load', function () { log.push('load listener') });
-            </script>
-            <!-- <script>log.push('in a comment')</script> -->
-            <SCRIPT type="text/javascript">log.push('second')</SCRIPT>
-            <script type="module">log.push('module')</script>
-            <script type="application/json">{"data": true}</script>
-            <script src="app.js?a=1&amp;b=2"></script>
-            <script language="javascript">log.push('third')</script>
-            </head><body></body></html>
-            """, baseURL: URL(string: "https://app.example:8443/dir/index.html?q=1#top"))
-        let log = try await page.evaluateJavaScript("log.join(' | ')") as? String
-        #expect(log == "start:loading | first | second | third | end:loading | dcl@document:true:interactive | dcl@window:true:3 | load listener | onload:complete:true")
-        #expect(result.scriptErrors.isEmpty)
-        #expect(result.skippedScripts.map(\.index) == [2, 3, 4])
-        #expect(result.skippedScripts.map(\.reason) == [
-            "type=\"module\": modules are not supported", "type \"application/json\" is not JavaScript",
-            "src=\"app.js?a=1&b=2\": https://app.example:8443/dir/app.js?a=1&b=2 is refused by the page's request policy: host app.example:8443 is not in allowedHosts",
-        ])
-        #expect(try await page.evaluateJavaScript("document.readyState") as? String == "complete")
-        #expect(page.url?.host == "app.example")
+        try await using(try WebPage(configuration: configuration)) { page in
+            let result = try await page.load(html: """
+                <!doctype html><html><head><title>t</title>
+                <script>log.push('first');
+                  document.addEventListener('DOMContentLoaded', function (e) { log.push('dcl@document:' + (e.target === document) + ':' + document.readyState) });
+                  window.addEventListener('DOMContentLoaded', function (e) { log.push('dcl@window:' + (e.target === document) + ':' + e.eventPhase) });
+                  window.onload = function (e) { log.push('onload:' + document.readyState + ':' + (e.target === window)) };
+                  addEventListener('load', function () { log.push('load listener') });
+                </script>
+                <!-- <script>log.push('in a comment')</script> -->
+                <SCRIPT type="text/javascript">log.push('second')</SCRIPT>
+                <script type="module">log.push('module')</script>
+                <script type="application/json">{"data": true}</script>
+                <script src="app.js?a=1&amp;b=2"></script>
+                <script language="javascript">log.push('third')</script>
+                </head><body></body></html>
+                """, baseURL: URL(string: "https://app.example:8443/dir/index.html?q=1#top"))
+            let log = try await page.evaluateJavaScript("log.join(' | ')") as? String
+            #expect(log == "start:loading | first | second | third | end:loading | dcl@document:true:interactive | dcl@window:true:3 | load listener | onload:complete:true")
+            #expect(result.scriptErrors.isEmpty)
+            #expect(result.skippedScripts.map(\.index) == [2, 3, 4])
+            #expect(result.skippedScripts.map(\.reason) == [
+                "type=\"module\": modules are not supported", "type \"application/json\" is not JavaScript",
+                "src=\"app.js?a=1&b=2\": https://app.example:8443/dir/app.js?a=1&b=2 is refused by the page's request policy: host app.example:8443 is not in allowedHosts",
+            ])
+            #expect(try await page.evaluateJavaScript("document.readyState") as? String == "complete")
+            #expect(page.url?.host == "app.example")
+        }
     }
 
     @Test func locationAndNavigatorDescribeThePage() async throws {
         var configuration = WebPageConfiguration()
         configuration.userAgent = "TestAgent/2.0"
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        #expect(try await page.evaluateJavaScript("location.href") as? String == "about:blank")
-        try await page.load(html: "", baseURL: URL(string: "https://user@App.Example:8443/dir/index.html?q=1#top"))
-        let parts = try await page.evaluateJavaScript("""
-            [location.href, location.origin, location.protocol, location.host, location.hostname, location.port,
-             location.pathname, location.search, location.hash, String(location), navigator.userAgent, location.username].join(' ')
-            """) as? String
-        #expect(parts == "https://user@app.example:8443/dir/index.html?q=1#top https://app.example:8443 https: app.example:8443 app.example 8443 /dir/index.html ?q=1 #top https://user@app.example:8443/dir/index.html?q=1#top TestAgent/2.0 ")
-        // Read-only: assignments change nothing.
-        #expect(try await page.evaluateJavaScript("location.href = 'https://elsewhere/'; window.location = 5; document = 1; location.host") as? String == "app.example:8443")
+        try await using(try WebPage(configuration: configuration)) { page in
+            #expect(try await page.evaluateJavaScript("location.href") as? String == "about:blank")
+            try await page.load(html: "", baseURL: URL(string: "https://user@App.Example:8443/dir/index.html?q=1#top"))
+            let parts = try await page.evaluateJavaScript("""
+                [location.href, location.origin, location.protocol, location.host, location.hostname, location.port,
+                 location.pathname, location.search, location.hash, String(location), navigator.userAgent, location.username].join(' ')
+                """) as? String
+            #expect(parts == "https://user@app.example:8443/dir/index.html?q=1#top https://app.example:8443 https: app.example:8443 app.example 8443 /dir/index.html ?q=1 #top https://user@app.example:8443/dir/index.html?q=1#top TestAgent/2.0 ")
+            // Read-only: assignments change nothing.
+            #expect(try await page.evaluateJavaScript("location.href = 'https://elsewhere/'; window.location = 5; document = 1; location.host") as? String == "app.example:8443")
+        }
     }
 
     @Test func scriptsThatThrowDoNotStopTheLoad() async throws {
@@ -134,106 +134,106 @@ struct WebPageTests {
         var configuration = WebPageConfiguration()
         configuration.consoleOutput = console.output
         configuration.executionTimeLimit = 0.5
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        let result = try await page.load(html: """
-            <script>var ran = ['a']; throw new TypeError('broken')</script>
-            <script>ran.push('b'); while (true) {}</script>
-            <script>ran.push('c'); function (</script>
-            <script>ran.push('d')</script>
-            """, baseURL: nil)
-        #expect(try await page.evaluateJavaScript("ran.join()") as? String == "a,b,d")
-        #expect(result.scriptErrors.count == 3)
-        if case .javaScriptException(let name, let message, _, _, _) = result.scriptErrors.first {
-            #expect(name == "TypeError" && message == "broken")
+        try await using(try WebPage(configuration: configuration)) { page in
+            let result = try await page.load(html: """
+                <script>var ran = ['a']; throw new TypeError('broken')</script>
+                <script>ran.push('b'); while (true) {}</script>
+                <script>ran.push('c'); function (</script>
+                <script>ran.push('d')</script>
+                """, baseURL: nil)
+            #expect(try await page.evaluateJavaScript("ran.join()") as? String == "a,b,d")
+            #expect(result.scriptErrors.count == 3)
+            if case .javaScriptException(let name, let message, _, _, _) = result.scriptErrors.first {
+                #expect(name == "TypeError" && message == "broken")
+            }
+            if case .javaScriptException(let name, _, _, _, _) = result.scriptErrors.last { #expect(name == "SyntaxError") }
+            #expect(console.all.count == 3 && console.all.allSatisfy { $0.hasPrefix("Uncaught ") })
+            // An exception in a timer goes to the console too.
+            _ = try await page.evaluateJavaScript("setTimeout(function () { throw new RangeError('late') }, 0)")
+            _ = try await page.callAsyncJavaScript("return new Promise(function (resolve) { setTimeout(resolve, 5) })")
+            #expect(console.all.last?.contains("RangeError: late") == true)
         }
-        if case .javaScriptException(let name, _, _, _, _) = result.scriptErrors.last { #expect(name == "SyntaxError") }
-        #expect(console.all.count == 3 && console.all.allSatisfy { $0.hasPrefix("Uncaught ") })
-        // An exception in a timer goes to the console too.
-        _ = try await page.evaluateJavaScript("setTimeout(function () { throw new RangeError('late') }, 0)")
-        _ = try await page.callAsyncJavaScript("return new Promise(function (resolve) { setTimeout(resolve, 5) })")
-        #expect(console.all.last?.contains("RangeError: late") == true)
     }
 
     @Test func evaluateJavaScriptConvertsAsWebKitDoes() async throws {
-        let page = try WebPage()
-        defer { page.close() }
-        #expect(try await page.evaluateJavaScript("1 + 2") as? Int == 3)
-        #expect(try await page.evaluateJavaScript("'a\\u0000😀'") as? String == "a\u{0}😀")
-        #expect(try await page.evaluateJavaScript("undefined") == nil)
-        #expect(try await page.evaluateJavaScript("null") is NSNull)
-        let object = try await page.evaluateJavaScript("({ list: [1, 'two', true], when: new Date(1500) })") as? [String: Any]
-        #expect((object?["list"] as? [Any])?.count == 3)
-        #expect((object?["when"] as? Date)?.timeIntervalSince1970 == 1.5)
-        await #expect(throws: WebPageError.unsupportedResultType("function")) { try await page.evaluateJavaScript("(function () {})") }
-        await #expect(throws: WebPageError.unsupportedResultType("promise")) { try await page.evaluateJavaScript("Promise.resolve(1)") }
-        do {
-            _ = try await page.evaluateJavaScript("null.property")
-            Issue.record("no error")
-        } catch WebPageError.javaScriptException(let name, _, _, _, _) {
-            #expect(name == "TypeError")
+        try await using(try WebPage()) { page in
+            #expect(try await page.evaluateJavaScript("1 + 2") as? Int == 3)
+            #expect(try await page.evaluateJavaScript("'a\\u0000😀'") as? String == "a\u{0}😀")
+            #expect(try await page.evaluateJavaScript("undefined") == nil)
+            #expect(try await page.evaluateJavaScript("null") is NSNull)
+            let object = try await page.evaluateJavaScript("({ list: [1, 'two', true], when: new Date(1500) })") as? [String: Any]
+            #expect((object?["list"] as? [Any])?.count == 3)
+            #expect((object?["when"] as? Date)?.timeIntervalSince1970 == 1.5)
+            await #expect(throws: WebPageError.unsupportedResultType("function")) { try await page.evaluateJavaScript("(function () {})") }
+            await #expect(throws: WebPageError.unsupportedResultType("promise")) { try await page.evaluateJavaScript("Promise.resolve(1)") }
+            do {
+                _ = try await page.evaluateJavaScript("null.property")
+                Issue.record("no error")
+            } catch WebPageError.javaScriptException(let name, _, _, _, _) {
+                #expect(name == "TypeError")
+            }
+            let received = await withCheckedContinuation { continuation in
+                page.evaluateJavaScript("'via completion'") { result, error in continuation.resume(returning: (result as? String) ?? "\(String(describing: error))") }
+            }
+            #expect(received == "via completion")
         }
-        let received = await withCheckedContinuation { continuation in
-            page.evaluateJavaScript("'via completion'") { result, error in continuation.resume(returning: (result as? String) ?? "\(String(describing: error))") }
-        }
-        #expect(received == "via completion")
     }
 
     @Test func callAsyncJavaScriptPassesValuesAndAwaitsPromises() async throws {
-        let page = try WebPage()
-        defer { page.close() }
-        #expect(try await page.callAsyncJavaScript("return a + b", arguments: ["a": 1, "b": 2]) as? Int == 3)
-        // Values are values: source-looking strings are never evaluated.
-        let hostile = "'); throw new Error('injected'); ('"
-        #expect(try await page.callAsyncJavaScript("return text.length", arguments: ["text": hostile]) as? Int == hostile.utf16.count)
-        #expect(try await page.callAsyncJavaScript(
-            "return new Promise(function (resolve) { setTimeout(function () { resolve(label + '!') }, 10) })", arguments: ["label": "done"]) as? String
-            == "done!")
-        let nested = try await page.callAsyncJavaScript("return Object.keys(o).sort().join() + ':' + o.list[1]", arguments: ["o": ["x": 1, "list": [1, 2]]])
-        #expect(nested as? String == "list,x:2")
-        do {
-            _ = try await page.callAsyncJavaScript("return Promise.reject(new RangeError('no'))")
-            Issue.record("no error")
-        } catch WebPageError.javaScriptException(let name, let message, _, _, _) {
-            #expect(name == "RangeError" && message == "no")
+        try await using(try WebPage()) { page in
+            #expect(try await page.callAsyncJavaScript("return a + b", arguments: ["a": 1, "b": 2]) as? Int == 3)
+            // Values are values: source-looking strings are never evaluated.
+            let hostile = "'); throw new Error('injected'); ('"
+            #expect(try await page.callAsyncJavaScript("return text.length", arguments: ["text": hostile]) as? Int == hostile.utf16.count)
+            #expect(try await page.callAsyncJavaScript(
+                "return new Promise(function (resolve) { setTimeout(function () { resolve(label + '!') }, 10) })", arguments: ["label": "done"]) as? String
+                == "done!")
+            let nested = try await page.callAsyncJavaScript("return Object.keys(o).sort().join() + ':' + o.list[1]", arguments: ["o": ["x": 1, "list": [1, 2]]])
+            #expect(nested as? String == "list,x:2")
+            do {
+                _ = try await page.callAsyncJavaScript("return Promise.reject(new RangeError('no'))")
+                Issue.record("no error")
+            } catch WebPageError.javaScriptException(let name, let message, _, _, _) {
+                #expect(name == "RangeError" && message == "no")
+            }
+            for name in ["a b", "1x", "", "x-y", "a;b"] {
+                await #expect(throws: WebPageError.invalidArgumentName(name)) { try await page.callAsyncJavaScript("return 1", arguments: [name: 1]) }
+            }
+            await #expect(throws: WebPageError.self) { try await page.callAsyncJavaScript("return 1", arguments: ["if": 1]) }
         }
-        for name in ["a b", "1x", "", "x-y", "a;b"] {
-            await #expect(throws: WebPageError.invalidArgumentName(name)) { try await page.callAsyncJavaScript("return 1", arguments: [name: 1]) }
-        }
-        await #expect(throws: WebPageError.self) { try await page.callAsyncJavaScript("return 1", arguments: ["if": 1]) }
     }
 
     @Test func messagesReachTheirHandlersInOrderWithWebKitsConversions() async throws {
         let inbox = Inbox()
         let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        _ = try await page.evaluateJavaScript("""
-            webkit.messageHandlers.bridge.postMessage({ text: 'hi', n: 2.5, flag: true, none: null, skipped: undefined,
-                when: new Date(2000), bytes: new Uint8Array([1, 2, 3]).subarray(1), buffer: new Uint16Array([258]).buffer,
-                error: new TypeError('bad'), list: [1, [2, { deep: 'x' }]] });
-            for (var i = 0; i < 100; i++) webkit.messageHandlers.bridge.postMessage(i);
-            """)
-        await inbox.wait(for: 101)
-        let body = try #require(inbox.all.first?.body as? [String: Any])
-        #expect(body["text"] as? String == "hi" && body["n"] as? Double == 2.5 && body["flag"] as? Bool == true)
-        #expect(body["none"] is NSNull && body.keys.contains("skipped") == false)
-        #expect((body["when"] as? Date)?.timeIntervalSince1970 == 2)
-        #expect(body["bytes"] as? Data == Data([2, 3]) && body["buffer"] as? Data == Data([2, 1]))
-        #expect((body["error"] as? [String: Any])?["name"] as? String == "TypeError")
-        #expect((body["error"] as? [String: Any])?["message"] as? String == "bad")
-        #expect(inbox.all.dropFirst().map { ($0.body as? Int) ?? -1 } == Array(0..<100))
-        #expect(inbox.all.allSatisfy { $0.name == "bridge" })
-        // What cannot be sent is a TypeError in the page.
-        let refused = try await page.evaluateJavaScript("""
-            var cyclic = {}; cyclic.self = cyclic;
-            [function () {}, Symbol('s'), { f: function () {} }, cyclic].map(function (v) {
-                try { webkit.messageHandlers.bridge.postMessage(v); return 'sent' } catch (e) { return e.name }
-            }).join() + ',' + (function () { try { webkit.messageHandlers.bridge.postMessage() } catch (e) { return e.name } })()
-            """) as? String
-        #expect(refused == "TypeError,TypeError,TypeError,TypeError,TypeError")
-        #expect(inbox.all.count == 101)
+        try await using(try WebPage(configuration: configuration)) { page in
+            _ = try await page.evaluateJavaScript("""
+                webkit.messageHandlers.bridge.postMessage({ text: 'hi', n: 2.5, flag: true, none: null, skipped: undefined,
+                    when: new Date(2000), bytes: new Uint8Array([1, 2, 3]).subarray(1), buffer: new Uint16Array([258]).buffer,
+                    error: new TypeError('bad'), list: [1, [2, { deep: 'x' }]] });
+                for (var i = 0; i < 100; i++) webkit.messageHandlers.bridge.postMessage(i);
+                """)
+            await inbox.wait(for: 101)
+            let body = try #require(inbox.all.first?.body as? [String: Any])
+            #expect(body["text"] as? String == "hi" && body["n"] as? Double == 2.5 && body["flag"] as? Bool == true)
+            #expect(body["none"] is NSNull && body.keys.contains("skipped") == false)
+            #expect((body["when"] as? Date)?.timeIntervalSince1970 == 2)
+            #expect(body["bytes"] as? Data == Data([2, 3]) && body["buffer"] as? Data == Data([2, 1]))
+            #expect((body["error"] as? [String: Any])?["name"] as? String == "TypeError")
+            #expect((body["error"] as? [String: Any])?["message"] as? String == "bad")
+            #expect(inbox.all.dropFirst().map { ($0.body as? Int) ?? -1 } == Array(0..<100))
+            #expect(inbox.all.allSatisfy { $0.name == "bridge" })
+            // What cannot be sent is a TypeError in the page.
+            let refused = try await page.evaluateJavaScript("""
+                var cyclic = {}; cyclic.self = cyclic;
+                [function () {}, Symbol('s'), { f: function () {} }, cyclic].map(function (v) {
+                    try { webkit.messageHandlers.bridge.postMessage(v); return 'sent' } catch (e) { return e.name }
+                }).join() + ',' + (function () { try { webkit.messageHandlers.bridge.postMessage() } catch (e) { return e.name } })()
+                """) as? String
+            #expect(refused == "TypeError,TypeError,TypeError,TypeError,TypeError")
+            #expect(inbox.all.count == 101)
+        }
     }
 
     @Test func handlersWithAReplySettleThePromise() async throws {
@@ -246,25 +246,25 @@ struct WebPageTests {
             if message.body as? String == "x" { throw ScriptMessageReplyError("refused by the host") }
             throw Secret()
         }
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        let sum = try await page.callAsyncJavaScript("return webkit.messageHandlers.sum.postMessage([1, 2, 39])")
-        #expect(sum as? Int == 42)
-        let failure = try await page.callAsyncJavaScript("""
-            return webkit.messageHandlers.fail.postMessage('x').then(function () { return 'fulfilled' }, function (e) { return e.name + ': ' + e.message })
-            """)
-        #expect(failure as? String == "Error: refused by the host")
-        // Any other error's description stays in the host.
-        let generic = try await page.callAsyncJavaScript("""
-            return webkit.messageHandlers.fail.postMessage('y').then(null, function (e) { return e.message })
-            """)
-        #expect(generic as? String == "the message handler failed")
-        // Handlers added and removed while the page lives.
-        configuration.userContentController.add(name: "late") { _ in }
-        #expect(try await page.evaluateJavaScript("typeof webkit.messageHandlers.late.postMessage") as? String == "function")
-        configuration.userContentController.removeScriptMessageHandler(forName: "late")
-        #expect(try await page.evaluateJavaScript("webkit.messageHandlers.late === undefined") as? Bool == true)
-        #expect(try await page.evaluateJavaScript("Object.keys(webkit.messageHandlers).sort().join()") as? String == "fail,sum")
+        try await using(try WebPage(configuration: configuration)) { page in
+            let sum = try await page.callAsyncJavaScript("return webkit.messageHandlers.sum.postMessage([1, 2, 39])")
+            #expect(sum as? Int == 42)
+            let failure = try await page.callAsyncJavaScript("""
+                return webkit.messageHandlers.fail.postMessage('x').then(function () { return 'fulfilled' }, function (e) { return e.name + ': ' + e.message })
+                """)
+            #expect(failure as? String == "Error: refused by the host")
+            // Any other error's description stays in the host.
+            let generic = try await page.callAsyncJavaScript("""
+                return webkit.messageHandlers.fail.postMessage('y').then(null, function (e) { return e.message })
+                """)
+            #expect(generic as? String == "the message handler failed")
+            // Handlers added and removed while the page lives.
+            configuration.userContentController.add(name: "late") { _ in }
+            #expect(try await page.evaluateJavaScript("typeof webkit.messageHandlers.late.postMessage") as? String == "function")
+            configuration.userContentController.removeScriptMessageHandler(forName: "late")
+            #expect(try await page.evaluateJavaScript("webkit.messageHandlers.late === undefined") as? Bool == true)
+            #expect(try await page.evaluateJavaScript("Object.keys(webkit.messageHandlers).sort().join()") as? String == "fail,sum")
+        }
     }
 
     @Test func hostilePagesCannotBreakTheHost() async throws {
@@ -272,21 +272,21 @@ struct WebPageTests {
         let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
         configuration.userContentController.addWithReply(name: "echo") { $0.body }
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        try await page.load(html: """
-            <script>
-            var post = webkit.messageHandlers.bridge.postMessage;
-            webkit = null; JSON = null; Array.prototype.concat = null; Reflect.apply = null; Function = null; Promise = null;
-            Object.defineProperty(Array.prototype, '0', { set: function () { throw new Error('setter') }, configurable: true });
-            Object.prototype.then = function () { throw new Error('thenable') };
-            post({ still: 'works' });
-            </script>
-            """, baseURL: nil)
-        await inbox.wait(for: 1)
-        #expect((inbox.all.first?.body as? [String: Any])?["still"] as? String == "works")
-        #expect(try await page.callAsyncJavaScript("return [a, b].length", arguments: ["a": 1, "b": 2]) as? Int == 2)
-        #expect(try await page.evaluateJavaScript("document.readyState") as? String == "complete")
+        try await using(try WebPage(configuration: configuration)) { page in
+            try await page.load(html: """
+                <script>
+                var post = webkit.messageHandlers.bridge.postMessage;
+                webkit = null; JSON = null; Array.prototype.concat = null; Reflect.apply = null; Function = null; Promise = null;
+                Object.defineProperty(Array.prototype, '0', { set: function () { throw new Error('setter') }, configurable: true });
+                Object.prototype.then = function () { throw new Error('thenable') };
+                post({ still: 'works' });
+                </script>
+                """, baseURL: nil)
+            await inbox.wait(for: 1)
+            #expect((inbox.all.first?.body as? [String: Any])?["still"] as? String == "works")
+            #expect(try await page.callAsyncJavaScript("return [a, b].length", arguments: ["a": 1, "b": 2]) as? Int == 2)
+            #expect(try await page.evaluateJavaScript("document.readyState") as? String == "complete")
+        }
     }
 
     @Test func theScannerFindsScriptsAsTheHTMLTokenizerDoes() {
@@ -319,36 +319,36 @@ struct WebPageTests {
         let inbox = Inbox()
         let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        let outcome = try await page.evaluateJavaScript("""
-            Object.prototype.admin = true;
-            webkit.messageHandlers.bridge.postMessage({ user: 'x' });
-            var deep = 0; for (var i = 0; i < 300; i++) deep = [deep];
-            var wide = new Array(2000000);
-            [deep, wide].map(function (v) { try { webkit.messageHandlers.bridge.postMessage(v); return 'sent' } catch (e) { return e.name } }).join()
-            """) as? String
-        #expect(outcome == "TypeError,TypeError")
-        await inbox.wait(for: 1)
-        #expect((inbox.all.first?.body as? [String: Any]).map { Array($0.keys) } == ["user"])
-        // Results are copied the same way.
-        let result = try await page.evaluateJavaScript("({ own: 1 })") as? [String: Any]
-        #expect(result.map { Array($0.keys) } == ["own"])
+        try await using(try WebPage(configuration: configuration)) { page in
+            let outcome = try await page.evaluateJavaScript("""
+                Object.prototype.admin = true;
+                webkit.messageHandlers.bridge.postMessage({ user: 'x' });
+                var deep = 0; for (var i = 0; i < 300; i++) deep = [deep];
+                var wide = new Array(2000000);
+                [deep, wide].map(function (v) { try { webkit.messageHandlers.bridge.postMessage(v); return 'sent' } catch (e) { return e.name } }).join()
+                """) as? String
+            #expect(outcome == "TypeError,TypeError")
+            await inbox.wait(for: 1)
+            #expect((inbox.all.first?.body as? [String: Any]).map { Array($0.keys) } == ["user"])
+            // Results are copied the same way.
+            let result = try await page.evaluateJavaScript("({ own: 1 })") as? [String: Any]
+            #expect(result.map { Array($0.keys) } == ["own"])
+        }
     }
 
     @Test func aListenerThatTimesOutIsAnErrorOfTheLoad() async throws {
         var configuration = WebPageConfiguration()
         configuration.executionTimeLimit = 0.3
         configuration.consoleOutput = ConsoleOutput { _, _ in }
-        let page = try WebPage(configuration: configuration)
-        defer { page.close() }
-        let result = try await page.load(html: """
-            <script>document.addEventListener('DOMContentLoaded', function () { while (true) {} });
-            window.onload = function () { window.loaded = true }</script>
-            """, baseURL: nil)
-        #expect(result.scriptErrors.count == 1)
-        #expect(try await page.evaluateJavaScript("[document.readyState, window.loaded].join()") as? String == "complete,true")
-        await #expect(throws: WebPageError.invalidArgumentName("return")) { try await page.callAsyncJavaScript("return 1", arguments: ["return": 1]) }
+        try await using(try WebPage(configuration: configuration)) { page in
+            let result = try await page.load(html: """
+                <script>document.addEventListener('DOMContentLoaded', function () { while (true) {} });
+                window.onload = function () { window.loaded = true }</script>
+                """, baseURL: nil)
+            #expect(result.scriptErrors.count == 1)
+            #expect(try await page.evaluateJavaScript("[document.readyState, window.loaded].join()") as? String == "complete,true")
+            await #expect(throws: WebPageError.invalidArgumentName("return")) { try await page.callAsyncJavaScript("return 1", arguments: ["return": 1]) }
+        }
     }
 
     @Test func closingCancelsRepliesAndReleasesTheContext() async throws {
