@@ -226,19 +226,19 @@ if os.path.exists(w11_process):
     lines += ["", "## W11 as whole processes: `dukjs run` against `node` (hyperfine, same files)", "",
               "Each file (Benchmarks/scripts/w11-process) runs in a fresh process from start to exit, as a",
               "script run once is: start-up, the callbacks, and the teardown. `empty.js` is start-up and",
-              "exit alone. Node's times here are what the issue's figures for Node (95–115 ms for the",
+              "exit alone (for `dukjs run`, its argument parser included, which `dukjs eval` in W0 skips). Node's times here are what the issue's figures for Node (95–115 ms for the",
               "timers, 40–75 ms for `setImmediate`) measure; the in-process table above leaves Node's",
               "start-up out.", "",
               "| script | ours median ms (min–max) | Node median ms (min–max) | ours/Node |",
               "| --- | --- | --- | --- |"]
     labels = {"empty": "`empty.js` (start-up and exit)", "immediates": "100k `setImmediate` callbacks",
               "timeouts": "100k `setTimeout(f, 0)` callbacks"}
+    def ms(times):
+        return f"{statistics.median(times) * 1000:.1f} ({min(times) * 1000:.1f}–{max(times) * 1000:.1f})"
     for script, label in labels.items():
         ours, node = runs.get(f"ours {script}"), runs.get(f"node {script}")
         if not ours or not node:
             continue
-        def ms(times):
-            return f"{statistics.median(times) * 1000:.1f} ({min(times) * 1000:.1f}–{max(times) * 1000:.1f})"
         lines.append(f"| {label} | {ms(ours)} | {ms(node)} | {statistics.median(ours) / statistics.median(node):.2f} |")
 
 startup = os.path.join(results, "startup.json")
