@@ -34,7 +34,7 @@ public struct FileSystemModuleResolver: ModuleResolver {
     private var resolution: NodeResolution {
         NodeResolution(
             isFile: Self.isRegularFile,
-            read: { path in try Self.read(path) },
+            read: { path in try Self.contents(of: path) },
             roots: roots.map { NodeResolution.normalize($0.path) },
             base: NodeResolution.normalize(base.path))
     }
@@ -47,7 +47,7 @@ public struct FileSystemModuleResolver: ModuleResolver {
     }
 
     public func source(at filename: String) throws -> String {
-        try Self.read(filename)
+        try Self.contents(of: filename)
     }
 
     /// Only regular files are modules: a device (`/dev/zero`), a FIFO or a socket would block or
@@ -57,13 +57,31 @@ public struct FileSystemModuleResolver: ModuleResolver {
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
-    private static func read(_ path: String) throws -> String {
-        guard isRegularFile(path) else { throw ModuleReadError(path: path, reason: "not a regular file") }
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        if let size = attributes[.size] as? Int, size > maximumSourceSize {
-            throw ModuleReadError(path: path, reason: "larger than \(maximumSourceSize >> 20) MiB")
+    /// Reads a module's text, at most `maximumSourceSize` bytes: the file is checked after it is
+    /// opened (so it cannot be swapped for a FIFO in between) and read up to one byte past the
+    /// limit, because a file's size may say nothing of its length (files under `/proc` give 0
+    /// and can be endless). Bytes that are not UTF-8 decode as U+FFFD, as Node decodes them.
+    private static func contents(of path: String) throws -> String {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ModuleReadError(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw ModuleReadError(path: path, reason: "not a regular file")
         }
-        return try String(contentsOfFile: path, encoding: .utf8)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw ModuleReadError(path: path, reason: String(cString: strerror(errno))) }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > maximumSourceSize {
+                throw ModuleReadError(path: path, reason: "larger than \(maximumSourceSize >> 20) MiB")
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

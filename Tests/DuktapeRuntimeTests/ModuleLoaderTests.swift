@@ -274,6 +274,36 @@ struct ModuleLoaderReviewTests {
         }
     }
 
+    /// A file's size is not its length: `/proc` files say 0. Reading stops one byte past the
+    /// limit, so an endless one is refused instead of filling the host's memory.
+    @Test func filesWhoseSizeSaysNothingAreReadOnlyUpToTheLimit() throws {
+        let endless = "/proc/self/pagemap"  // 8 bytes for every page of the address space
+        try #require(FileManager.default.isReadableFile(atPath: endless))
+        let resolver = FileSystemModuleResolver()
+        #expect(try resolver.source(at: "/proc/self/stat").hasPrefix("\(getpid()) "))
+        do {
+            _ = try resolver.source(at: endless)
+            Issue.record("read an endless file")
+        } catch {
+            #expect("\(error)" == "cannot load module \(endless): larger than 64 MiB")
+        }
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: resolver))
+        context.globalObject.setValue(endless, forProperty: "path")
+        let message: String = context.evaluateScript("try { require(path); 'loaded' } catch (e) { e.message }").toString() ?? ""
+        // The filename is the real path (`/proc/<pid>/pagemap`): links are resolved.
+        #expect(message.hasPrefix("cannot load module /proc/") && message.hasSuffix("/pagemap: larger than 64 MiB"), "\(message)")
+    }
+
+    /// Bytes that are not UTF-8 decode as U+FFFD, as Node reads a module's file.
+    @Test func bytesThatAreNotUTF8DecodeAsReplacementCharacters() throws {
+        let tree = try TemporaryTree(["latin1.js": ""])
+        try Data("module.exports = 'caf".utf8 + [0xE9] + Data("'".utf8)).write(to: tree.root.appendingPathComponent("latin1.js"))
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: tree.root)))
+        #expect(context.evaluateScript("require('./latin1')").toString() == "caf\u{FFFD}")
+    }
+
     @Test func symbolicLinksResolveToOneModule() throws {
         let tree = try TemporaryTree(["real/counter.js": "module.exports = { id: Math.random() }"])
         try FileManager.default.createSymbolicLink(atPath: tree.path("link-a.js"), withDestinationPath: tree.path("real/counter.js"))
