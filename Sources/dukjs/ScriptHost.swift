@@ -92,10 +92,34 @@ final class ScriptHost {
         return exitCode
     }
 
+    /// `process.exitCode`, checked when it was set; 0 when unset.
     var exitCode: Int32 {
-        let code = context.objectForKeyedSubscript("process")?.forProperty("exitCode")
-        guard let code, code.isNumber, let value = Int32(exactly: code.toDouble()) else { return 0 }
-        return value
+        exitCodeValue ?? 0
+    }
+
+    /// The status `process.exitCode` was set to (nil: unset).
+    private var exitCodeValue: Int32?
+
+    /// Node's rule for an exit code: undefined or null (unset), an integer, or a string holding
+    /// one; anything else is a TypeError with code `ERR_INVALID_ARG_TYPE`, thrown to the script
+    /// (so that `process.exit("2")` is not a success, nor `process.exit(2.9)` a silent 2). The
+    /// process's status is the code's low 8 bits, as the system keeps it.
+    static func exitStatus(_ value: JSValue) throws -> Int32? {
+        if value.isUndefined || value.isNull { return nil }
+        var number: Double?
+        if value.isNumber {
+            number = value.toDouble()
+        } else if value.isString, let text = value.toString(),
+                  text.range(of: #"^-?[0-9]{1,16}$"#, options: .regularExpression) != nil {
+            number = Double(text)
+        }
+        guard let number, let integer = Int64(exactly: number), abs(integer) <= 1 << 53 else {
+            let error: JSValue = JSValue(
+                newTypeErrorFromMessage: "The \"code\" argument must be an integer, undefined or null", in: value.context)
+            error.setValue("ERR_INVALID_ARG_TYPE", forProperty: "code")
+            throw JSException(error)
+        }
+        return Int32(truncatingIfNeeded: integer)
     }
 
     // MARK: - Errors
@@ -149,35 +173,47 @@ final class ScriptHost {
 
     /// Globals still defined by `installLazily`'s accessor.
     private var lazyGlobals: Set<String> = []
+    /// Values of lazy globals whose accessor the global object keeps (frozen or sealed before
+    /// their first use): the accessor's getter returns them.
+    private var lazyValues: [String: JSValue] = [:]
 
+    /// The console and `require` set their globals with a plain assignment: where the lazy
+    /// accessor is still defined, its setter takes the value.
     func installConsole() {
         guard console == nil else { return }
-        removeLazyGlobal("console")
         console = Console(context: context, output: .standardStreams)
     }
 
     func installModules() {
         guard modules == nil else { return }
-        removeLazyGlobal("require")
         modules = ModuleLoader(context: context, resolver: FileSystemModuleResolver())
     }
 
-    private func removeLazyGlobal(_ name: String) {
-        if lazyGlobals.remove(name) != nil { context.globalObject.deleteProperty(name) }
-    }
-
-    /// Defines `name` on the global object as an accessor that installs the real global (which
-    /// replaces it) on first read; assigning to it first makes it a plain property holding the
-    /// value, as for any global. (The console's captured built-ins are those of its first use.)
+    /// Defines `name` on the global object as an accessor that installs the real global on first
+    /// read; the real global (or a value the script assigns first) replaces the accessor with a
+    /// plain property, redefined in place so that a non-extensible global object keeps it. When
+    /// the accessor cannot be replaced (a frozen or sealed global object), it keeps returning the
+    /// value. (The console's captured built-ins are those of its first use.)
     private func installLazily(_ name: String, install: @escaping (ScriptHost) -> Void) {
         lazyGlobals.insert(name)
+        // Captured before any script runs: a script replacing `Object` cannot change them.
+        let object = context.objectForKeyedSubscript("Object")
+        let (describe, define) = (object?.forProperty("getOwnPropertyDescriptor"), object?.forProperty("defineProperty"))
         let getter = JSValue(newFunctionIn: context) { [unowned self] _, _ in
-            install(self)
-            return JSContext.current().globalObject.forProperty(name)
+            if self.lazyValues[name] == nil, self.lazyGlobals.contains(name) { install(self) }
+            if let value = self.lazyValues[name] { return value }
+            return self.lazyGlobals.contains(name) ? nil : JSContext.current().globalObject.forProperty(name)
         }
         let setter = JSValue(newFunctionIn: context) { [unowned self] _, arguments in
-            self.removeLazyGlobal(name)
-            JSContext.current().globalObject.setValue(arguments.first, forProperty: name)
+            let global = JSContext.current().globalObject
+            let value = arguments.first ?? JSValue(undefinedIn: JSContext.current())
+            if describe?.call(withArguments: [global as Any, name])?.forProperty("configurable")?.toBool() == true {
+                let descriptor: [String: Any] = ["value": value as Any, "writable": true, "configurable": true, "enumerable": false]
+                define?.call(withArguments: [global as Any, name, descriptor])
+                self.lazyGlobals.remove(name)
+            } else {
+                self.lazyValues[name] = value
+            }
             return nil
         }
         context.globalObject.defineProperty(
@@ -195,12 +231,22 @@ final class ScriptHost {
         _ = freeze?.call(withArguments: [environment])
         process.setValue(environment, forProperty: "env")
         process.setValue("linux", forProperty: "platform")
-        process.setValue(JSValue(undefinedIn: context), forProperty: "exitCode")
+        // `exitCode` is checked when it is set, as Node checks it.
+        let unset: JSValue = JSValue(undefinedIn: context)
+        var currentExitCode = unset
+        process.defineProperty("exitCode", descriptor: [
+            "get": JSValue(newFunctionIn: context) { _, _ in currentExitCode } as Any,
+            "set": JSValue(newFunctionIn: context) { [unowned self] _, arguments in
+                let value = arguments.first ?? unset
+                self.exitCodeValue = try Self.exitStatus(value)
+                currentExitCode = value
+                return nil
+            } as Any,
+            "enumerable": true, "configurable": false,
+        ])
         process.setValue(
-            JSValue(newFunctionIn: context, name: "exit") { _, arguments in
-                let process = JSContext.current().objectForKeyedSubscript("process")
-                let code = arguments.first.flatMap { $0.isUndefined ? nil : $0 } ?? process?.forProperty("exitCode")
-                let status = code.flatMap { $0.isNumber ? Int32(exactly: $0.toDouble().rounded(.towardZero)) : nil } ?? 0
+            JSValue(newFunctionIn: context, name: "exit") { [unowned self] _, arguments in
+                let status = try arguments.first.flatMap { try Self.exitStatus($0) } ?? self.exitCodeValue ?? 0
                 Self.exitNow(status)
             }, forProperty: "exit")
         context.globalObject.setValue(process, forProperty: "process")

@@ -40,6 +40,49 @@ struct DukjsRuntimeTests {
         #expect(handled.stdout == "caught\n")
     }
 
+    /// Node's rules for exit codes: integers and strings of one; anything else throws a TypeError
+    /// the script can catch, instead of ending as a silent success.
+    @Test func exitCodesFollowNodesRules() throws {
+        let cases: [(script: String, status: Int32, stdout: String)] = [
+            ("process.exit('7')", 7, ""),
+            ("process.exit(-1)", 255, ""),
+            ("process.exit(259)", 3, ""),
+            ("process.exitCode = '4'", 4, ""),
+            ("process.exitCode = 5; process.exit()", 5, ""),
+            ("process.exitCode = 5; process.exitCode = undefined", 0, ""),
+            ("try { process.exit(2.9) } catch (e) { console.log(e.name, e.code) }", 0, "TypeError ERR_INVALID_ARG_TYPE\n"),
+            ("try { process.exitCode = true } catch (e) { console.log(e.code) } console.log(process.exitCode)", 0, "ERR_INVALID_ARG_TYPE\nundefined\n"),
+            ("try { process.exit({ valueOf: function () { return 5 } }) } catch (e) { console.log(e.code) }", 0, "ERR_INVALID_ARG_TYPE\n"),
+            ("try { process.exit('2x') } catch (e) { console.log(e.code) } process.exitCode = 6", 6, "ERR_INVALID_ARG_TYPE\n"),
+            ("process.exit(NaN)", 1, ""),
+            ("process.exit(Symbol())", 1, ""),
+        ]
+        let scripts = try TemporaryTree(Dictionary(uniqueKeysWithValues: cases.indices.map { ("case\($0).js", cases[$0].script) }))
+        for (index, expected) in cases.enumerated() {
+            let output = try run(["run", scripts.path("case\(index).js")])
+            #expect(output.status == expected.status, "\(expected.script): \(output.stderr)")
+            #expect(output.stdout == expected.stdout, "\(expected.script)")
+        }
+    }
+
+    /// A frozen, sealed or non-extensible global object keeps `console` and `require` usable:
+    /// their first use installs them without redefining a property the object will not change.
+    @Test func lazyGlobalsSurviveAFrozenGlobalObject() throws {
+        for lock in ["freeze", "seal", "preventExtensions"] {
+            let script = """
+                Object.\(lock)(globalThis);
+                try { console.log('hi', typeof require, typeof require('./other')) } catch (e) { console.log('caught', e) }
+                console.log(console === console, require === require)
+                """
+            let scripts = try TemporaryTree(["main.js": script, "other.js": "module.exports = 1"])
+            let output = try run(["run", scripts.path("main.js")])
+            #expect(output.status == 0, "\(lock): \(output.stderr)")
+            #expect(output.stdout == "hi function number\ntrue true\n", "\(lock)")
+            let evaluated = try run(["eval", "Object.\(lock)(globalThis); console.log(typeof console.log); typeof require"])
+            #expect(evaluated.stdout == "function\nfunction\n", "\(lock): \(evaluated.stderr)")
+        }
+    }
+
     @Test func processArgvAndEnvAndRequireRelativeToTheScript() throws {
         let scripts = try TemporaryTree([
             "app/main.js": """
