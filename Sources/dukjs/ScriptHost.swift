@@ -97,29 +97,39 @@ final class ScriptHost {
         exitCodeValue ?? 0
     }
 
-    /// The status `process.exitCode` was set to (nil: unset).
+    /// The status `process.exitCode` was set to (nil: unset), and the value the script set.
     private var exitCodeValue: Int32?
+    private var exitCodeSet: JSValue?
 
     /// Node's rule for an exit code: undefined or null (unset), an integer, or a string holding
-    /// one; anything else is a TypeError with code `ERR_INVALID_ARG_TYPE`, thrown to the script
-    /// (so that `process.exit("2")` is not a success, nor `process.exit(2.9)` a silent 2). The
-    /// process's status is the code's low 8 bits, as the system keeps it.
+    /// one in decimal. Another type is a TypeError with code `ERR_INVALID_ARG_TYPE`, a number
+    /// that is not a safe integer a RangeError with code `ERR_OUT_OF_RANGE`, both thrown to the
+    /// script (so that `process.exit("2")` is not a success, nor `process.exit(2.9)` a silent
+    /// 2). The process's status is the code's low 8 bits, as the system keeps it.
     static func exitStatus(_ value: JSValue) throws -> Int32? {
         if value.isUndefined || value.isNull { return nil }
-        var number: Double?
+        let number: Double
         if value.isNumber {
             number = value.toDouble()
-        } else if value.isString, let text = value.toString(),
-                  text.range(of: #"^-?[0-9]{1,16}$"#, options: .regularExpression) != nil {
-            number = Double(text)
+        } else if value.isString, let text = value.toString(), text.range(of: #"^-?[0-9]{1,16}$"#, options: .regularExpression) != nil,
+                  let parsed = Double(text) {
+            number = parsed
+        } else {
+            throw exitCodeError(value, type: false, "must be an integer, or a string holding one")
         }
-        guard let number, let integer = Int64(exactly: number), abs(integer) <= 1 << 53 else {
-            let error: JSValue = JSValue(
-                newTypeErrorFromMessage: "The \"code\" argument must be an integer, undefined or null", in: value.context)
-            error.setValue("ERR_INVALID_ARG_TYPE", forProperty: "code")
-            throw JSException(error)
+        guard let integer = Int64(exactly: number), abs(integer) < 1 << 53 else {
+            throw exitCodeError(value, type: true, "must be a safe integer")
         }
         return Int32(truncatingIfNeeded: integer)
+    }
+
+    private static func exitCodeError(_ value: JSValue, type range: Bool, _ rule: String) -> JSException {
+        let message = "The \"code\" argument \(rule)"
+        let error: JSValue = range
+            ? JSValue(newRangeErrorFromMessage: message, in: value.context)
+            : JSValue(newTypeErrorFromMessage: message, in: value.context)
+        error.setValue(range ? "ERR_OUT_OF_RANGE" : "ERR_INVALID_ARG_TYPE", forProperty: "code")
+        return JSException(error)
     }
 
     // MARK: - Errors
@@ -171,11 +181,17 @@ final class ScriptHost {
     private(set) var console: Console?
     private(set) var modules: ModuleLoader?
 
-    /// Globals still defined by `installLazily`'s accessor.
-    private var lazyGlobals: Set<String> = []
-    /// Values of lazy globals whose accessor the global object keeps (frozen or sealed before
-    /// their first use): the accessor's getter returns them.
+    /// The values of the lazy globals (installed, or assigned by the script first), which their
+    /// accessors return wherever the accessor is still there: a frozen or sealed global object
+    /// keeps it.
     private var lazyValues: [String: JSValue] = [:]
+    /// Lazy globals being installed now: their accessor's setter takes the installed value
+    /// even where the global object refuses assignments.
+    private var installing: Set<String> = []
+    /// `Object.getOwnPropertyDescriptor`, `Object.defineProperty` and `Object.create` as they
+    /// were before any script ran (held here: a JSValue captured by a function of its own
+    /// context would keep the context alive through itself).
+    private var lazyBuiltins: (describe: JSValue, define: JSValue, create: JSValue)?
 
     /// The console and `require` set their globals with a plain assignment: where the lazy
     /// accessor is still defined, its setter takes the value.
@@ -190,28 +206,52 @@ final class ScriptHost {
     }
 
     /// Defines `name` on the global object as an accessor that installs the real global on first
-    /// read; the real global (or a value the script assigns first) replaces the accessor with a
-    /// plain property, redefined in place so that a non-extensible global object keeps it. When
+    /// read. The real global, or a value the script assigns first, replaces the accessor with a
+    /// plain property, redefined in place so that a non-extensible global object keeps it. Where
     /// the accessor cannot be replaced (a frozen or sealed global object), it keeps returning the
-    /// value. (The console's captured built-ins are those of its first use.)
+    /// installed value and refuses the script's assignments, as a read-only property would. An
+    /// assignment through an object inheriting from the global object makes that object's own
+    /// property, as any assignment does. (The console's captured built-ins are those of its
+    /// first use.)
     private func installLazily(_ name: String, install: @escaping (ScriptHost) -> Void) {
-        lazyGlobals.insert(name)
-        // Captured before any script runs: a script replacing `Object` cannot change them.
-        let object = context.objectForKeyedSubscript("Object")
-        let (describe, define) = (object?.forProperty("getOwnPropertyDescriptor"), object?.forProperty("defineProperty"))
-        let getter = JSValue(newFunctionIn: context) { [unowned self] _, _ in
-            if self.lazyValues[name] == nil, self.lazyGlobals.contains(name) { install(self) }
-            if let value = self.lazyValues[name] { return value }
-            return self.lazyGlobals.contains(name) ? nil : JSContext.current().globalObject.forProperty(name)
+        // Read before any script runs: a script replacing `Object` cannot change them.
+        if lazyBuiltins == nil {
+            let object = context.objectForKeyedSubscript("Object")
+            guard let describe = object?.forProperty("getOwnPropertyDescriptor"), let define = object?.forProperty("defineProperty"),
+                  let create = object?.forProperty("create")
+            else { return install(self) }
+            lazyBuiltins = (describe, define, create)
         }
-        let setter = JSValue(newFunctionIn: context) { [unowned self] _, arguments in
-            let global = JSContext.current().globalObject
-            let value = arguments.first ?? JSValue(undefinedIn: JSContext.current())
-            if describe?.call(withArguments: [global as Any, name])?.forProperty("configurable")?.toBool() == true {
-                let descriptor: [String: Any] = ["value": value as Any, "writable": true, "configurable": true, "enumerable": false]
-                define?.call(withArguments: [global as Any, name, descriptor])
-                self.lazyGlobals.remove(name)
-            } else {
+        /// A data property's descriptor without a prototype (an inherited `get` would make it an
+        /// accessor's).
+        func descriptor(_ value: JSValue, in host: ScriptHost, enumerable: Bool) throws -> JSValue {
+            guard let create = host.lazyBuiltins?.create else { throw RuntimeError("no Object.create") }
+            let descriptor = try create.call(NSNull())
+            for (key, field) in [("value", value as Any), ("writable", true), ("configurable", true), ("enumerable", enumerable)] {
+                descriptor.setValue(field, forProperty: key)
+            }
+            return descriptor
+        }
+        let getter = JSValue(newFunctionIn: context) { [unowned self] _, _ in
+            if self.lazyValues[name] == nil {
+                self.installing.insert(name)
+                defer { self.installing.remove(name) }
+                install(self)
+            }
+            return self.lazyValues[name]
+        }
+        let setter = JSValue(newFunctionIn: context) { [unowned self] this, arguments in
+            guard let (describe, define, _) = self.lazyBuiltins else { return nil }
+            let global: JSValue = JSContext.current().globalObject
+            let value: JSValue = arguments.first ?? JSValue(undefinedIn: JSContext.current())
+            guard this.isEqual(to: global) else {
+                try define.call(this, name, try descriptor(value, in: self, enumerable: true))
+                return nil
+            }
+            if try describe.call(global, name).forProperty("configurable").toBool() {
+                try define.call(global, name, try descriptor(value, in: self, enumerable: false))
+                self.lazyValues[name] = value
+            } else if self.installing.contains(name) {
                 self.lazyValues[name] = value
             }
             return nil
@@ -232,14 +272,12 @@ final class ScriptHost {
         process.setValue(environment, forProperty: "env")
         process.setValue("linux", forProperty: "platform")
         // `exitCode` is checked when it is set, as Node checks it.
-        let unset: JSValue = JSValue(undefinedIn: context)
-        var currentExitCode = unset
         process.defineProperty("exitCode", descriptor: [
-            "get": JSValue(newFunctionIn: context) { _, _ in currentExitCode } as Any,
+            "get": JSValue(newFunctionIn: context) { [unowned self] _, _ in self.exitCodeSet } as Any,
             "set": JSValue(newFunctionIn: context) { [unowned self] _, arguments in
-                let value = arguments.first ?? unset
+                let value: JSValue = arguments.first ?? JSValue(undefinedIn: JSContext.current())
                 self.exitCodeValue = try Self.exitStatus(value)
-                currentExitCode = value
+                self.exitCodeSet = value
                 return nil
             } as Any,
             "enumerable": true, "configurable": false,

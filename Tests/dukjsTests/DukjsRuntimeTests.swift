@@ -50,7 +50,9 @@ struct DukjsRuntimeTests {
             ("process.exitCode = '4'", 4, ""),
             ("process.exitCode = 5; process.exit()", 5, ""),
             ("process.exitCode = 5; process.exitCode = undefined", 0, ""),
-            ("try { process.exit(2.9) } catch (e) { console.log(e.name, e.code) }", 0, "TypeError ERR_INVALID_ARG_TYPE\n"),
+            ("try { process.exit(2.9) } catch (e) { console.log(e.name, e.code) }", 0, "RangeError ERR_OUT_OF_RANGE\n"),
+            ("try { process.exit(Math.pow(2, 53)) } catch (e) { console.log(e.name, e.code) }", 0, "RangeError ERR_OUT_OF_RANGE\n"),
+            ("try { process.exit(true) } catch (e) { console.log(e.name, e.code) }", 0, "TypeError ERR_INVALID_ARG_TYPE\n"),
             ("try { process.exitCode = true } catch (e) { console.log(e.code) } console.log(process.exitCode)", 0, "ERR_INVALID_ARG_TYPE\nundefined\n"),
             ("try { process.exit({ valueOf: function () { return 5 } }) } catch (e) { console.log(e.code) }", 0, "ERR_INVALID_ARG_TYPE\n"),
             ("try { process.exit('2x') } catch (e) { console.log(e.code) } process.exitCode = 6", 6, "ERR_INVALID_ARG_TYPE\n"),
@@ -80,6 +82,27 @@ struct DukjsRuntimeTests {
             #expect(output.stdout == "hi function number\ntrue true\n", "\(lock)")
             let evaluated = try run(["eval", "Object.\(lock)(globalThis); console.log(typeof console.log); typeof require"])
             #expect(evaluated.stdout == "function\nfunction\n", "\(lock): \(evaluated.stderr)")
+        }
+        // A frozen global object refuses assignments to them, before and after their first use,
+        // as it refuses them for any property.
+        let frozen = try run(["eval", "Object.freeze(globalThis); console = 1; require = 2; console.log(typeof console, typeof require); console = 3; typeof console"])
+        #expect(frozen.stdout == "object function\nobject\n", "\(frozen.stderr)")
+    }
+
+    /// The accessors behind the lazy globals are not a way around the script's own rules: an
+    /// assignment through an inheriting object makes its own property, a polluted
+    /// `Object.prototype` does not break them, and errors inside them are the script's to catch.
+    @Test func lazyGlobalsKeepAssignmentSemantics() throws {
+        let cases: [(script: String, stdout: String)] = [
+            ("var o = Object.create(globalThis); o.console = 5; console.log(typeof console, typeof o.console)", "object number\nundefined\n"),
+            ("Object.prototype.get = function () {}; try { console.log('hi') } catch (e) { console.log('caught', e) }", "hi\nundefined\n"),
+            ("console = 4; console", "4\n"),
+            ("var g = Object.getOwnPropertyDescriptor(globalThis, 'console').get; console = 1; Object.defineProperty(globalThis, 'console', { get: g, configurable: true }); console", "1\n"),
+        ]
+        for (script, stdout) in cases {
+            let output = try run(["eval", script])
+            #expect(output.status == 0, "\(script): \(output.stderr)")
+            #expect(output.stdout == stdout, "\(script)")
         }
     }
 
