@@ -92,13 +92,12 @@ final class ScriptHost {
         return exitCode
     }
 
-    /// `process.exitCode`, checked when it was set; 0 when unset.
+    /// The status `process.exitCode` gives (checked when it was set); 0 when unset.
     var exitCode: Int32 {
-        exitCodeValue ?? 0
+        exitCodeSet.flatMap { try? Self.exitStatus($0) } ?? 0
     }
 
-    /// The status `process.exitCode` was set to (nil: unset), and the value the script set.
-    private var exitCodeValue: Int32?
+    /// The value the script set `process.exitCode` to.
     private var exitCodeSet: JSValue?
 
     /// Node's rule for an exit code: undefined or null (unset), an integer, or a string holding
@@ -276,7 +275,7 @@ final class ScriptHost {
             "get": JSValue(newFunctionIn: context) { [unowned self] _, _ in self.exitCodeSet } as Any,
             "set": JSValue(newFunctionIn: context) { [unowned self] _, arguments in
                 let value: JSValue = arguments.first ?? JSValue(undefinedIn: JSContext.current())
-                self.exitCodeValue = try Self.exitStatus(value)
+                _ = try Self.exitStatus(value)
                 self.exitCodeSet = value
                 return nil
             } as Any,
@@ -284,7 +283,7 @@ final class ScriptHost {
         ])
         process.setValue(
             JSValue(newFunctionIn: context, name: "exit") { [unowned self] _, arguments in
-                let status = try arguments.first.flatMap { try Self.exitStatus($0) } ?? self.exitCodeValue ?? 0
+                let status = try arguments.first.flatMap { try Self.exitStatus($0) } ?? self.exitCode
                 Self.exitNow(status)
             }, forProperty: "exit")
         context.globalObject.setValue(process, forProperty: "process")
