@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "DuktapeWeb",
                 "TestServer",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

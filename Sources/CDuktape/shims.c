@@ -423,6 +423,25 @@ duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *bytes, size_t leng
 }
 
 typedef struct {
+    size_t length;
+    void *data;
+} cduk__new_bytes;
+
+static duk_ret_t cduk__push_new_uint8array(duk_context *ctx, void *udata) {
+    cduk__new_bytes *b = (cduk__new_bytes *) udata;
+    b->data = duk_push_buffer_raw(ctx, b->length, DUK_BUF_FLAG_NOZERO);
+    duk_push_buffer_object(ctx, -1, 0, b->length, DUK_BUFOBJ_UINT8ARRAY);
+    return 1;
+}
+
+duk_int_t cduk_ppush_new_uint8array(duk_context *ctx, size_t length, void **data) {
+    cduk__new_bytes b = { length, NULL };
+    duk_int_t status = cduk__protect(ctx, cduk__push_new_uint8array, &b, 0, 1);
+    *data = b.data;
+    return status;
+}
+
+typedef struct {
     cduk_builtin builtin;
     duk_idx_t nargs;
     int construct;

@@ -23,6 +23,50 @@ struct JSValueTests {
         #expect(JSValue(newObjectIn: nil) == nil)
     }
 
+    @Test func aUint8ArrayJoinsItsChunksInOrder() throws {
+        let chunks: [[UInt8]] = [[1, 2], [], [3, 4, 5]]
+        let array = try #require(JSValue(newUint8ArrayJoining: chunks, in: context))
+        #expect(array.isInstance(of: context.objectForKeyedSubscript("Uint8Array")))
+        #expect(array.toObject() as? Data == Data([1, 2, 3, 4, 5]))
+        // Slices, Data and collections without contiguous storage copy the same way.
+        let mixed = JSValue(newUint8ArrayJoining: [AnyCollection(Data([9, 8])), AnyCollection(repeatElement(7, count: 3)),
+                                                   AnyCollection([0, 1, 2, 3][1...])], in: context)
+        #expect(mixed?.toObject() as? Data == Data([9, 8, 7, 7, 7, 1, 2, 3]))
+        let empty = JSValue(newUint8ArrayJoining: [[UInt8]](), in: context)
+        #expect(empty?.forProperty("length").toInt32() == 0 && empty?.isObject == true)
+        #expect(JSValue(newUint8ArrayJoining: chunks, in: nil) == nil)
+        // The array is the script's: it can write to it and read it back.
+        context.setObject(array, forKeyedSubscript: "bytes")
+        #expect(context.evaluateScript("bytes[0] = 200; bytes[0] + bytes[4]").toInt32() == 205)
+    }
+
+    /// A collection whose `count` is not what it yields never leaves a byte of the array
+    /// unwritten (zeros fill a shortfall) or writes past it (extra bytes are dropped).
+    @Test func aUint8ArrayOfLyingChunksIsAlwaysFullyWritten() throws {
+        let short = JSValue(newUint8ArrayJoining: [Liar(claimed: 6, actual: [1, 2]), Liar(claimed: 2, actual: [3, 4])], in: context)
+        #expect(short?.toObject() as? Data == Data([1, 2, 3, 4, 0, 0, 0, 0]))
+        let long = JSValue(newUint8ArrayJoining: [Liar(claimed: 1, actual: [1, 2, 3]), Liar(claimed: 1, actual: [4])], in: context)
+        #expect(long?.toObject() as? Data == Data([1, 2]))
+    }
+
+    @Test func aUint8ArrayTooLargeIsARangeErrorNotACrash() throws {
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        let huge = JSValue(newUint8ArrayJoining: [Liar(claimed: Int.max, actual: []), Liar(claimed: 1, actual: [])], in: context)
+        #expect(huge?.isUndefined == true)
+        #expect(recorder.messages.last?.hasPrefix("RangeError: byte array too long") == true)
+
+        let vm = JSVirtualMachine()!
+        let limited = JSContext(virtualMachine: vm)!
+        let limitedRecorder = ExceptionRecorder()
+        limitedRecorder.install(on: limited)
+        vm.memoryLimit = vm.memoryUsage + (1 << 20)
+        let refused = JSValue(newUint8ArrayJoining: [Data(count: 8 << 20)], in: limited)
+        #expect(refused?.isUndefined == true)
+        #expect(limitedRecorder.messages.last?.hasPrefix("RangeError") == true)
+        #expect(JSValue(newUint8ArrayJoining: [Data(count: 1000)], in: limited)?.forProperty("length").toInt32() == 1000)
+    }
+
     @Test func objectAndArrayInitializers() {
         let object = JSValue(newObjectIn: context)!
         #expect(object.isObject && !object.isArray)
@@ -347,4 +391,15 @@ struct JSValueComparisonTests {
         #expect(recorder.messages.allSatisfy { $0.contains("BigInt is not supported") })
         #expect(context.evaluateScript("typeof BigInt").toString() == "undefined")
     }
+}
+
+/// A collection of bytes whose `count` is `claimed` whatever it yields.
+private struct Liar: Collection {
+    let claimed: Int
+    let actual: [UInt8]
+    var startIndex: Int { 0 }
+    var endIndex: Int { actual.count }
+    var count: Int { claimed }
+    subscript(position: Int) -> UInt8 { actual[position] }
+    func index(after index: Int) -> Int { index + 1 }
 }

@@ -1,6 +1,7 @@
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
+import NIOCore
 import TestServer
 import Testing
 
@@ -137,6 +138,55 @@ struct FetchTests {
         }
     }
 
+    /// The body's bytes wait on the host's side until the page reads: a read after a megabyte
+    /// has arrived pulls it as one chunk, not as the network's many small reads.
+    @Test func aPageThatReadsLatePullsTheWaitingBytesAsOneChunk() async throws {
+        try await withFetchPage { page, _ in
+            let paused = Inbox()
+            page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
+            _ = try await run(page, """
+                return fetch('/bytes?n=' + (4 << 20) + '&chunk=4096').then(function (response) {
+                    window.lateReader = response.body.getReader();
+                    return 'head';
+                })
+                """)
+            await paused.wait(for: 1)  // more than a megabyte is waiting
+            let first = try await run(page, "return lateReader.read().then(function (step) { return String(step.value.length) })")
+            let length = try #require(first.flatMap { Int($0) })
+            #expect(length > FetchTransfer.largestChunk - 65536 && length <= FetchTransfer.largestChunk)
+        }
+    }
+
+    /// A chunk the page's memory limit cannot hold errors the stream and ends the transfer: the body never reaches the page with a gap in it.
+    @Test(.timeLimit(.minutes(1))) func aChunkPastThePagesMemoryLimitErrorsTheStream() async throws {
+        try await withFetchPage { page, server in
+            let paused = Inbox()
+            page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
+            _ = try await run(page, """
+                return fetch('/bytes?n=' + (8 << 20)).then(function (response) {
+                    window.limitedReader = response.body.getReader();
+                    return 'head';
+                })
+                """)
+            await paused.wait(for: 1)
+            let vm = try #require(page.context.virtualMachine)
+            vm.memoryLimit = vm.memoryUsage + (256 << 10)
+            let outcome = try await run(page, """
+                var settled = 0;
+                function count(kind) { settled++; return kind; }
+                return limitedReader.read().then(function (step) { return count('read ' + step.value.length) },
+                    function (error) { return count(/no memory for a chunk/.test(error.message) ? 'no memory' : error.name) })
+                    .then(function (first) {
+                        return limitedReader.read().then(function () { return first + ', then a read' },
+                            function (error) { return first + ', then ' + error.name + ' (' + settled + ')' });
+                    });
+                """)
+            vm.memoryLimit = nil
+            #expect(outcome == "no memory, then Error (1)")
+            #expect(server.received.count == 1)
+        }
+    }
+
     @Test func aPageThatDoesNotReadHoldsTheTransferBack() async throws {
         try await withFetchPage { page, server in
             let paused = Inbox()
@@ -169,26 +219,56 @@ struct FetchTests {
         }
     }
 
-    /// Bytes that arrive while the page has not taken the last chunk join it, up to
-    /// `largestChunk`; each chunk of its own asks for one job, and a larger read is never split.
-    @Test func bytesJoinTheChunkThePageHasNotTaken() throws {
+    /// Bytes wait for the page's pull, joined up to `largestChunk` (a larger read is never
+    /// split); a pull that finds none marks the page as wanting, and the next bytes then ask for
+    /// one job, which the bytes arriving before it runs join.
+    @Test func bytesWaitForThePagesPull() throws {
         let loop = EventLoop(context: try #require(JSContext()))
         let transfer = FetchTransfer(id: 1, pending: loop.beginPendingWork())
         defer { transfer.abandon() }
-        let small = Data(repeating: 1, count: 1000), large = Data(repeating: 2, count: FetchTransfer.largestChunk - 1500)
-        #expect(transfer.queue(small) == true)
+        func bytes(_ value: UInt8, _ count: Int) -> ByteBuffer { ByteBuffer(repeating: value, count: count) }
+        func joined(_ parts: [ByteBuffer]?) -> Data? { parts.map { Data($0.flatMap { $0.readableBytesView }) } }
+        let small = bytes(1, 1000), large = bytes(2, FetchTransfer.largestChunk - 1500)
+        #expect(transfer.queue(small) == false)  // the page has not asked: no job
         #expect(transfer.queue(small) == false)
-        #expect(transfer.queue(large) == true)  // would pass largestChunk with the two before
+        #expect(transfer.queue(large) == false)  // would pass largestChunk with the two before: a chunk of its own
         #expect(transfer.queue(small) == false)
-        #expect(transfer.takeChunk() == small + small)
-        #expect(transfer.takeChunk() == large + small)
+        #expect(joined(transfer.pull()) == Data(repeating: 1, count: 2000))
+        #expect(joined(transfer.pull()) == Data(repeating: 2, count: FetchTransfer.largestChunk - 1500) + Data(repeating: 1, count: 1000))
+        #expect(transfer.pull() == nil)  // none waits: the page now wants bytes
+        #expect(transfer.queue(ByteBuffer()) == false)  // an empty read is nothing
+        #expect(transfer.queue(small) == true)  // the page wants them: one job
+        #expect(transfer.queue(small) == false)  // joins them before the job runs
+        #expect(joined(transfer.takeChunk()) == Data(repeating: 1, count: 2000))
         #expect(transfer.takeChunk() == nil)
-        #expect(transfer.queue(Data()) == true)  // an empty read still ends in one job
-        #expect(transfer.takeChunk() == Data())
-        #expect(transfer.queue(small) == true)
-        #expect(transfer.queue(Data(repeating: 3, count: FetchTransfer.largestChunk)) == true)  // never split
-        #expect(transfer.takeChunk() == small)
-        #expect(transfer.takeChunk()?.count == FetchTransfer.largestChunk)
+        #expect(transfer.queue(small) == false)  // the job delivered: no longer wanting
+        #expect(transfer.queue(bytes(3, FetchTransfer.largestChunk)) == false)
+        #expect(joined(transfer.pull()) == Data(repeating: 1, count: 1000))
+        #expect(transfer.pull()?.reduce(0) { $0 + $1.readableBytes } == FetchTransfer.largestChunk)  // never split
+    }
+
+    /// Large reads are kept as the network gave them (the page's thread copies them once);
+    /// small reads are copied together, so a trickle of one-byte reads holds a few buffers of
+    /// the transfer's own, not one network buffer per byte.
+    @Test func smallReadsShareABufferAndLargeOnesAreKeptWhole() throws {
+        let loop = EventLoop(context: try #require(JSContext()))
+        let transfer = FetchTransfer(id: 1, pending: loop.beginPendingWork())
+        defer { transfer.abandon() }
+        var network = ByteBuffer(repeating: 7, count: 4096)
+        let trickle = (0..<4096).compactMap { _ in network.readSlice(length: 1) }
+        _ = transfer.queue(ByteBuffer(repeating: 9, count: FetchTransfer.smallRead))
+        for byte in trickle { _ = transfer.queue(byte) }
+        let parts = try #require(transfer.pull())
+        #expect(parts.count == 2)
+        #expect(parts[0].readableBytes == FetchTransfer.smallRead)
+        #expect(parts[1].readableBytes == 4096 && parts[1].readableBytesView.allSatisfy { $0 == 7 })
+
+        var many = ByteBuffer(repeating: 5, count: 3 * FetchTransfer.smallRead)
+        while let byte = many.readSlice(length: 1) { _ = transfer.queue(byte) }
+        let joined = try #require(transfer.pull())
+        #expect(joined.count == 3)  // 48 KiB of one-byte reads in three buffers of 16 KiB
+        #expect(joined.reduce(0) { $0 + $1.readableBytes } == 3 * FetchTransfer.smallRead)
+        #expect(joined.allSatisfy { $0.readableBytesView.allSatisfy { $0 == 5 } })
     }
 
     // MARK: - Redirects

@@ -243,6 +243,49 @@ extension EngineStack {
         try check(status)
     }
 
+    /// [..] -> [.. Uint8Array of the chunks' bytes, one after another]. Each byte is copied once,
+    /// into the array's own storage. A chunk that yields fewer bytes than its `count` said
+    /// leaves zeros, and bytes past the counted total are dropped: no byte of the array is ever
+    /// left unwritten.
+    func pushUint8Array<Chunks: Collection>(joining chunks: Chunks) throws(JSException) where Chunks.Element: Collection<UInt8> {
+        var total = 0
+        for chunk in chunks {
+            let (sum, overflow) = total.addingReportingOverflow(chunk.count)
+            guard !overflow, sum <= Self.largestByteArray else {
+                throw makeError(.rangeError, "byte array too long to create (more than \(Self.largestByteArray) bytes)")
+            }
+            total = sum
+        }
+        var start: UnsafeMutableRawPointer?
+        try check(cduk_ppush_new_uint8array(ctx, total, &start))
+        guard let start, total > 0 else { return }
+        let storage = UnsafeMutableRawBufferPointer(start: start, count: total)
+        var written = 0
+        for chunk in chunks where written < total {
+            let room = UnsafeMutableRawBufferPointer(rebasing: storage[written...])
+            let copied = chunk.withContiguousStorageIfAvailable { bytes in
+                let count = min(bytes.count, room.count)
+                room.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<count])))
+                return count
+            }
+            if let copied {
+                written += copied
+            } else {
+                for byte in chunk.prefix(room.count) {
+                    storage[written] = byte
+                    written += 1
+                }
+            }
+        }
+        if written < total {
+            UnsafeMutableRawBufferPointer(rebasing: storage[written...]).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+    }
+
+    /// The longest byte array `pushUint8Array(joining:)` creates (a typed array's length is a
+    /// 32-bit quantity in Duktape).
+    static let largestByteArray = 0x7fff_fffe
+
     private func pushArray(_ array: any AnyElements, depth: Int) throws(JSException) {
         try check(cduk_ppush_new(ctx, CDUK_NEW_ARRAY))
         let target = duk_get_top_index(ctx)

@@ -6,14 +6,16 @@ extension BrowserScript {
     /// `cancel(id)`, `decodeText(bytes, contentType)` and `documentURL()`; it returns the
     /// dispatcher for the host's transfer events (`PageNetwork`).
     ///
-    /// A response body is a `ReadableStream` the host fills as chunks arrive; the host stops
-    /// reading the network while more than a megabyte is unread (`FetchTransfer`). Bodies the
+    /// A response body is a `ReadableStream` whose source is the host: a read that finds the
+    /// queue empty pulls the bytes the host holds (all that arrived since, up to a megabyte), or
+    /// waits for the next ones; the host stops reading the network while more than a megabyte is
+    /// unread (`FetchTransfer`). Bodies the
     /// page builds (strings, buffers, blobs, `URLSearchParams`, `FormData` as
     /// `multipart/form-data`) are bytes made once.
     static let fetchSource = #"""
 // --- fetch, Request, Response, ReadableStream -------------------------------------------------------
 function installFetch(fetchNatives, interfaces) {
-var send = fetchNatives.send, readBytes = fetchNatives.read, cancelTransfer = fetchNatives.cancel,
+var send = fetchNatives.send, readBytes = fetchNatives.read, cancelTransfer = fetchNatives.cancel, pullBytes = fetchNatives.pull,
     decodeText = fetchNatives.decodeText, documentURL = fetchNatives.documentURL,
     JSONParse = JSON.parse, JSONStringify = JSON.stringify, random = Math.random, toUpperCase = String.prototype.toUpperCase,
     then = PromiseCtor.prototype.then, promiseResolve = PromiseCtor.resolve, promiseReject = PromiseCtor.reject,
@@ -738,6 +740,11 @@ return function onTransfer(id, kind, a, b, c, d, e, f) {
         if (!empty) {
             stream = newStreamState(0);
             stream.onRead = function (chunk) { readBytes(id, chunk.length); };
+            // The host keeps the body's bytes until the stream asks (a read finds the queue empty).
+            stream.pull = function () {
+                var bytes = pullBytes(id);
+                if (bytes !== undefined) enqueueChunk(stream, bytes);
+            };
             stream.cancel = function () { if (endTransfer(id) !== undefined) cancelTransfer(id); };
         }
         transfer.stream = stream;

@@ -1,6 +1,7 @@
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
+import NIOCore
 
 /// One `fetch` in flight on the native side: the task doing the I/O, the flow control between
 /// it and the page, and the one terminal event it ends with.
@@ -9,9 +10,15 @@ import Foundation
 /// `highWater` the task waits until the page reads below `lowWater`, so a page that does not
 /// read does not make the host buffer the body (async-http-client then stops reading the socket).
 ///
-/// Chunks wait for the page's thread in `waiting`, one posted job each; bytes that arrive while
-/// the last one still waits join it (up to `largestChunk`), so a busy page gets fewer, larger
-/// chunks instead of a job for every read from the socket.
+/// The page pulls: bytes wait in `waiting` until the page's stream asks for more (a read finds
+/// its queue empty), and are then handed over at once (`pull`), up to `largestChunk` together.
+/// When nothing waits, the page is marked as wanting, and the next bytes post one job that
+/// delivers them; bytes that arrive before it runs join them. So a page that reads more slowly
+/// than the network gets fewer, larger chunks instead of a job for every read from the socket,
+/// and one that keeps up gets each read as it comes. A chunk keeps the network's buffers
+/// by reference and the page's thread copies them once, straight into the chunk's `Uint8Array`;
+/// reads smaller than `smallRead` are copied together into a buffer of the transfer's own, so a
+/// trickle of tiny reads cannot pin a network buffer each.
 ///
 /// Exactly one terminal: `finish` (end, error) or `abandon` (the page cancelled) wins once;
 /// the pending-work handle ends with it, so the page's loop knows when the transfer is over.
@@ -19,17 +26,28 @@ final class FetchTransfer: Sendable {
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
     static let largestChunk = 1 << 20
+    static let smallRead = 16 << 10
 
     let id: Int
     private let pending: PendingWork
     private let onPause: (@Sendable (Int) -> Void)?
     private let state = Guarded(State())
+    private static let allocator = ByteBufferAllocator()
+
+    /// Bytes for one job of the page's: the buffers they are in, in order.
+    private struct Chunk {
+        var parts: [ByteBuffer] = []
+        var count = 0
+    }
 
     private struct State {
         var unread = 0
-        var waiting: [Data] = []
-        /// Whether the last waiting chunk has room for `largestChunk` bytes.
-        var lastHasRoom = false
+        var waiting: [Chunk] = []
+        /// Whether the last part of the last waiting chunk is a buffer of the transfer's own
+        /// (small reads are copied into it while it has room).
+        var ownsLastPart = false
+        /// Whether the page asked for bytes when none waited (the next bytes post a job).
+        var wanted = false
         var waiter: CheckedContinuation<Void, Never>?
         var ended = false
         var tasks: [Task<Void, Never>] = []
@@ -57,32 +75,56 @@ final class FetchTransfer: Sendable {
 
     /// Hands `bytes` to the page: counted as unread first (so that the page reading them first
     /// can never leave them counted), then added to the last waiting chunk when they fit, or
-    /// queued as a chunk of their own. Returns true for a chunk of their own, for which the
-    /// caller posts a job that takes it (`takeChunk`). Each byte is copied once, here (the
-    /// first join gives the chunk room for `largestChunk`, so it never grows again).
-    func queue<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
-        let count = bytes.count
+    /// kept as a chunk of their own. Returns true when the page wants bytes and none were
+    /// waiting: the caller then posts a job that delivers them (`takeChunk`).
+    func queue(_ bytes: ByteBuffer) -> Bool {
+        let count = bytes.readableBytes
+        guard count > 0 else { return false }
         return state.withLock { state -> Bool in
             state.unread += count
-            guard let last = state.waiting.indices.last, state.waiting[last].count + count <= Self.largestChunk else {
-                state.waiting.append(Data(bytes))
-                state.lastHasRoom = false
-                return true
+            let joins = state.waiting.last.map { $0.count + count <= Self.largestChunk } ?? false
+            if !joins {
+                state.waiting.append(Chunk())
+                state.ownsLastPart = false
             }
-            if !state.lastHasRoom {
-                var roomy = Data(capacity: Self.largestChunk)
-                roomy.append(state.waiting[last])
-                state.waiting[last] = roomy
-                state.lastHasRoom = true
+            let last = state.waiting.count - 1
+            state.waiting[last].count += count
+            if count >= Self.smallRead {
+                state.waiting[last].parts.append(bytes)
+                state.ownsLastPart = false
+            } else {
+                if state.ownsLastPart, let part = state.waiting[last].parts.indices.last,
+                    state.waiting[last].parts[part].writableBytes >= count
+                {
+                    state.waiting[last].parts[part].writeImmutableBuffer(bytes)
+                } else {
+                    var own = Self.allocator.buffer(capacity: Self.smallRead)
+                    own.writeImmutableBuffer(bytes)
+                    state.waiting[last].parts.append(own)
+                    state.ownsLastPart = true
+                }
             }
-            state.waiting[last].append(contentsOf: bytes)
-            return false
+            defer { state.wanted = false }
+            return state.wanted
         }
     }
 
-    /// The oldest waiting chunk (each job posted for a chunk takes one).
-    func takeChunk() -> Data? {
-        state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
+    /// The buffers of the oldest waiting chunk, for a posted job (nil when a pull took them
+    /// first) or for the end of the body (all that still waits goes before it).
+    func takeChunk() -> [ByteBuffer]? {
+        state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst().parts }
+    }
+
+    /// The page's stream asks for bytes: the oldest waiting chunk, or nil after marking the
+    /// page as wanting (the next bytes then post a job).
+    func pull() -> [ByteBuffer]? {
+        state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.wanted = true
+                return nil
+            }
+            return state.waiting.removeFirst().parts
+        }
     }
 
     /// Waits while more than `highWater` bytes are unread, until the page reads below

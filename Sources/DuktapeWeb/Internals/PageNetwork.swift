@@ -106,6 +106,17 @@ final class PageNetwork: @unchecked Sendable {
         natives["cancel"] = JSValue(newFunctionIn: context) { [weak self] (id: Int) in
             self?.cancel(id)
         }
+        // The stream asks for bytes: the waiting ones now (a Uint8Array), or undefined and a
+        // chunk posted when they come.
+        natives["pull"] = JSValue(newFunctionIn: context) { [weak self] (id: Int) -> JSValue? in
+            guard let context = JSContext.current(), let transfer = self?.transfer(id), let parts = transfer.pull() else { return nil }
+            // Refused by the memory limit: the transfer ends, and the error thrown errors the stream.
+            guard let bytes = Self.uint8Array(parts, in: context) else {
+                self?.cancel(id)
+                throw FetchFailure(Self.noMemory(for: parts))
+            }
+            return bytes
+        }
         natives["decodeText"] = JSValue(newFunctionIn: context) { (bytes: Data, contentType: String?) in
             TextCharset(contentType: contentType).decode(bytes)
         }
@@ -225,7 +236,8 @@ final class PageNetwork: @unchecked Sendable {
         case head(status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String)
         /// The transfer's oldest waiting chunk (`FetchTransfer.takeChunk`).
         case chunk(FetchTransfer)
-        case end
+        /// The end of the body, after the chunks still waiting.
+        case end(FetchTransfer)
         case error(name: String, message: String)
     }
 
@@ -243,18 +255,51 @@ final class PageNetwork: @unchecked Sendable {
         case let .head(status, statusText, url, redirected, headers, type):
             arguments = [id, 0, status, statusText, url, redirected, headers, type]
         case .chunk(let transfer):
-            guard let data = transfer.takeChunk() else { return }
-            arguments = [id, 1, data]
-        case .end: arguments = [id, 2]
+            guard let parts = transfer.takeChunk() else { return }
+            arguments = chunkArguments(id, parts, in: dispatcher.context)
+        case .end(let transfer):
+            // The bytes the page has not pulled yet go first: the end closes the stream after them.
+            while let parts = transfer.takeChunk() {
+                let chunk = chunkArguments(id, parts, in: dispatcher.context)
+                _ = dispatcher.call(withArguments: chunk)
+                if chunk[1] as? Int == 3 { return }
+            }
+            arguments = [id, 2]
         case let .error(name, message): arguments = [id, 3, name, message]
         }
         _ = dispatcher.call(withArguments: arguments)
     }
 
+    /// The dispatcher's arguments for a chunk: its bytes as one `Uint8Array`, each byte copied
+    /// once; or, when the engine refuses the memory (its limit), an error that ends the
+    /// transfer, since the body can no longer reach the page whole.
+    private func chunkArguments(_ id: Int, _ parts: [ByteBuffer], in context: JSContext) -> [Any] {
+        guard let bytes = Self.uint8Array(parts, in: context) else {
+            cancel(id)
+            return [id, 3, "TypeError", Self.noMemory(for: parts)]
+        }
+        return [id, 1, bytes]
+    }
+
+    private static func noMemory(for parts: [ByteBuffer]) -> String {
+        "no memory for a chunk of \(parts.reduce(0) { $0 + $1.readableBytes }) bytes of the response body (the page's memory limit)"
+    }
+
+    private static func uint8Array(_ parts: [ByteBuffer], in context: JSContext) -> JSValue? {
+        guard let bytes = JSValue(newUint8ArrayJoining: parts.lazy.map(\.readableBytesView), in: context), !bytes.isUndefined else {
+            return nil
+        }
+        return bytes
+    }
+
+    /// Ends `transfer` with `event`. The page can still pull the bytes that arrived before it
+    /// until the event is dispatched, so the transfer is forgotten only then.
     private func finish(_ transfer: FetchTransfer, _ event: Event) {
         let id = transfer.id
-        guard transfer.finish(posting: { [weak self] _ in self?.dispatch(id, event) }) else { return }
-        transfers.withLock { _ = $0.running.removeValue(forKey: id) }
+        transfer.finish(posting: { [weak self] _ in
+            self?.transfers.withLock { _ = $0.running.removeValue(forKey: id) }
+            self?.dispatch(id, event)
+        })
     }
 
     private func fail(_ transfer: FetchTransfer, name: String, message: String) {
@@ -340,7 +385,7 @@ final class PageNetwork: @unchecked Sendable {
                         throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
                     case .manual:
                         sendHead(transfer, status: 0, statusText: "", url: request.url, redirected: redirected, headers: [], type: "opaqueredirect")
-                        finish(transfer, .end)
+                        finish(transfer, .end(transfer))
                         return
                     case .follow:
                         hops += 1
@@ -376,11 +421,11 @@ final class PageNetwork: @unchecked Sendable {
                 for try await chunk in response.body {
                     guard !transfer.isEnded else { return }
                     if let writer { writer.append(Data(chunk.readableBytesView)) }
-                    if transfer.queue(chunk.readableBytesView) { post(transfer, .chunk(transfer)) }
+                    if transfer.queue(chunk) { post(transfer, .chunk(transfer)) }
                     await transfer.waitForRoom()
                 }
                 writer?.commit()
-                finish(transfer, .end)
+                finish(transfer, .end(transfer))
                 return
             }
         } catch {
@@ -526,14 +571,14 @@ final class PageNetwork: @unchecked Sendable {
         if let size { headers += ["Content-Length", String(size)] }
         sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
         if request.method == "GET" { await stream(handle, on: transfer) }
-        finish(transfer, .end)
+        finish(transfer, .end(transfer))
     }
 
     /// Sends a file's bytes as the transfer's chunks (with the same flow control as the network's).
     private func stream(_ handle: FileHandle, on transfer: FetchTransfer) async {
         while !transfer.isEnded, !Task.isCancelled {
             guard let chunk = try? handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
-            if transfer.queue(chunk) { post(transfer, .chunk(transfer)) }
+            if transfer.queue(ByteBuffer(bytes: chunk)) { post(transfer, .chunk(transfer)) }
             await transfer.waitForRoom()
         }
     }
@@ -548,7 +593,7 @@ final class PageNetwork: @unchecked Sendable {
         sendHead(transfer, status: stored.entry.status, statusText: stored.entry.statusText, url: url, redirected: redirected,
                  headers: stored.entry.headers, type: "basic")
         await stream(handle, on: transfer)
-        finish(transfer, .end)
+        finish(transfer, .end(transfer))
         return true
     }
 
