@@ -273,6 +273,17 @@ struct FetchTests {
 
     // MARK: - Redirects
 
+    /// A redirect's body is read to its end and dropped (up to a megabyte; a longer one fails
+    /// the request instead of being read forever).
+    @Test func aRedirectsBodyIsDroppedAndBounded() async throws {
+        try await withFetchPage { page, _ in
+            let small = try await run(page, "return fetch('/redirect?body=100000').then(function (r) { return r.url + ' ' + r.redirected })")
+            #expect(small?.hasSuffix("/json true") == true)
+            let huge = try await failure(page, "return fetch('/redirect?body=' + (3 << 20))")
+            #expect(huge == "TypeError: Failed to fetch: the body of a redirect or a 304 is longer than 1048576 bytes")
+        }
+    }
+
     @Test func redirectsAreFollowedErroredOrLeftOpaque() async throws {
         try await withFetchPage { page, server in
             let followed = try await run(page, """

@@ -254,7 +254,12 @@ public final class TestHTTPServer: @unchecked Sendable {
             let remaining = Int(query["n"] ?? "1") ?? 1
             let status = query["status"] ?? "302"
             let location = remaining > 1 ? "/redirect?n=\(remaining - 1)&status=\(status)&to=\(query["to"] ?? "/json")" : (query["to"] ?? "/json")
-            try await responder.respond(status: "\(status) Moved", headers: ["Location: \(location)"], text: "moved")
+            if let size = query["body"].flatMap({ Int($0) }) {  // a redirect with a body of `size` bytes
+                try await responder.respond(status: "\(status) Moved", headers: ["Location: \(location)"],
+                                            body: repeatElement(UInt8(ascii: "r"), count: size))
+            } else {
+                try await responder.respond(status: "\(status) Moved", headers: ["Location: \(location)"], text: "moved")
+            }
         case "/echo":
             var headers = ["Content-Type: \(request.header("content-type") ?? "application/octet-stream")", "X-Method: \(request.method)"]
             if let agent = request.header("user-agent") { headers.append("X-User-Agent: \(agent)") }

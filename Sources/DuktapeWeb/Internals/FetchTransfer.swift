@@ -48,7 +48,8 @@ final class FetchTransfer: Sendable {
         var ownsLastPart = false
         /// Whether the page asked for bytes when none waited (the next bytes post a job).
         var wanted = false
-        var waiter: CheckedContinuation<Void, Never>?
+        /// Called once the page has read below `lowWater` (or the transfer ended).
+        var waiter: (@Sendable () -> Void)?
         var ended = false
         var tasks: [Task<Void, Never>] = []
     }
@@ -127,25 +128,29 @@ final class FetchTransfer: Sendable {
         }
     }
 
+    /// Whether the page has at most `highWater` bytes unread (or the transfer ended).
+    var hasRoom: Bool { state.withLock { $0.unread <= Self.highWater || $0.ended } }
+
+    /// Returns true when the page has room (at most `highWater` bytes unread, or the transfer
+    /// ended); otherwise keeps `resume` until the page has read below `lowWater` or the transfer
+    /// ends, and returns false. (The event loop's body parts wait by it.)
+    func whenRoom(_ resume: @escaping @Sendable () -> Void) -> Bool {
+        let unread = state.withLock { state -> Int? in
+            guard state.unread > Self.highWater && !state.ended else { return nil }
+            state.waiter = resume
+            return state.unread
+        }
+        guard let unread else { return true }
+        onPause?(unread)
+        return false
+    }
+
     /// Waits while more than `highWater` bytes are unread, until the page reads below
     /// `lowWater` (or the transfer ends).
     func waitForRoom() async {
-        let unread = state.withLock { state -> Int? in
-            state.unread > Self.highWater && !state.ended ? state.unread : nil
-        }
-        guard let unread else { return }
-        onPause?(unread)
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.ended || state.unread <= Self.lowWater || Task.isCancelled { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiter.take() }?.resume()
+        guard !hasRoom else { return }
+        await withCheckedContinuation { continuation in
+            if whenRoom({ continuation.resume() }) { continuation.resume() }
         }
     }
 
@@ -153,11 +158,11 @@ final class FetchTransfer: Sendable {
     /// is unread).
     func read(_ count: Int) {
         guard count > 0 else { return }
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { state -> (@Sendable () -> Void)? in
             state.unread -= min(count, state.unread)
             return state.unread <= Self.lowWater ? state.waiter.take() : nil
         }
-        waiter?.resume()
+        waiter?()
     }
 
     /// Ends the transfer with `work` posted to the page (its terminal event), unless it already
@@ -181,13 +186,13 @@ final class FetchTransfer: Sendable {
     /// Marks the transfer ended and wakes a task waiting for the page to read; returns its
     /// tasks to cancel, or nil when it had already ended.
     private func endOnce() -> [Task<Void, Never>]? {
-        let (tasks, waiter) = state.withLock { state -> ([Task<Void, Never>]?, CheckedContinuation<Void, Never>?) in
+        let (tasks, waiter) = state.withLock { state -> ([Task<Void, Never>]?, (@Sendable () -> Void)?) in
             guard !state.ended else { return (nil, nil) }
             state.ended = true
             defer { state.tasks = [] }
             return (state.tasks, state.waiter.take())
         }
-        waiter?.resume()
+        waiter?()
         return tasks
     }
 }

@@ -360,7 +360,11 @@ final class PageNetwork: @unchecked Sendable {
                 }
                 var sent = http
                 let conditional = stored.map { Self.addValidators(of: $0, to: &sent) } ?? false
-                let response = try await client.execute(sent, deadline: .distantFuture)
+                let receiver = ResponseReceiver.start(
+                    try HTTPClient.Request(url: sent.url, method: sent.method, headers: sent.headers,
+                                           body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) }),
+                    on: client)
+                let response = try await receiver.head()
                 let status = Int(response.status.code)
                 if withCookies, let url = URL(string: request.url.href) {
                     cookies?.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: url)
@@ -369,7 +373,7 @@ final class PageNetwork: @unchecked Sendable {
                     cache?.invalidate(address.href)
                 }
                 if status == 304, conditional, let stored, let cache {
-                    _ = try await response.body.collect(upTo: 1 << 20)
+                    try await receiver.receiveBody(.discard(limit: 1 << 20))
                     let headers = response.headers.filter { !["set-cookie", "set-cookie2"].contains($0.name.lowercased()) }
                         .flatMap { [$0.name, Self.byteString($0.value)] }
                     if try await serve(cache.refresh(stored, with: headers), url: request.url, redirected: redirected, on: transfer) {
@@ -379,7 +383,7 @@ final class PageNetwork: @unchecked Sendable {
                     throw FetchFailure("\(address.href): the cached body went missing after a 304")
                 }
                 if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
-                    try await Self.discard(response.body)
+                    try await receiver.receiveBody(.discard(limit: 1 << 20))
                     switch request.redirect {
                     case .error:
                         throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
@@ -418,12 +422,9 @@ final class PageNetwork: @unchecked Sendable {
                     : nil
                 sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
                          headers: headers, type: "basic")
-                for try await chunk in response.body {
-                    guard !transfer.isEnded else { return }
-                    if let writer { writer.append(Data(chunk.readableBytesView)) }
-                    if transfer.queue(chunk) { post(transfer, .chunk(transfer)) }
-                    await transfer.waitForRoom()
-                }
+                try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { [weak self] in
+                    self?.post(transfer, .chunk(transfer))
+                }))
                 writer?.commit()
                 finish(transfer, .end(transfer))
                 return

@@ -1,0 +1,183 @@
+import AsyncHTTPClient
+import DuktapeCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Receives one HTTP response through async-http-client's delegate API: the head is awaited
+/// (`head()`), then the body goes where the caller says (`receiveBody(_:)`), each part handed
+/// on from the connection's event loop itself.
+///
+/// Why not the async API's body sequence: it holds one part at a time and asks the event loop
+/// for the next only once the consuming task has taken it, so every read from the socket waits
+/// for two thread switches. Here the event loop hands each part to the transfer and reads on,
+/// and waits only when the page has more than `FetchTransfer.highWater` bytes unread.
+final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
+    typealias Response = Void
+
+    /// Where the body goes.
+    enum Body: Sendable {
+        /// To the page, as the transfer's chunks (and to the cache, when it stores the response);
+        /// `posted` is called when the transfer asks for a job to deliver a chunk.
+        case stream(FetchTransfer, cache: HTTPCache.Writer?, posted: @Sendable () -> Void)
+        /// Nowhere: read to the end (a redirect's or a 304's body), failing past `limit` bytes.
+        case discard(limit: Int)
+    }
+
+    private struct State {
+        var task: HTTPClient.Task<Void>?
+        var head: HTTPResponseHead?
+        var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
+        var body: Body?
+        /// A part that came before the caller said where the body goes, and the future it waits
+        /// by (async-http-client hands over the next part only once it is completed).
+        var early: ByteBuffer?
+        var bodyGate: EventLoopPromise<Void>?
+        var discarded = 0
+        var finished = false
+        var endWaiter: CheckedContinuation<Void, any Error>?
+        var failure: (any Error)?
+    }
+
+    private let state = Guarded(State())
+
+    /// Sends `request` on `client` and returns its receiver.
+    static func start(_ request: HTTPClient.Request, on client: HTTPClient) -> ResponseReceiver {
+        let receiver = ResponseReceiver()
+        let task = client.execute(request: request, delegate: receiver)
+        let cancelled = receiver.state.withLock { state -> Bool in
+            state.task = task
+            return state.failure is CancellationError
+        }
+        if cancelled { task.cancel() }
+        return receiver
+    }
+
+    /// The response's head (throws the request's failure).
+    func head() async throws -> HTTPResponseHead {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let now = state.withLock { state -> Result<HTTPResponseHead, any Error>? in
+                    if let head = state.head { return .success(head) }
+                    if let failure = state.failure { return .failure(failure) }
+                    state.headWaiter = continuation
+                    return nil
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Sends the body to `body` and returns once it has all been received (throws the
+    /// request's failure, or the discarded body's being too long). A part that arrived before
+    /// goes first, and goes even when the request failed after it (a connection closed in the
+    /// middle of the body): the page gets the bytes that came, then the error.
+    func receiveBody(_ body: Body) async throws {
+        let (early, gate) = state.withLock { state -> (ByteBuffer?, EventLoopPromise<Void>?) in
+            state.body = body
+            return (state.early.take(), state.bodyGate.take())
+        }
+        if let early { _ = take(early, into: body) }
+        gate?.succeed()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let now = state.withLock { state -> Result<Void, any Error>? in
+                    if let failure = state.failure { return .failure(failure) }
+                    if state.finished { return .success(()) }
+                    state.endWaiter = continuation
+                    return nil
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// What a part asks of the event loop once handed on.
+    private enum Next {
+        case readOn
+        case waitForRoom(FetchTransfer)
+        case fail(any Error)
+    }
+
+    /// Hands `buffer` on to `body`.
+    private func take(_ buffer: ByteBuffer, into body: Body) -> Next {
+        switch body {
+        case .stream(let transfer, let cache, let posted):
+            guard !transfer.isEnded else { return .readOn }
+            cache?.append(Data(buffer.readableBytesView))
+            if transfer.queue(buffer) { posted() }
+            return transfer.hasRoom ? .readOn : .waitForRoom(transfer)
+        case .discard(let limit):
+            let discarded = state.withLock { state -> Int in
+                state.discarded += buffer.readableBytes
+                return state.discarded
+            }
+            return discarded > limit ? .fail(FetchFailure("the body of a redirect or a 304 is longer than \(limit) bytes")) : .readOn
+        }
+    }
+
+    /// Cancels the request (a task awaiting it was cancelled).
+    private func cancel() {
+        let task = state.withLock { state -> HTTPClient.Task<Void>? in
+            if state.task == nil, state.failure == nil { state.failure = CancellationError() }
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    // MARK: - The delegate (on the connection's event loop)
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        state.withLock { state in
+            state.head = head
+            return state.headWaiter.take()
+        }?.resume(returning: head)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let (body, held) = state.withLock { state -> (Body?, EventLoopFuture<Void>?) in
+            guard let body = state.body else {
+                // Held until the caller says where the body goes (`receiveBody` completes the gate).
+                let gate = task.eventLoop.makePromise(of: Void.self)
+                state.early = buffer
+                state.bodyGate = gate
+                return (nil, gate.futureResult)
+            }
+            return (body, nil)
+        }
+        guard let body else { return held ?? task.eventLoop.makeSucceededVoidFuture() }
+        switch take(buffer, into: body) {
+        case .readOn:
+            return task.eventLoop.makeSucceededVoidFuture()
+        case .waitForRoom(let transfer):
+            let room = task.eventLoop.makePromise(of: Void.self)
+            if transfer.whenRoom({ room.succeed() }) { room.succeed() }
+            return room.futureResult
+        case .fail(let error):
+            return task.eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        let (headWaiter, endWaiter, gate) = state.withLock { state in
+            if state.failure == nil { state.failure = error }
+            return (state.headWaiter.take(), state.endWaiter.take(), state.bodyGate.take())
+        }
+        let failure = state.withLock { $0.failure } ?? error
+        headWaiter?.resume(throwing: failure)
+        endWaiter?.resume(throwing: failure)
+        gate?.fail(failure)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        state.withLock { state in
+            state.finished = true
+            return state.endWaiter.take()
+        }?.resume()
+    }
+}
