@@ -124,25 +124,28 @@ public final class JSValue: @unchecked Sendable {
     }
 
     /// A new `Uint8Array` holding the bytes of `chunks`, one after another (a Swift-first
-    /// convenience: JavaScriptCore's Objective-C API has no typed-array initializer).
+    /// convenience: JavaScriptCore's Objective-C API has no typed-array initializer, so this one
+    /// throws, as the Swift-first `evaluate` and `call` do, instead of reporting).
     ///
     /// Each byte is copied once, straight into the array, so joining the pieces of a body
     /// received in parts costs no intermediate buffer.
     ///
     /// ```swift
     /// let parts: [[UInt8]] = [[1, 2], [3]]
-    /// let array = JSValue(newUint8ArrayJoining: parts, in: context)!
+    /// let array = try JSValue(newUint8ArrayJoining: parts, in: context)
     /// array.forProperty("length")!.toInt32()   // 3
     /// ```
     ///
     /// A chunk that yields fewer bytes than its `count` leaves zeros in their place; more bytes
-    /// than counted are dropped. More than 2^31 − 2 bytes in all, or an allocation the
-    /// memory limit refuses, is reported to `exceptionHandler` as a RangeError and gives
-    /// undefined. Returns nil if `context` is nil.
-    public convenience init!<Chunks: Collection>(newUint8ArrayJoining chunks: Chunks, in context: JSContext!)
+    /// than counted are dropped. More than 2^31 − 2 bytes in all, or an allocation the memory
+    /// limit refuses, throws a RangeError `JSException`.
+    public convenience init<Chunks: Collection>(newUint8ArrayJoining chunks: Chunks, in context: JSContext) throws(JSException)
     where Chunks.Element: Collection<UInt8> {
-        guard let context else { return nil }
-        self.init(creatingIn: context) { stack throws(JSException) in try stack.pushUint8Array(joining: chunks) }
+        let storage = try context.withStack { stack throws(JSException) in
+            try stack.pushUint8Array(joining: chunks)
+            return try stack.storage(at: -1)
+        }
+        self.init(context: context, storage: storage)
     }
 
     /// A new regular expression, `new RegExp(pattern, flags)`.

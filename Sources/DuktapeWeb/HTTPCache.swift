@@ -201,13 +201,18 @@ public final class HTTPCache: @unchecked Sendable {
         return probe.header("etag") != nil || probe.header("last-modified") != nil || probe.freshnessLifetime > 0
     }
 
-    /// A body being written: chunks appended to a temporary file, committed at its end.
+    /// A body being written: chunks appended to a temporary file, committed at its end. The
+    /// writes happen on the writer's own queue (chunks come from a connection's event loop, which
+    /// must not wait for the disk); past an eighth of the capacity nothing more is queued.
     final class Writer: @unchecked Sendable {
-        // @unchecked: used by one transfer's task at a time.
+        // @unchecked: `accepted` is used by one transfer at a time (its chunks, then its commit or
+        // discard, one after another); `handle` and `size` only on `writes`.
         private let cache: HTTPCache
         private let entry: Entry
         private let key: String
         private let temporary: URL
+        private let writes = DispatchQueue(label: "DuktapeWeb.HTTPCache.Writer")
+        private var accepted = 0
         private var handle: FileHandle?
         private var size = 0
 
@@ -223,29 +228,40 @@ public final class HTTPCache: @unchecked Sendable {
 
         /// Appends a chunk; past an eighth of the capacity the body is abandoned.
         func append(_ chunk: Data) {
-            guard let handle else { return }
-            size += chunk.count
-            if size > cache.capacity / 8 || (try? handle.write(contentsOf: chunk)) == nil { discard() }
+            guard accepted <= cache.capacity / 8 else { return }  // abandoned already
+            accepted += chunk.count
+            let tooLarge = accepted > cache.capacity / 8
+            writes.async { [self] in
+                guard let handle else { return }
+                size += chunk.count
+                if tooLarge || (try? handle.write(contentsOf: chunk)) == nil { drop() }
+            }
         }
 
-        /// Stores the body as the URL's entry.
+        /// Stores the body as the URL's entry, once the chunks appended are written.
         func commit() {
-            guard let handle else { return }
-            try? handle.close()
-            self.handle = nil
-            var entry = self.entry
-            entry.size = size
-            cache.install(entry, key: key, from: temporary)
+            writes.sync {
+                guard let handle else { return }
+                try? handle.close()
+                self.handle = nil
+                var entry = self.entry
+                entry.size = size
+                cache.install(entry, key: key, from: temporary)
+            }
         }
 
         /// Drops the partial body (the transfer failed or was abandoned).
         func discard() {
+            writes.sync { drop() }
+        }
+
+        private func drop() {
             try? handle?.close()
             handle = nil
             try? FileManager.default.removeItem(at: temporary)
         }
 
-        deinit { discard() }
+        deinit { drop() }  // nothing else refers to the writer: no write is queued
     }
 
     func writer(

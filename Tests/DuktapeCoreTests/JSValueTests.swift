@@ -25,16 +25,15 @@ struct JSValueTests {
 
     @Test func aUint8ArrayJoinsItsChunksInOrder() throws {
         let chunks: [[UInt8]] = [[1, 2], [], [3, 4, 5]]
-        let array = try #require(JSValue(newUint8ArrayJoining: chunks, in: context))
+        let array = try JSValue(newUint8ArrayJoining: chunks, in: context)
         #expect(array.isInstance(of: context.objectForKeyedSubscript("Uint8Array")))
         #expect(array.toObject() as? Data == Data([1, 2, 3, 4, 5]))
         // Slices, Data and collections without contiguous storage copy the same way.
-        let mixed = JSValue(newUint8ArrayJoining: [AnyCollection(Data([9, 8])), AnyCollection(repeatElement(7, count: 3)),
-                                                   AnyCollection([0, 1, 2, 3][1...])], in: context)
-        #expect(mixed?.toObject() as? Data == Data([9, 8, 7, 7, 7, 1, 2, 3]))
-        let empty = JSValue(newUint8ArrayJoining: [[UInt8]](), in: context)
-        #expect(empty?.forProperty("length").toInt32() == 0 && empty?.isObject == true)
-        #expect(JSValue(newUint8ArrayJoining: chunks, in: nil) == nil)
+        let mixed = try JSValue(newUint8ArrayJoining: [AnyCollection(Data([9, 8])), AnyCollection(repeatElement(7, count: 3)),
+                                                       AnyCollection([0, 1, 2, 3][1...])], in: context)
+        #expect(mixed.toObject() as? Data == Data([9, 8, 7, 7, 7, 1, 2, 3]))
+        let empty = try JSValue(newUint8ArrayJoining: [[UInt8]](), in: context)
+        #expect(empty.forProperty("length").toInt32() == 0 && empty.isObject)
         // The array is the script's: it can write to it and read it back.
         context.setObject(array, forKeyedSubscript: "bytes")
         #expect(context.evaluateScript("bytes[0] = 200; bytes[0] + bytes[4]").toInt32() == 205)
@@ -43,28 +42,32 @@ struct JSValueTests {
     /// A collection whose `count` is not what it yields never leaves a byte of the array
     /// unwritten (zeros fill a shortfall) or writes past it (extra bytes are dropped).
     @Test func aUint8ArrayOfLyingChunksIsAlwaysFullyWritten() throws {
-        let short = JSValue(newUint8ArrayJoining: [Liar(claimed: 6, actual: [1, 2]), Liar(claimed: 2, actual: [3, 4])], in: context)
-        #expect(short?.toObject() as? Data == Data([1, 2, 3, 4, 0, 0, 0, 0]))
-        let long = JSValue(newUint8ArrayJoining: [Liar(claimed: 1, actual: [1, 2, 3]), Liar(claimed: 1, actual: [4])], in: context)
-        #expect(long?.toObject() as? Data == Data([1, 2]))
+        let short = try JSValue(newUint8ArrayJoining: [Liar(claimed: 6, actual: [1, 2]), Liar(claimed: 2, actual: [3, 4])], in: context)
+        #expect(short.toObject() as? Data == Data([1, 2, 3, 4, 0, 0, 0, 0]))
+        let long = try JSValue(newUint8ArrayJoining: [Liar(claimed: 1, actual: [1, 2, 3]), Liar(claimed: 1, actual: [4])], in: context)
+        #expect(long.toObject() as? Data == Data([1, 2]))
     }
 
-    @Test func aUint8ArrayTooLargeIsARangeErrorNotACrash() throws {
+    /// Too many bytes, or more than the memory limit allows, throw a RangeError (and report
+    /// nothing: the caller has the error).
+    @Test func aUint8ArrayTooLargeThrowsARangeError() throws {
         let recorder = ExceptionRecorder()
         recorder.install(on: context)
-        let huge = JSValue(newUint8ArrayJoining: [Liar(claimed: Int.max, actual: []), Liar(claimed: 1, actual: [])], in: context)
-        #expect(huge?.isUndefined == true)
-        #expect(recorder.messages.last?.hasPrefix("RangeError: byte array too long") == true)
+        #expect {
+            _ = try JSValue(newUint8ArrayJoining: [Liar(claimed: Int.max, actual: []), Liar(claimed: 1, actual: [])], in: context)
+        } throws: { ($0 as? JSException)?.description.hasPrefix("RangeError: byte array too long") == true }
+        #expect {
+            _ = try JSValue(newUint8ArrayJoining: [Liar(claimed: -5, actual: [])], in: context)
+        } throws: { ($0 as? JSException)?.name == "RangeError" }
 
         let vm = JSVirtualMachine()!
         let limited = JSContext(virtualMachine: vm)!
-        let limitedRecorder = ExceptionRecorder()
-        limitedRecorder.install(on: limited)
         vm.memoryLimit = vm.memoryUsage + (1 << 20)
-        let refused = JSValue(newUint8ArrayJoining: [Data(count: 8 << 20)], in: limited)
-        #expect(refused?.isUndefined == true)
-        #expect(limitedRecorder.messages.last?.hasPrefix("RangeError") == true)
-        #expect(JSValue(newUint8ArrayJoining: [Data(count: 1000)], in: limited)?.forProperty("length").toInt32() == 1000)
+        #expect {
+            _ = try JSValue(newUint8ArrayJoining: [Data(count: 8 << 20)], in: limited)
+        } throws: { ($0 as? JSException)?.name == "RangeError" }
+        #expect(try JSValue(newUint8ArrayJoining: [Data(count: 1000)], in: limited).forProperty("length").toInt32() == 1000)
+        #expect(recorder.messages.isEmpty)
     }
 
     @Test func objectAndArrayInitializers() {

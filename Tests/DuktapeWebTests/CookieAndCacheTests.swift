@@ -179,6 +179,21 @@ struct HTTPCacheTests {
         }
     }
 
+    /// A stored body cut short on disk fails the request instead of passing for the whole body.
+    @Test func aTruncatedStoredBodyFailsInsteadOfEndingEarly() async throws {
+        try await withCachedPage { page, server, cache in
+            try await expectText(page, "/fresh?n=3", is: "fresh #3")
+            let bodies = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path).filter { $0.hasSuffix(".body") }
+            let body = cache.directory.appendingPathComponent(try #require(bodies.first))
+            let handle = try FileHandle(forWritingTo: body)
+            try handle.truncate(atOffset: 3)
+            try handle.close()
+            let outcome = try await failure(page, "return fetch('/fresh?n=3').then(function (r) { return r.text() })")
+            #expect(outcome == "TypeError: Failed to fetch: \(server.baseURL)/fresh?n=3: the body has 3 bytes where 8 were expected")
+            #expect(server.received.count == 1)  // served (and failed) from the cache
+        }
+    }
+
     @Test func forceCacheAndOnlyIfCached() async throws {
         try await withCachedPage { page, server, _ in
             let miss = try await failure(page, "return fetch('/cached?n=2', { cache: 'only-if-cached', mode: 'same-origin' })")

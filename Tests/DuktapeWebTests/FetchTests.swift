@@ -157,7 +157,8 @@ struct FetchTests {
         }
     }
 
-    /// A chunk the page's memory limit cannot hold errors the stream and ends the transfer: the body never reaches the page with a gap in it.
+    /// A chunk the page's memory limit cannot hold errors the stream with a TypeError and ends
+    /// the transfer: the body never reaches the page with a gap in it.
     @Test(.timeLimit(.minutes(1))) func aChunkPastThePagesMemoryLimitErrorsTheStream() async throws {
         try await withFetchPage { page, server in
             let paused = Inbox()
@@ -171,19 +172,35 @@ struct FetchTests {
             await paused.wait(for: 1)
             let vm = try #require(page.context.virtualMachine)
             vm.memoryLimit = vm.memoryUsage + (256 << 10)
+            defer { vm.memoryLimit = nil }
             let outcome = try await run(page, """
-                var settled = 0;
-                function count(kind) { settled++; return kind; }
-                return limitedReader.read().then(function (step) { return count('read ' + step.value.length) },
-                    function (error) { return count(/no memory for a chunk/.test(error.message) ? 'no memory' : error.name) })
+                function describe(error) { return error.name + ': ' + error.message }
+                return limitedReader.read().then(function (step) { return 'read ' + step.value.length }, describe)
                     .then(function (first) {
-                        return limitedReader.read().then(function () { return first + ', then a read' },
-                            function (error) { return first + ', then ' + error.name + ' (' + settled + ')' });
+                        return limitedReader.read().then(function () { return first + ' | a read' },
+                            function (error) { return first + ' | ' + describe(error) });
                     });
                 """)
-            vm.memoryLimit = nil
-            #expect(outcome == "no memory, then Error (1)")
-            #expect(server.received.count == 1)
+            let errors = try #require(outcome?.components(separatedBy: " | "))
+            #expect(errors.count == 2 && errors[0] == errors[1])  // the stream keeps its error
+            #expect(errors[0].hasPrefix("TypeError: Failed to fetch: no memory for a chunk of "))
+            #expect(errors[0].hasSuffix(" bytes of the response body (the page's memory limit)"))
+            #expect(page.network.runningCount == 0)  // the transfer ended
+        }
+    }
+
+    /// A response without a body for the page (HEAD, a null-body status) ends its transfer at
+    /// once, even when the server sends a body anyway: nothing waits for a read that cannot come.
+    @Test func aNullBodyStatusWithABodyEndsItsTransfer() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return fetch('/status?code=205&size=' + (5 << 20)).then(function (r) { return r.status + ' ' + (r.body === null) })
+                """)
+            #expect(result == "205 true")
+            #expect(page.network.runningCount == 0)
+            let head = try await run(page, "return fetch('/bytes?n=5000000', { method: 'HEAD' }).then(function (r) { return String(r.body) })")
+            #expect(head == "null")
+            #expect(page.network.runningCount == 0)
         }
     }
 

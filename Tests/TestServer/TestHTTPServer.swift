@@ -248,8 +248,13 @@ public final class TestHTTPServer: @unchecked Sendable {
             }
         case "/status":
             let code = query["code"] ?? "404"
-            try await responder.respond(status: "\(code) \(query["reason"] ?? "Whatever")", headers: ["Content-Type: text/plain"],
-                                        text: code == "204" || code == "304" ? "" : "status \(code)")
+            if let size = query["size"].flatMap({ Int($0) }) {  // a body of `size` bytes, whatever the status
+                try await responder.respond(status: "\(code) \(query["reason"] ?? "Whatever")", headers: ["Content-Type: text/plain"],
+                                            body: repeatElement(UInt8(ascii: "s"), count: size))
+            } else {
+                try await responder.respond(status: "\(code) \(query["reason"] ?? "Whatever")", headers: ["Content-Type: text/plain"],
+                                            text: code == "204" || code == "304" ? "" : "status \(code)")
+            }
         case "/redirect":
             let remaining = Int(query["n"] ?? "1") ?? 1
             let status = query["status"] ?? "302"

@@ -251,7 +251,7 @@ extension EngineStack {
         var total = 0
         for chunk in chunks {
             let (sum, overflow) = total.addingReportingOverflow(chunk.count)
-            guard !overflow, sum <= Self.largestByteArray else {
+            guard !overflow, sum >= 0, sum <= Self.largestByteArray else {
                 throw makeError(.rangeError, "byte array too long to create (more than \(Self.largestByteArray) bytes)")
             }
             total = sum

@@ -728,7 +728,8 @@ defineGlobal('fetch', fetch);
 interfaces.push(ReadableStream, ReadableStreamDefaultReader, ReadableStreamDefaultController, Request, Response);
 
 // The host's events for transfer `id`: 0 head (status, statusText, url, redirected, [name, value,
-// …], type), 1 chunk (a Uint8Array), 2 end, 3 error (name, message).
+// …], type), 1 bytes waiting (to pull) or, at the end, a chunk (a Uint8Array), 2 end, 3 error
+// (name, message).
 return function onTransfer(id, kind, a, b, c, d, e, f) {
     var transfer = transfers[id];
     if (transfer === undefined) return;
@@ -742,7 +743,13 @@ return function onTransfer(id, kind, a, b, c, d, e, f) {
             stream.onRead = function (chunk) { readBytes(id, chunk.length); };
             // The host keeps the body's bytes until the stream asks (a read finds the queue empty).
             stream.pull = function () {
-                var bytes = pullBytes(id);
+                var bytes;
+                try {
+                    bytes = pullBytes(id);
+                } catch (error) {  // the page's memory limit refused the chunk: the host ended the transfer
+                    endTransfer(id);
+                    throw new TypeErrorCtor('Failed to fetch: ' + error.message);
+                }
                 if (bytes !== undefined) enqueueChunk(stream, bytes);
             };
             stream.cancel = function () { if (endTransfer(id) !== undefined) cancelTransfer(id); };
@@ -751,8 +758,14 @@ return function onTransfer(id, kind, a, b, c, d, e, f) {
         transfer.response = makeResponse(create(Response.prototype), record({ type: f, url: c, redirected: d, status: a,
             statusText: b, headers: headers }), null, stream);
         transfer.resolve(transfer.response);
+        // A response without a body (HEAD, a null-body status, a manual redirect): whatever the
+        // connection still sends is nobody's, so the transfer ends here.
+        if (stream === null && endTransfer(id) !== undefined) cancelTransfer(id);
     } else if (kind === 1) {
-        if (transfer.stream === null || !enqueueChunk(transfer.stream, a)) readBytes(id, a.length);
+        // Without bytes: some wait on the host's side for a stream that wanted them, which pulls
+        // them (under its own pulling guard). With bytes: the ones left at the end of the body.
+        if (a === undefined) { if (transfer.stream !== null) pullIfNeeded(transfer.stream); }
+        else if (transfer.stream === null || !enqueueChunk(transfer.stream, a)) readBytes(id, a.length);
     } else if (kind === 2) {
         endTransfer(id);
         if (transfer.response === null) transfer.reject(new TypeErrorCtor('Failed to fetch: the transfer ended without a response'));

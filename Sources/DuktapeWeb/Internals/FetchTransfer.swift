@@ -6,14 +6,15 @@ import NIOCore
 /// One `fetch` in flight on the native side: the task doing the I/O, the flow control between
 /// it and the page, and the one terminal event it ends with.
 ///
-/// Flow control: chunks handed to the page and not yet read by it count as `unread`; past
-/// `highWater` the task waits until the page reads below `lowWater`, so a page that does not
-/// read does not make the host buffer the body (async-http-client then stops reading the socket).
+/// Flow control: bytes received and not yet read by the page count as `unread`; past
+/// `highWater` the body waits (`whenRoom`, `waitForRoom`) until the page reads below `lowWater`,
+/// so a page that does not read does not make the host buffer the body (async-http-client then
+/// stops reading the socket).
 ///
 /// The page pulls: bytes wait in `waiting` until the page's stream asks for more (a read finds
 /// its queue empty), and are then handed over at once (`pull`), up to `largestChunk` together.
 /// When nothing waits, the page is marked as wanting, and the next bytes post one job that
-/// delivers them; bytes that arrive before it runs join them. So a page that reads more slowly
+/// makes the stream pull them; bytes that arrive before it runs join them. So a page that reads more slowly
 /// than the network gets fewer, larger chunks instead of a job for every read from the socket,
 /// and one that keeps up gets each read as it comes. A chunk keeps the network's buffers
 /// by reference and the page's thread copies them once, straight into the chunk's `Uint8Array`;
@@ -95,11 +96,11 @@ final class FetchTransfer: Sendable {
                 state.ownsLastPart = false
             } else {
                 if state.ownsLastPart, let part = state.waiting[last].parts.indices.last,
-                    state.waiting[last].parts[part].writableBytes >= count
+                    state.waiting[last].parts[part].readableBytes + count <= Self.smallRead
                 {
-                    state.waiting[last].parts[part].writeImmutableBuffer(bytes)
+                    state.waiting[last].parts[part].writeImmutableBuffer(bytes)  // grows it as needed
                 } else {
-                    var own = Self.allocator.buffer(capacity: Self.smallRead)
+                    var own = Self.allocator.buffer(capacity: count)
                     own.writeImmutableBuffer(bytes)
                     state.waiting[last].parts.append(own)
                     state.ownsLastPart = true
@@ -110,8 +111,8 @@ final class FetchTransfer: Sendable {
         }
     }
 
-    /// The buffers of the oldest waiting chunk, for a posted job (nil when a pull took them
-    /// first) or for the end of the body (all that still waits goes before it).
+    /// The buffers of the oldest waiting chunk, for the end of the body (all that still waits
+    /// goes before it).
     func takeChunk() -> [ByteBuffer]? {
         state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst().parts }
     }
@@ -179,6 +180,7 @@ final class FetchTransfer: Sendable {
     /// closed) and cancels its tasks.
     func abandon() {
         guard let tasks = endOnce() else { return }
+        state.withLock { $0.waiting = [] }  // nobody will read them
         pending.cancel()
         for task in tasks { task.cancel() }
     }

@@ -107,15 +107,15 @@ final class PageNetwork: @unchecked Sendable {
             self?.cancel(id)
         }
         // The stream asks for bytes: the waiting ones now (a Uint8Array), or undefined and a
-        // chunk posted when they come.
+        // job posted when they come. A chunk past the memory limit ends the transfer and throws.
         natives["pull"] = JSValue(newFunctionIn: context) { [weak self] (id: Int) -> JSValue? in
             guard let context = JSContext.current(), let transfer = self?.transfer(id), let parts = transfer.pull() else { return nil }
-            // Refused by the memory limit: the transfer ends, and the error thrown errors the stream.
-            guard let bytes = Self.uint8Array(parts, in: context) else {
+            do {
+                return try Self.uint8Array(parts, in: context)
+            } catch {
                 self?.cancel(id)
                 throw FetchFailure(Self.noMemory(for: parts))
             }
-            return bytes
         }
         natives["decodeText"] = JSValue(newFunctionIn: context) { (bytes: Data, contentType: String?) in
             TextCharset(contentType: contentType).decode(bytes)
@@ -164,6 +164,9 @@ final class PageNetwork: @unchecked Sendable {
     private func transfer(_ id: Int) -> FetchTransfer? {
         transfers.withLock { $0.running[id] }
     }
+
+    /// The transfers not yet ended or whose terminal event the page has not yet had (tests).
+    var runningCount: Int { transfers.withLock { $0.running.count } }
 
     private func cancel(_ id: Int) {
         transfers.withLock { $0.running.removeValue(forKey: id) }?.abandon()
@@ -234,8 +237,8 @@ final class PageNetwork: @unchecked Sendable {
     /// What a transfer tells the page.
     private enum Event: Sendable {
         case head(status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String)
-        /// The transfer's oldest waiting chunk (`FetchTransfer.takeChunk`).
-        case chunk(FetchTransfer)
+        /// Bytes wait for a page that wanted some (`FetchTransfer.queue`).
+        case chunk
         /// The end of the body, after the chunks still waiting.
         case end(FetchTransfer)
         case error(name: String, message: String)
@@ -254,15 +257,21 @@ final class PageNetwork: @unchecked Sendable {
         switch event {
         case let .head(status, statusText, url, redirected, headers, type):
             arguments = [id, 0, status, statusText, url, redirected, headers, type]
-        case .chunk(let transfer):
-            guard let parts = transfer.takeChunk() else { return }
-            arguments = chunkArguments(id, parts, in: dispatcher.context)
+        case .chunk:
+            // Bytes are waiting and the page wanted some: its stream pulls them (the one way
+            // bytes reach a stream while its transfer runs, so they keep their order even when
+            // a finalizer run by the chunk's allocation reads from the stream).
+            arguments = [id, 1]
         case .end(let transfer):
-            // The bytes the page has not pulled yet go first: the end closes the stream after them.
+            // The bytes the page has not pulled yet go first: the end closes the stream after
+            // them. (The transfer has left `running`, so nothing else can pull them.)
             while let parts = transfer.takeChunk() {
-                let chunk = chunkArguments(id, parts, in: dispatcher.context)
-                _ = dispatcher.call(withArguments: chunk)
-                if chunk[1] as? Int == 3 { return }
+                do {
+                    _ = dispatcher.call(withArguments: [id, 1, try Self.uint8Array(parts, in: dispatcher.context)])
+                } catch {
+                    _ = dispatcher.call(withArguments: [id, 3, "TypeError", Self.noMemory(for: parts)])
+                    return
+                }
             }
             arguments = [id, 2]
         case let .error(name, message): arguments = [id, 3, name, message]
@@ -270,26 +279,12 @@ final class PageNetwork: @unchecked Sendable {
         _ = dispatcher.call(withArguments: arguments)
     }
 
-    /// The dispatcher's arguments for a chunk: its bytes as one `Uint8Array`, each byte copied
-    /// once; or, when the engine refuses the memory (its limit), an error that ends the
-    /// transfer, since the body can no longer reach the page whole.
-    private func chunkArguments(_ id: Int, _ parts: [ByteBuffer], in context: JSContext) -> [Any] {
-        guard let bytes = Self.uint8Array(parts, in: context) else {
-            cancel(id)
-            return [id, 3, "TypeError", Self.noMemory(for: parts)]
-        }
-        return [id, 1, bytes]
-    }
-
     private static func noMemory(for parts: [ByteBuffer]) -> String {
         "no memory for a chunk of \(parts.reduce(0) { $0 + $1.readableBytes }) bytes of the response body (the page's memory limit)"
     }
 
-    private static func uint8Array(_ parts: [ByteBuffer], in context: JSContext) -> JSValue? {
-        guard let bytes = JSValue(newUint8ArrayJoining: parts.lazy.map(\.readableBytesView), in: context), !bytes.isUndefined else {
-            return nil
-        }
-        return bytes
+    private static func uint8Array(_ parts: [ByteBuffer], in context: JSContext) throws(JSException) -> JSValue {
+        try JSValue(newUint8ArrayJoining: parts.lazy.map(\.readableBytesView), in: context)
     }
 
     /// Ends `transfer` with `event`. The page can still pull the bytes that arrived before it
@@ -423,7 +418,7 @@ final class PageNetwork: @unchecked Sendable {
                 sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
                          headers: headers, type: "basic")
                 try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { [weak self] in
-                    self?.post(transfer, .chunk(transfer))
+                    self?.post(transfer, .chunk)
                 }))
                 writer?.commit()
                 finish(transfer, .end(transfer))
@@ -571,15 +566,28 @@ final class PageNetwork: @unchecked Sendable {
         var headers = ["Content-Type", Self.contentType(ofPath: path)]
         if let size { headers += ["Content-Length", String(size)] }
         sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
-        if request.method == "GET" { await stream(handle, on: transfer) }
+        if request.method == "GET" { try await stream(handle, size: size, of: request.url.href, on: transfer) }
         finish(transfer, .end(transfer))
     }
 
     /// Sends a file's bytes as the transfer's chunks (with the same flow control as the network's).
-    private func stream(_ handle: FileHandle, on transfer: FetchTransfer) async {
+    /// A read that fails, or a file that turns out shorter or longer than `size`, fails the
+    /// transfer: a body is never cut short as if it had ended.
+    private func stream(_ handle: FileHandle, size: Int?, of url: String, on transfer: FetchTransfer) async throws {
+        var sent = 0
         while !transfer.isEnded, !Task.isCancelled {
-            guard let chunk = try? handle.read(upToCount: 64 << 10), !chunk.isEmpty else { break }
-            if transfer.queue(ByteBuffer(bytes: chunk)) { post(transfer, .chunk(transfer)) }
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 64 << 10) ?? Data()
+            } catch {
+                throw FetchFailure("\(url): reading the body failed after \(sent) bytes (\(error))")
+            }
+            if chunk.isEmpty {
+                if let size, sent != size { throw FetchFailure("\(url): the body has \(sent) bytes where \(size) were expected") }
+                return
+            }
+            sent += chunk.count
+            if transfer.queue(ByteBuffer(bytes: chunk)) { post(transfer, .chunk) }
             await transfer.waitForRoom()
         }
     }
@@ -593,7 +601,7 @@ final class PageNetwork: @unchecked Sendable {
         defer { try? handle.close() }
         sendHead(transfer, status: stored.entry.status, statusText: stored.entry.statusText, url: url, redirected: redirected,
                  headers: stored.entry.headers, type: "basic")
-        await stream(handle, on: transfer)
+        try await stream(handle, size: stored.entry.size, of: url.href, on: transfer)
         finish(transfer, .end(transfer))
         return true
     }
