@@ -265,6 +265,42 @@ struct ModuleLoaderEmbeddingTests {
 
 @Suite("require: review cases")
 struct ModuleLoaderReviewTests {
+    /// A module's text that closes Node's wrapper would run its middle part at global scope
+    /// while compiled; it is a SyntaxError instead, and none of it runs. Balanced texts, whatever
+    /// braces they hold in strings, comments and regular expressions, load as before.
+    @Test(arguments: [
+        "}); globalThis.escaped = true; (function () {",
+        "}; globalThis.escaped = true; function again() {",
+        "}}); globalThis.escaped = true; ({ x: function () {",
+        "} globalThis.escaped = true; {",
+    ])
+    func aTextThatClosesItsWrapperIsASyntaxError(text: String) throws {
+        let context = JSContext()!
+        _ = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver(["/evil.js": text])))
+        let outcome = context.evaluateScript("try { require('/evil.js'); 'loaded' } catch (e) { e.name + ': ' + e.message }").toString()
+        #expect(outcome == "SyntaxError: /evil.js: the module's text closes the function it is wrapped in (an unmatched '}')")
+        #expect(context.evaluateScript("typeof escaped").toString() == "undefined")
+    }
+
+    @Test func balancedTextsWithBracesInStringsCommentsAndRegExpsLoad() throws {
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver([
+            "/a.js": #"""
+                'use strict';
+                var s = '}); (function () {', re = /\}\)/, t = "}";  // }) in a comment
+                /* }); */
+                function e() { return 1 }  // a name like the probe's
+                if (typeof module !== 'object') throw new Error('not a module');
+                module.exports = [s, re.source, t, e(), (function () { return this })() === undefined].join('|');
+                return;
+                """#,
+            "/broken.js": "module.exports = (",
+        ])))
+        #expect(try modules.require("/a.js").toString() == #"}); (function () {|\}\)|}|1|true"#)  // strict mode kept
+        let broken = context.evaluateScript("try { require('/broken.js') } catch (e) { e.name + ' ' + (e.fileName || e.sourceURL) }").toString()
+        #expect(broken == "SyntaxError /broken.js")  // a compile error keeps the module's name
+    }
+
     @Test func onlyRegularFilesAreModules() throws {
         let context = JSContext()!
         _ = try #require(ModuleLoader(context: context, resolver: FileSystemModuleResolver()))

@@ -1,13 +1,15 @@
 /// CommonJS as Node runs it, in JavaScript (ES5): the module objects, `require` functions and
 /// cache, over three native functions (`resolve(specifier, parentFilename)` → filename or the
-/// paths tried; `source(filename)` → text; `compile(source, filename)` → the module function).
+/// paths tried; `source(filename)` → text; `compile(source, filename, Function)` → the module
+/// function, or undefined for a text that closes it).
 /// Built-ins it uses are captured when it is installed.
 enum ModuleScript {
     static let source = #"""
 (function (resolveNative, sourceNative, compileNative) {
 'use strict';
 var apply = Reflect.apply, create = Object.create, defineProperty = Object.defineProperty, parse = JSON.parse,
-    isArray = Array.isArray, Str = String, ErrorCtor = Error, SyntaxErrorCtor = SyntaxError, TypeErrorCtor = TypeError;
+    isArray = Array.isArray, Str = String, ErrorCtor = Error, SyntaxErrorCtor = SyntaxError, TypeErrorCtor = TypeError,
+    FunctionCtor = Function;
 function method(f) {
     return function (self, a, b) { return apply(f, self, arguments.length > 1 ? [a, b] : []); };
 }
@@ -75,7 +77,10 @@ function load(module) {
         }
     } else {
         if (slice(source, 0, 2) === '#!') source = '//' + slice(source, 2);
-        var body = compileNative(source, module.filename);
+        var body = compileNative(source, module.filename, FunctionCtor);
+        if (body === undefined) {
+            throw new SyntaxErrorCtor(module.filename + ": the module's text closes the function it is wrapped in (an unmatched '}')");
+        }
         apply(body, module.exports, [module.exports, makeRequire(module), module, module.filename, module.path]);
     }
     module.loaded = true;
