@@ -256,8 +256,9 @@ public final class HTTPCache: @unchecked Sendable {
         }
 
         private func drop() {
-            try? handle?.close()
-            handle = nil
+            guard let handle else { return }  // committed or dropped already
+            try? handle.close()
+            self.handle = nil
             try? FileManager.default.removeItem(at: temporary)
         }
 

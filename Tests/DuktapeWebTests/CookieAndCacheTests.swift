@@ -194,6 +194,34 @@ struct HTTPCacheTests {
         }
     }
 
+    /// A body the page stopped (an abort while the transfer waits for the page to read) is
+    /// never stored, not even as far as it came; a whole one is.
+    @Test func anAbortedBodyIsNeverStored() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, capacity: 256 << 20)
+        try await withFetchPage(configure: { $0.httpCache = cache }) { page, server in
+            let paused = Inbox()
+            page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
+            _ = try await run(page, """
+                window.controller = new AbortController();
+                return fetch('/bytes?cache=1&n=' + (8 << 20), { signal: controller.signal })
+                    .then(function (response) { window.held = response; return 'head' });
+                """)
+            await paused.wait(for: 1)
+            let aborted = try await run(page, """
+                controller.abort();
+                return held.arrayBuffer().then(function () { return 'read' }, function (error) { return error.name });
+                """)
+            #expect(aborted == "AbortError")
+            #expect(cache.storedURLs.isEmpty)
+            let whole = try await run(page, "return fetch('/bytes?cache=1&n=1000').then(function (r) { return r.arrayBuffer() }).then(function (b) { return String(b.byteLength) })")
+            #expect(whole == "1000")
+            #expect(cache.storedURLs == ["\(server.baseURL)/bytes?cache=1&n=1000"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasSuffix(".partial") })
+        }
+    }
+
     @Test func forceCacheAndOnlyIfCached() async throws {
         try await withCachedPage { page, server, _ in
             let miss = try await failure(page, "return fetch('/cached?n=2', { cache: 'only-if-cached', mode: 'same-origin' })")

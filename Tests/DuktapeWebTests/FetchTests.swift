@@ -293,11 +293,25 @@ struct FetchTests {
     /// A redirect's body is read to its end and dropped (up to a megabyte; a longer one fails
     /// the request instead of being read forever).
     @Test func aRedirectsBodyIsDroppedAndBounded() async throws {
-        try await withFetchPage { page, _ in
+        try await withFetchPage { page, server in
             let small = try await run(page, "return fetch('/redirect?body=100000').then(function (r) { return r.url + ' ' + r.redirected })")
             #expect(small?.hasSuffix("/json true") == true)
             let huge = try await failure(page, "return fetch('/redirect?body=' + (3 << 20))")
-            #expect(huge == "TypeError: Failed to fetch: the body of a redirect or a 304 is longer than 1048576 bytes")
+            #expect(huge == "TypeError: Failed to fetch: GET \(server.baseURL)/redirect?body=3145728: the body of its redirect or 304 is longer than 1048576 bytes")
+        }
+    }
+
+    /// A page closed right after a fetch (its request still starting, or the client already
+    /// shutting down) ends: the request's failure reaches whoever waits for it.
+    @Test(.timeLimit(.minutes(1))) func closingAPageRightAfterAFetchNeverHangs() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        for _ in 0..<20 {
+            let page = try WebPage(configuration: WebPageConfiguration())
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            _ = try await page.evaluateJavaScript("fetch('/slow-body'); fetch('/redirect?n=2'); 1")
+            await page.shutdown()
+            #expect(page.network.runningCount == 0)
         }
     }
 

@@ -239,7 +239,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         case "/bytes":
             let count = Int(query["n"] ?? "256") ?? 256
             let chunk = Int(query["chunk"] ?? "65536") ?? 65536
-            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(count)\r\nConnection: close\r\n\r\n")
+            let caching = query["cache"] != nil ? "Cache-Control: max-age=600\r\n" : ""  // storable for the HTTP cache
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(count)\r\n\(caching)Connection: close\r\n\r\n")
             var sent = 0
             while sent < count {
                 let size = min(chunk, count - sent, pattern.count - sent % pattern.count)

@@ -355,7 +355,7 @@ final class PageNetwork: @unchecked Sendable {
                 }
                 var sent = http
                 let conditional = stored.map { Self.addValidators(of: $0, to: &sent) } ?? false
-                let receiver = ResponseReceiver.start(
+                let receiver = try ResponseReceiver.start(
                     try HTTPClient.Request(url: sent.url, method: sent.method, headers: sent.headers,
                                            body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) }),
                     on: client)
@@ -368,7 +368,7 @@ final class PageNetwork: @unchecked Sendable {
                     cache?.invalidate(address.href)
                 }
                 if status == 304, conditional, let stored, let cache {
-                    try await receiver.receiveBody(.discard(limit: 1 << 20))
+                    try await receiver.receiveBody(.discard(limit: 1 << 20, request: "\(request.method) \(request.url.href)"))
                     let headers = response.headers.filter { !["set-cookie", "set-cookie2"].contains($0.name.lowercased()) }
                         .flatMap { [$0.name, Self.byteString($0.value)] }
                     if try await serve(cache.refresh(stored, with: headers), url: request.url, redirected: redirected, on: transfer) {
@@ -378,7 +378,7 @@ final class PageNetwork: @unchecked Sendable {
                     throw FetchFailure("\(address.href): the cached body went missing after a 304")
                 }
                 if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
-                    try await receiver.receiveBody(.discard(limit: 1 << 20))
+                    try await receiver.receiveBody(.discard(limit: 1 << 20, request: "\(request.method) \(request.url.href)"))
                     switch request.redirect {
                     case .error:
                         throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
@@ -417,9 +417,18 @@ final class PageNetwork: @unchecked Sendable {
                     : nil
                 sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
                          headers: headers, type: "basic")
-                try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { [weak self] in
-                    self?.post(transfer, .chunk)
-                }))
+                do {
+                    try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { [weak self] in
+                        self?.post(transfer, .chunk)
+                    }))
+                } catch {
+                    writer?.discard()
+                    throw error
+                }
+                guard !transfer.isEnded else {  // ended meanwhile: the body may not be whole
+                    writer?.discard()
+                    return
+                }
                 writer?.commit()
                 finish(transfer, .end(transfer))
                 return

@@ -20,8 +20,9 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
         /// To the page, as the transfer's chunks (and to the cache, when it stores the response);
         /// `posted` is called when the transfer asks for a job to deliver a chunk.
         case stream(FetchTransfer, cache: HTTPCache.Writer?, posted: @Sendable () -> Void)
-        /// Nowhere: read to the end (a redirect's or a 304's body), failing past `limit` bytes.
-        case discard(limit: Int)
+        /// Nowhere: read to the end (the body of `request`'s redirect or 304), failing past
+        /// `limit` bytes.
+        case discard(limit: Int, request: String)
     }
 
     private struct State {
@@ -41,10 +42,15 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
 
     private let state = Guarded(State())
 
-    /// Sends `request` on `client` and returns its receiver.
-    static func start(_ request: HTTPClient.Request, on client: HTTPClient) -> ResponseReceiver {
+    /// Sends `request` on `client` and returns its receiver (throws when the calling task is
+    /// cancelled already: the page closed, or the transfer ended, before the request went out).
+    static func start(_ request: HTTPClient.Request, on client: HTTPClient) throws -> ResponseReceiver {
+        try Task.checkCancellation()
         let receiver = ResponseReceiver()
         let task = client.execute(request: request, delegate: receiver)
+        // A task that fails before it starts (the client is shutting down) tells its future
+        // only, never the delegate: its failure is passed on, so that nothing waits for ever.
+        task.futureResult.whenFailure { error in receiver.didReceiveError(task: task, error) }
         let cancelled = receiver.state.withLock { state -> Bool in
             state.task = task
             return state.failure is CancellationError
@@ -79,8 +85,12 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
             state.body = body
             return (state.early.take(), state.bodyGate.take())
         }
-        if let early { _ = take(early, into: body) }
-        gate?.succeed()
+        // The held part goes even when the request has failed since (its gate then taken).
+        switch early.map({ take($0, into: body) }) ?? .readOn {
+        case .readOn: gate?.succeed()
+        case .waitForRoom(let transfer): if transfer.whenRoom({ gate?.succeed() }) { gate?.succeed() }
+        case .fail(let error): gate?.fail(error)
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let now = state.withLock { state -> Result<Void, any Error>? in
@@ -107,16 +117,21 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     private func take(_ buffer: ByteBuffer, into body: Body) -> Next {
         switch body {
         case .stream(let transfer, let cache, let posted):
-            guard !transfer.isEnded else { return .readOn }
+            // Ended (aborted, timed out, the page closed): the rest of the body is nobody's, and
+            // the request fails rather than end as if the body were whole.
+            guard !transfer.isEnded else { return .fail(CancellationError()) }
             cache?.append(Data(buffer.readableBytesView))
             if transfer.queue(buffer) { posted() }
             return transfer.hasRoom ? .readOn : .waitForRoom(transfer)
-        case .discard(let limit):
+        case .discard(let limit, let request):
             let discarded = state.withLock { state -> Int in
                 state.discarded += buffer.readableBytes
                 return state.discarded
             }
-            return discarded > limit ? .fail(FetchFailure("the body of a redirect or a 304 is longer than \(limit) bytes")) : .readOn
+            guard discarded <= limit else {
+                return .fail(FetchFailure("\(request): the body of its redirect or 304 is longer than \(limit) bytes"))
+            }
+            return .readOn
         }
     }
 
@@ -166,6 +181,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
         let (headWaiter, endWaiter, gate) = state.withLock { state in
             if state.failure == nil { state.failure = error }
+            state.body = nil  // the transfer and the cache writer are not kept by the client's task
             return (state.headWaiter.take(), state.endWaiter.take(), state.bodyGate.take())
         }
         let failure = state.withLock { $0.failure } ?? error
@@ -177,6 +193,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         state.withLock { state in
             state.finished = true
+            state.body = nil
             return state.endWaiter.take()
         }?.resume()
     }
