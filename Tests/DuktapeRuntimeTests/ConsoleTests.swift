@@ -179,6 +179,38 @@ struct ConsoleMethodTests {
         #expect(capture.texts.last == "a\u{0}b")
     }
 
+    /// An array or typed array with nothing but elements skips listing its keys (a string for
+    /// every element: seconds for a million); one with named properties or symbols lists them
+    /// as before. Expected texts are Node 20's `util.inspect`.
+    @Test func longArraysAreShownWithoutListingEveryIndex() throws {
+        let long = try context.evaluate("var long = new Array(1000000); for (var i = 0; i < long.length; i++) long[i] = i % 10; long")
+        let text = try console.inspect(long)
+        #expect(text.hasPrefix("[\n  0, 1, 2, 3, 4, 5, 6, 7, 8,") && text.hasSuffix(", 9,\n  ... 999900 more items\n]"))
+        let named = try context.evaluate("var n = [1, 2]; n.extra = 'x'; n[Symbol('s')] = 3; n")
+        #expect(try console.inspect(named) == "[ 1, 2, extra: 'x', [Symbol(s)]: 3 ]")
+        let typed = try context.evaluate("var t = new Uint8Array(3); t.tag = 1; t")
+        #expect(try console.inspect(typed) == "Uint8Array(3) [ 0, 0, 0, tag: 1 ]")
+        let sparse = try context.evaluate("var s = []; s[5] = 'a'; s[100000] = 'b'; s.k = 1; s")
+        #expect(try console.inspect(sparse) == "[ <5 empty items>, 'a', <99994 empty items>, 'b', k: 1 ]")
+    }
+
+    /// console.table takes the data's own keys as rows (a sparse array's holes are none) and
+    /// refuses `properties` that is not an array, as Node does (it looped to a hostile length).
+    @Test func tablesTakeOwnKeysAndRefuseNonArrayProperties() {
+        context.evaluateScript("var sp = []; sp.length = 1e9; sp[3] = { a: 1 }; console.table(sp)")
+        #expect(capture.texts.last == """
+            ┌─────────┬───┐
+            │ (index) │ a │
+            ├─────────┼───┤
+            │ 3       │ 1 │
+            └─────────┴───┘
+            """)
+        let number = context.evaluateScript("try { console.table([{ a: 1 }], 5) } catch (e) { e.name + ' ' + e.code + ' ' + e.message }")
+        #expect(number?.toString() == "TypeError ERR_INVALID_ARG_TYPE The \"properties\" argument must be an instance of Array. Received type number (5)")
+        let object = context.evaluateScript("try { console.table([{ a: 1 }], { length: 1e9 }) } catch (e) { e.message }")
+        #expect(object?.toString() == "The \"properties\" argument must be an instance of Array. Received an instance of Object")
+    }
+
     @Test func hostileValuesCannotHurtTheHost() throws {
         // Replaced built-ins do not change rendering; getters are not run; proxies and deep or
         // huge structures stay within the VM's limits.

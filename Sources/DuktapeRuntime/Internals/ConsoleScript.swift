@@ -34,6 +34,11 @@ var toTag = method(O.prototype.toString), hasOwn = method(O.prototype.hasOwnProp
     dateISO = method(Date.prototype.toISOString), regexpText = method(RegExp.prototype.toString),
     symbolText = method(Symbol.prototype.toString);
 var byteView = function (buffer) { return new Uint8Array(buffer); };
+// Duktape.info(value).enext: how many properties an object keeps outside its array part (its
+// named properties and symbols, and indices only when sparse). Zero lets an array or typed
+// array skip listing its keys, which costs a string for every element.
+var engineInfo = typeof Duktape === 'object' && Duktape !== null && typeof Duktape.info === 'function' ? Duktape.info : null;
+var TypeErrorCtor = TypeError;
 var identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/, indexKey = /^(0|[1-9][0-9]*)$/,
     typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/;
 var testRe = method(RegExp.prototype.test);
@@ -151,6 +156,10 @@ function formatValue(ctx, value, depth) {
 }
 
 function ownKeys(ctx, value, skipIndices) {
+    if (skipIndices && !ctx.showHidden && engineInfo !== null) {
+        var info = engineInfo(value);
+        if (info !== null && typeof info === 'object' && info.enext === 0) return [];
+    }
     var names = ctx.showHidden ? namesOf(value) : keysOf(value), keys = [];
     for (var i = 0; i < names.length; i++) {
         if (skipIndices && testRe(indexKey, names[i])) continue;
@@ -532,6 +541,13 @@ var console = {
     groupEnd: function groupEnd() { indent = slice(indent, 0, indent.length >= 2 ? indent.length - 2 : 0); },
     dir: function dir(value, options) { emit(LEVEL_LOG, inspect(value, options)); },
     table: function table(data, properties) {
+        if (properties !== undefined && !isArray(properties)) {
+            var wrong = new TypeErrorCtor('The "properties" argument must be an instance of Array. Received ' +
+                (properties === null ? 'null' : typeof properties === 'object' || typeof properties === 'function'
+                    ? 'an instance of ' + (constructorName(properties) || 'Object') : 'type ' + typeof properties + ' (' + received(properties) + ')'));
+            wrong.code = 'ERR_INVALID_ARG_TYPE';
+            throw wrong;
+        }
         if (data === null || typeof data !== 'object') { emit(LEVEL_LOG, format(arguments)); return; }
         emit(LEVEL_LOG, renderTable(data, properties));
     }
@@ -539,15 +555,22 @@ var console = {
 console.groupCollapsed = console.group;
 console.dirxml = console.log;
 
+// A primitive as Node's argument errors show it: inspected, cut at 25 characters.
+function received(value) {
+    var text = inspect(value, { colors: false });
+    return text.length > 28 ? slice(text, 0, 25) + '...' : text;
+}
+
 function renderTable(data, properties) {
-    var rowKeys = isArray(data) ? null : keysOf(data), rows = [], columns = [], hasValues = false, i, k;
-    var count = rowKeys === null ? data.length : rowKeys.length;
+    // Rows are the data's own keys, as Node takes them (an array's holes are no rows).
+    var rowKeys = keysOf(data), rows = [], columns = [], hasValues = false, i, k;
+    var count = rowKeys.length;
     function column(name) {
         for (var c = 0; c < columns.length; c++) if (columns[c] === name) return;
         append(columns, name);
     }
     for (i = 0; i < count; i++) {
-        var key = rowKeys === null ? i : rowKeys[i], row = data[key], cells = create(null), value = null;
+        var key = rowKeys[i], row = data[key], cells = create(null), value = null;
         if (row !== null && typeof row === 'object' || typeof row === 'function') {
             var names = properties !== undefined ? properties : keysOf(row);
             for (k = 0; k < names.length; k++) {
