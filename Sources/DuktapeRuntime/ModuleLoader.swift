@@ -92,7 +92,9 @@ public final class ModuleLoader: Sendable {
         let nonce = UUID().uuidString.replacingOccurrences(of: "-", with: "")
         let probe: JSValue
         do {
-            probe = try function.call("p\(nonce)", "if (p\(nonce)) return typeof e\(nonce);\n" + source + "\nfunction e\(nonce)() {}")
+            // The `;` keeps an unfinished last statement from taking the declaration in as an
+            // expression (such a text is a SyntaxError of the probe, then of the real compile).
+            probe = try function.call("p\(nonce)", "if (p\(nonce)) return typeof e\(nonce);\n" + source + "\n;function e\(nonce)() {}")
         } catch let error as JSException where error.name == "SyntaxError" {
             return true
         }

@@ -295,10 +295,13 @@ struct ModuleLoaderReviewTests {
                 return;
                 """#,
             "/broken.js": "module.exports = (",
+            "/unfinished.js": "module.exports = 1 +",
         ])))
         #expect(try modules.require("/a.js").toString() == #"}); (function () {|\}\)|}|1|true"#)  // strict mode kept
         let broken = context.evaluateScript("try { require('/broken.js') } catch (e) { e.name + ' ' + (e.fileName || e.sourceURL) }").toString()
         #expect(broken == "SyntaxError /broken.js")  // a compile error keeps the module's name
+        let unfinished = context.evaluateScript("try { require('/unfinished.js') } catch (e) { e.name + ' ' + (e.fileName || e.sourceURL) }")
+        #expect(unfinished?.toString() == "SyntaxError /unfinished.js")
     }
 
     @Test func onlyRegularFilesAreModules() throws {

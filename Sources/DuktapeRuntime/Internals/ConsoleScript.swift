@@ -38,6 +38,8 @@ var byteView = function (buffer) { return new Uint8Array(buffer); };
 // named properties and symbols, and indices only when sparse). Zero lets an array or typed
 // array skip listing its keys, which costs a string for every element.
 var engineInfo = typeof Duktape === 'object' && Duktape !== null && typeof Duktape.info === 'function' ? Duktape.info : null;
+// An array's own class: a Proxy of an array passes Array.isArray, but its info is the proxy's.
+var arrayClass = engineInfo !== null ? engineInfo([]).class : -1;
 var TypeErrorCtor = TypeError;
 var identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/, indexKey = /^(0|[1-9][0-9]*)$/,
     typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/;
@@ -158,7 +160,7 @@ function formatValue(ctx, value, depth) {
 function ownKeys(ctx, value, skipIndices) {
     if (skipIndices && !ctx.showHidden && engineInfo !== null) {
         var info = engineInfo(value);
-        if (info !== null && typeof info === 'object' && info.enext === 0) return [];
+        if (info !== null && typeof info === 'object' && info.enext === 0 && (skipIndices !== 'array' || info.class === arrayClass)) return [];
     }
     var names = ctx.showHidden ? namesOf(value) : keysOf(value), keys = [];
     for (var i = 0; i < names.length; i++) {
