@@ -209,6 +209,26 @@ struct ConsoleMethodTests {
             │ 3       │ 1 │
             └─────────┴───┘
             """)
+        // Chosen columns: a primitive row's cells stay empty and no Values column is added;
+        // a hole in the list is the column 'undefined', once (Node 20's output).
+        context.evaluateScript("console.table([1, { a: 1 }], ['a']); var holes = []; holes[2] = 'a'; console.table([{ a: 1 }], holes)")
+        #expect(Array(capture.texts.suffix(2)) == [
+            """
+            ┌─────────┬───┐
+            │ (index) │ a │
+            ├─────────┼───┤
+            │ 0       │   │
+            │ 1       │ 1 │
+            └─────────┴───┘
+            """,
+            """
+            ┌─────────┬───────────┬───┐
+            │ (index) │ undefined │ a │
+            ├─────────┼───────────┼───┤
+            │ 0       │           │ 1 │
+            └─────────┴───────────┴───┘
+            """,
+        ])
         let number = context.evaluateScript("try { console.table([{ a: 1 }], 5) } catch (e) { e.name + ' ' + e.code + ' ' + e.message }")
         #expect(number?.toString() == "TypeError ERR_INVALID_ARG_TYPE The \"properties\" argument must be an instance of Array. Received type number (5)")
         let object = context.evaluateScript("try { console.table([{ a: 1 }], { length: 1e9 }) } catch (e) { e.message }")

@@ -565,10 +565,11 @@ function received(value) {
 
 function renderTable(data, properties) {
     // Rows are the data's own keys, as Node takes them (an array's holes are no rows).
-    var rowKeys = keysOf(data), rows = [], columns = [], hasValues = false, i, k;
+    var rowKeys = keysOf(data), rows = [], columns = [], seen = create(null), hasValues = false, i, k;
     var count = rowKeys.length;
     function column(name) {
-        for (var c = 0; c < columns.length; c++) if (columns[c] === name) return;
+        if (seen[name] === true) return;
+        seen[name] = true;
         append(columns, name);
     }
     for (i = 0; i < count; i++) {
@@ -584,11 +585,15 @@ function renderTable(data, properties) {
             }
         } else {
             value = formatPrimitive(row);
-            hasValues = true;
+            hasValues = properties === undefined;  // chosen columns leave a primitive row empty, as Node does
         }
         append(rows, { index: Str(key), cells: cells, value: value });
     }
-    if (properties !== undefined) { columns = []; for (k = 0; k < properties.length; k++) column(Str(properties[k])); }
+    if (properties !== undefined) {
+        columns = [];
+        seen = create(null);
+        for (k = 0; k < properties.length; k++) column(Str(properties[k]));
+    }
     var head = ['(index)'].concat(columns);
     if (hasValues) append(head, 'Values');
     var table = [];
