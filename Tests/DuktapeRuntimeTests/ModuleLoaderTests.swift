@@ -254,6 +254,19 @@ struct ModuleLoaderEmbeddingTests {
         #expect(ModuleLoader(context: JSContext()!)?.resolver is FileSystemModuleResolver)
     }
 
+    /// A package's `main` is resolved from its folder as Node's `path.resolve` does: an
+    /// absolute one is taken as it is.
+    @Test func anAbsoluteMainIsTakenAsItIs() throws {
+        let context = JSContext()!
+        let modules = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver([
+            "/app/node_modules/abs/package.json": #"{ "main": "/shared/target.js" }"#,
+            "/shared/target.js": "module.exports = 'absolute'",
+            "/app/node_modules/rel/package.json": #"{ "main": "../abs/../../../shared/target" }"#,
+        ], base: "/app")))
+        #expect(try modules.require("abs").toString() == "absolute")
+        #expect(try modules.require("rel").toString() == "absolute")
+    }
+
     @Test func resolutionHelpers() throws {
         let resolver = InMemoryModuleResolver(["/x/y.js": ""], base: "/x")
         #expect(try resolver.resolve("./y", from: nil) == "/x/y.js")

@@ -57,7 +57,7 @@ struct NodeResolution {
         let manifest = path + "/package.json"
         tried.append(manifest)
         if isFile(manifest), let main = mainField(of: manifest), !main.isEmpty {
-            let target = Self.normalize(path + "/" + main)
+            let target = Self.normalize(main.hasPrefix("/") ? main : path + "/" + main)  // Node's path.resolve
             if let found = file(target, &tried) ?? index(target, &tried) { return found }
         }
         return index(path, &tried)
