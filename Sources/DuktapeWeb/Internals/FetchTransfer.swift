@@ -78,7 +78,7 @@ final class FetchTransfer: Sendable {
     /// Hands `bytes` to the page: counted as unread first (so that the page reading them first
     /// can never leave them counted), then added to the last waiting chunk when they fit, or
     /// kept as a chunk of their own. Returns true when the page wants bytes and none were
-    /// waiting: the caller then posts a job that delivers them (`takeChunk`).
+    /// waiting: the caller then posts a job that makes the page's stream pull them (`pull`).
     func queue(_ bytes: ByteBuffer) -> Bool {
         let count = bytes.readableBytes
         guard count > 0 else { return false }

@@ -179,12 +179,14 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (headWaiter, endWaiter, gate) = state.withLock { state in
-            if state.failure == nil { state.failure = error }
+        // Called by the client, and by the task's failed future (for a task that never started):
+        // the first failure is the one told.
+        let (failure, headWaiter, endWaiter, gate) = state.withLock { state in
+            let failure = state.failure ?? error
+            state.failure = failure
             state.body = nil  // the transfer and the cache writer are not kept by the client's task
-            return (state.headWaiter.take(), state.endWaiter.take(), state.bodyGate.take())
+            return (failure, state.headWaiter.take(), state.endWaiter.take(), state.bodyGate.take())
         }
-        let failure = state.withLock { $0.failure } ?? error
         headWaiter?.resume(throwing: failure)
         endWaiter?.resume(throwing: failure)
         gate?.fail(failure)
