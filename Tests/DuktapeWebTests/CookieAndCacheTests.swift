@@ -222,6 +222,42 @@ struct HTTPCacheTests {
         }
     }
 
+    /// Entries are keyed by the page's origin too: a page of another origin never gets what
+    /// this one stored (not even with force-cache), and a Cookie header a page
+    /// writes itself, with no cookie store, keeps the response out of the cache.
+    @Test func theCacheIsPartitionedByThePagesOrigin() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, capacity: 1 << 20)
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        func page(cookies: Bool = true) throws -> WebPage {
+            var configuration = WebPageConfiguration()
+            configuration.httpCache = cache
+            if !cookies { configuration.cookieStore = nil }
+            return try WebPage(configuration: configuration)
+        }
+        let url = "\(server.baseURL)/fresh?n=7"
+        try await using(try page()) { first in
+            try await first.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            try await expectText(first, url, is: "fresh #7")
+            try await expectText(first, url, "force-cache", is: "fresh #7")  // stored
+        }
+        #expect(server.received.count == 1)
+        let other = "http://localhost:\(server.port)/page.html"
+        try await using(try page()) { second in
+            try await second.load(html: "", baseURL: URL(string: other))
+            try await expectText(second, url, "force-cache", is: "fresh #7")  // from the network: not its entry
+        }
+        #expect(server.received.count == 2)
+        try await using(try page(cookies: false)) { third in
+            try await third.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            let own = try await run(third, "return fetch('/fresh?n=8', { headers: { Cookie: 'a=1' } }).then(function (r) { return r.text() })")
+            #expect(own == "fresh #8")
+        }
+        #expect(!cache.storedURLs.contains("\(server.baseURL)/fresh?n=8"))
+    }
+
     @Test func forceCacheAndOnlyIfCached() async throws {
         try await withCachedPage { page, server, _ in
             let miss = try await failure(page, "return fetch('/cached?n=2', { cache: 'only-if-cached', mode: 'same-origin' })")

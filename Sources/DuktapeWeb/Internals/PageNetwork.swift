@@ -334,14 +334,22 @@ final class PageNetwork: @unchecked Sendable {
                 let http = httpRequest(for: request, withCookies: withCookies)
                 // What the cache compares Vary against: the headers actually sent.
                 let sentHeaders = http.headers.map { (name: $0.name, value: $0.value) }
-                let partition = http.headers.contains(name: "cookie") ? cookies?.partition : nil
+                // The cache is keyed by the page's origin too, as browsers partition theirs, so
+                // that no page learns what another origin's pages fetched; and by the cookie
+                // store's partition when its cookies went with the request.
+                let pageOrigin = documentURL().flatMap { URLRecord.parse($0.absoluteString)?.origin } ?? "null"
+                let partition = http.headers.contains(name: "cookie") && cookies != nil
+                    ? pageOrigin + "\n" + (cookies?.partition ?? "") : pageOrigin
                 var mode = request.cache
                 // A page's own conditional or range request bypasses the cache (Fetch's rule); so
-                // does a request with credentials in Authorization.
+                // does a request with credentials in Authorization, or in a Cookie header the page
+                // wrote itself (there is no cookie store to partition by).
                 if mode == "default", request.headers.contains(where: { Self.bypassingHeaders.contains($0.name.lowercased()) }) {
                     mode = "no-store"
                 }
-                if http.headers.contains(name: "authorization") { mode = "no-store" }
+                if http.headers.contains(name: "authorization") || (cookies == nil && http.headers.contains(name: "cookie")) {
+                    mode = "no-store"
+                }
                 let cacheable = cache != nil && request.method == "GET" && mode != "no-store"
                 var stored = cacheable && mode != "reload" ? cache?.lookup(address.href, partition: partition, requestHeaders: sentHeaders) : nil
                 let fresh = stored?.isFresh(now: Date()) == true
