@@ -673,6 +673,25 @@ struct FetchTests {
 
     // MARK: - External scripts
 
+    /// The page's request timeout bounds a script's whole load: a server that sends the head
+    /// and a first chunk, then nothing, makes the script skipped instead of holding the load.
+    @Test(.timeLimit(.minutes(1))) func aScriptWhoseBodyStallsIsSkippedAtTheTimeout() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        var configuration = WebPageConfiguration()
+        configuration.consoleOutput = ConsoleLines().output
+        configuration.requestTimeout = 0.3
+        try await using(try WebPage(configuration: configuration)) { page in
+            let result = try await page.load(html: """
+                <script src="/slow-body"></script>
+                <script>var after = 'ran'</script>
+                """, baseURL: URL(string: server.baseURL + "/index.html"))
+            #expect(result.skippedScripts.map(\.index) == [0])
+            #expect(result.skippedScripts.first?.reason.contains("/slow-body timed out after") == true)
+            #expect(try await page.evaluateJavaScript("after") as? String == "ran")
+        }
+    }
+
     @Test func externalScriptsRunInDocumentOrder() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }

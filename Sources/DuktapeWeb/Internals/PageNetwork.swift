@@ -518,8 +518,25 @@ final class PageNetwork: @unchecked Sendable {
     /// The text of the external script at `url` (a `<script src>`), through the page's policy
     /// and cookies (sent to the page's origin only: there is no SameSite enforcement here, so
     /// none go cross-site), following up to 20 http(s) redirects; a status other than 2xx, or
-    /// a body over 16 MB, is an error.
+    /// a body over 16 MB, is an error. The page's request timeout bounds the whole load, body
+    /// included (a server that sends a head and then nothing cannot hold the page's load).
     func loadScript(_ first: URLRecord) async throws -> String {
+        guard let timeout = defaultTimeout else { return try await fetchScript(first) }
+        return try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await self.fetchScript(first) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let text = try await group.next() ?? nil else {
+                throw FetchFailure("GET \(first.href) timed out after \(timeout)")
+            }
+            return text
+        }
+    }
+
+    private func fetchScript(_ first: URLRecord) async throws -> String {
         var url = first
         for _ in 0...20 {
             if let refusal = policy.refusal(of: url) { throw FetchFailure(refusal) }
