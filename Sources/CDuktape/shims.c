@@ -406,22 +406,6 @@ duk_int_t cduk_ppush_new(duk_context *ctx, cduk_new_kind kind) {
     return cduk__protect(ctx, cduk__push_new, &kind, 0, 1);
 }
 
-static duk_ret_t cduk__push_uint8array(duk_context *ctx, void *udata) {
-    cduk__bytes *b = (cduk__bytes *) udata;
-    /* Not zeroed first (DUK_BUF_FLAG_NOZERO): every byte is written at once. */
-    void *dst = duk_push_buffer_raw(ctx, b->length, DUK_BUF_FLAG_NOZERO);
-    if (b->length > 0) {
-        memcpy(dst, b->bytes, b->length);
-    }
-    duk_push_buffer_object(ctx, -1, 0, b->length, DUK_BUFOBJ_UINT8ARRAY);
-    return 1;
-}
-
-duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *bytes, size_t length) {
-    cduk__bytes b = { (const char *) bytes, length };
-    return cduk__protect(ctx, cduk__push_uint8array, &b, 0, 1);
-}
-
 typedef struct {
     size_t length;
     void *data;
@@ -429,6 +413,7 @@ typedef struct {
 
 static duk_ret_t cduk__push_new_uint8array(duk_context *ctx, void *udata) {
     cduk__new_bytes *b = (cduk__new_bytes *) udata;
+    /* Not zeroed first (DUK_BUF_FLAG_NOZERO): the caller writes every byte at once. */
     b->data = duk_push_buffer_raw(ctx, b->length, DUK_BUF_FLAG_NOZERO);
     duk_push_buffer_object(ctx, -1, 0, b->length, DUK_BUFOBJ_UINT8ARRAY);
     return 1;

@@ -180,9 +180,6 @@ typedef enum cduk_new_kind {
 /* [] -> [new value of `kind`]. */
 duk_int_t cduk_ppush_new(duk_context *ctx, cduk_new_kind kind);
 
-/* [] -> [Uint8Array holding a copy of the bytes]. */
-duk_int_t cduk_ppush_uint8array(duk_context *ctx, const void *_Nullable bytes, size_t length);
-
 /* [] -> [Uint8Array of `length` bytes, not yet written]; *data receives its bytes, which the caller
  * writes, every one of them, before any script can see the array. */
 duk_int_t cduk_ppush_new_uint8array(duk_context *ctx, size_t length, void *_Nullable *_Nonnull data);

@@ -236,11 +236,8 @@ extension EngineStack {
         try pushObject(strings, depth: depth)
     }
 
-    private func pushBytes<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(JSException) {
-        let status = bytes.withUnsafeBytes { buffer in
-            cduk_ppush_uint8array(ctx, buffer.baseAddress, buffer.count)
-        }
-        try check(status)
+    private func pushBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSException) {
+        try pushUint8Array(joining: CollectionOfOne(bytes))
     }
 
     /// [..] -> [.. Uint8Array of the chunks' bytes, one after another]. Each byte is copied once,
