@@ -224,9 +224,10 @@ public struct JSClassBuilder<T: AnyObject> {
         _ swiftName: String, as javaScriptName: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Result
     ) {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
-            let object = try JSClassBuilder.receiver(call)
-            var reader = ArgumentReader(call: call)
-            return HostResult.result(try body(object, repeat try reader.next((each Argument).self)), in: call.context)
+            try JSClassBuilder.withReceiver(call) { object in
+                var reader = ArgumentReader(call: call)
+                return HostResult.result(try body(object, repeat try reader.next((each Argument).self)), in: call.context)
+            }
         }
     }
 
@@ -244,10 +245,11 @@ public struct JSClassBuilder<T: AnyObject> {
         _ swiftName: String, as javaScriptName: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Void
     ) {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
-            let object = try JSClassBuilder.receiver(call)
-            var reader = ArgumentReader(call: call)
-            try body(object, repeat try reader.next((each Argument).self))
-            return .undefined
+            try JSClassBuilder.withReceiver(call) { object in
+                var reader = ArgumentReader(call: call)
+                try body(object, repeat try reader.next((each Argument).self))
+                return .undefined
+            }
         }
     }
 
@@ -273,9 +275,10 @@ public struct JSClassBuilder<T: AnyObject> {
         _ swiftName: String, as javaScriptName: String, _ body: @escaping @Sendable (T, repeat each Argument) throws -> Result
     ) {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
-            let object = try JSClassBuilder.receiver(call)
-            var reader = ArgumentReader(call: call)
-            return HostResult.dynamic(try body(object, repeat try reader.nextDynamic((each Argument).self)))
+            try JSClassBuilder.withReceiver(call) { object in
+                var reader = ArgumentReader(call: call)
+                return HostResult.dynamic(try body(object, repeat try reader.nextDynamic((each Argument).self)))
+            }
         }
     }
 
@@ -292,12 +295,15 @@ public struct JSClassBuilder<T: AnyObject> {
         // with `get:` (README, Performance).
         target.addProperty(
             name,
-            get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], in: call.context) },
+            get: { call in
+                try JSClassBuilder.withReceiver(call) { object in HostResult.result(object[keyPath: keyPath], in: call.context) }
+            },
             set: { call in
-                let object = try JSClassBuilder.receiver(call)
-                var reader = ArgumentReader(call: call)
-                object[keyPath: keyPath] = try reader.next(Value.self)
-                return .undefined
+                try JSClassBuilder.withReceiver(call) { object in
+                    var reader = ArgumentReader(call: call)
+                    object[keyPath: keyPath] = try reader.next(Value.self)
+                    return .undefined
+                }
             })
     }
 
@@ -306,7 +312,11 @@ public struct JSClassBuilder<T: AnyObject> {
     @inlinable
     public func property<Value: JSValueConvertible>(_ name: String, _ keyPath: any KeyPath<T, Value> & Sendable) {
         target.addProperty(
-            name, get: { call in HostResult.result(try JSClassBuilder.receiver(call)[keyPath: keyPath], in: call.context) }, set: nil)
+            name,
+            get: { call in
+                try JSClassBuilder.withReceiver(call) { object in HostResult.result(object[keyPath: keyPath], in: call.context) }
+            },
+            set: nil)
     }
 
     /// A property with a getter and an optional setter written as closures (they may throw).
@@ -317,13 +327,17 @@ public struct JSClassBuilder<T: AnyObject> {
         var setter: (@Sendable (HostCall) throws -> HostResult)?
         if let set {
             setter = { @Sendable call in
-                let object = try JSClassBuilder.receiver(call)
-                var reader = ArgumentReader(call: call)
-                try set(object, try reader.next(Value.self))
-                return .undefined
+                try JSClassBuilder.withReceiver(call) { object in
+                    var reader = ArgumentReader(call: call)
+                    try set(object, try reader.next(Value.self))
+                    return .undefined
+                }
             }
         }
-        target.addProperty(name, get: { call in HostResult.result(try get(JSClassBuilder.receiver(call)), in: call.context) }, set: setter)
+        target.addProperty(
+            name,
+            get: { call in try JSClassBuilder.withReceiver(call) { object in HostResult.result(try get(object), in: call.context) } },
+            set: setter)
     }
 
     /// A static method on the constructor (`Name.method()`).
@@ -350,13 +364,23 @@ public struct JSClassBuilder<T: AnyObject> {
         }
     }
 
-    /// The object behind `this`, or the JavaScriptCore TypeError for a foreign `this`.
+    /// Runs `body` with the object behind `this`, or throws the JavaScriptCore TypeError for a
+    /// foreign `this`. The object is not retained for the call: `this` holds its wrapper, which
+    /// holds it, until the call returns (a retain and a release are two atomic operations on
+    /// every method call and property access).
     @inlinable
-    static func receiver(_ call: HostCall) throws -> T {
-        guard let object = call.receiverObject as? T else {
-            throw ArgumentMismatch(description: "self type check failed for Swift instance method")
+    static func withReceiver(_ call: HostCall, _ body: (T) throws -> HostResult) throws -> HostResult {
+        guard let reference = call.receiverReference else { throw receiverMismatch }
+        return try reference._withUnsafeGuaranteedRef { object throws -> HostResult in
+            // A type test and a reinterpretation, not `as?`: its result is a new reference.
+            guard object is T else { throw receiverMismatch }
+            return try body(unsafeDowncast(object, to: T.self))
         }
-        return object
+    }
+
+    @inlinable
+    static var receiverMismatch: ArgumentMismatch {
+        ArgumentMismatch(description: "self type check failed for Swift instance method")
     }
 
     @inlinable

@@ -1,3 +1,4 @@
+import CDuktape
 import Foundation
 
 // MARK: - Calling
@@ -15,9 +16,7 @@ extension JSValue {
     /// `exceptionHandler` and the result is undefined. The throwing spelling is `call(_:)`.
     @discardableResult
     public func call(withArguments arguments: [Any]!) -> JSValue! {
-        reportingCall { stack throws(JSException) in
-            try stack.call(thisAt: nil, arguments: arguments, construct: false)
-        }
+        reportingCall(method: nil, arguments: arguments, construct: false)
     }
 
     /// `new self(...arguments)`.
@@ -27,9 +26,7 @@ extension JSValue {
     /// ```
     @discardableResult
     public func construct(withArguments arguments: [Any]!) -> JSValue! {
-        reportingCall { stack throws(JSException) in
-            try stack.call(thisAt: nil, arguments: arguments, construct: true)
-        }
+        reportingCall(method: nil, arguments: arguments, construct: true)
     }
 
     /// Calls `self[method]` with `self` as `this`.
@@ -39,10 +36,7 @@ extension JSValue {
     /// ```
     @discardableResult
     public func invokeMethod(_ method: String!, withArguments arguments: [Any]!) -> JSValue! {
-        reportingCall { stack throws(JSException) in
-            try stack.getProperty(method ?? "undefined", ofValueAt: -1)
-            try stack.call(thisAt: -2, arguments: arguments, construct: false)
-        }
+        reportingCall(method: .some(method ?? "undefined"), arguments: arguments, construct: false)
     }
 
     /// Calls the value as a function, throwing the JavaScript exception instead of reporting it.
@@ -106,7 +100,7 @@ extension JSValue {
         _ a: A, returning resultType: Result.Type
     ) throws -> Result {
         try callPushing { stack throws(JSException) in
-            try stack.push(typed: a)
+            try stack.push(reservedTyped: a)
         } reading: { stack throws(JSException) in
             try stack.converted(at: -1, as: Result.self)
         }
@@ -122,8 +116,8 @@ extension JSValue {
         _ a: A, _ b: B, returning resultType: Result.Type
     ) throws -> Result {
         try callPushing { stack throws(JSException) in
-            try stack.push(typed: a)
-            try stack.push(typed: b)
+            try stack.push(reservedTyped: a)
+            try stack.push(reservedTyped: b)
         } reading: { stack throws(JSException) in
             try stack.converted(at: -1, as: Result.self)
         }
@@ -139,9 +133,9 @@ extension JSValue {
         _ a: A, _ b: B, _ c: C, returning resultType: Result.Type
     ) throws -> Result {
         try callPushing { stack throws(JSException) in
-            try stack.push(typed: a)
-            try stack.push(typed: b)
-            try stack.push(typed: c)
+            try stack.push(reservedTyped: a)
+            try stack.push(reservedTyped: b)
+            try stack.push(reservedTyped: c)
         } reading: { stack throws(JSException) in
             try stack.converted(at: -1, as: Result.self)
         }
@@ -168,7 +162,8 @@ extension JSValue {
     }
 
     /// The typed call's untyped part, compiled once: calls `self` with the arguments
-    /// `pushArguments` pushes, and `read`s the result on top of the stack.
+    /// `pushArguments` pushes, and `read`s the result on top of the stack. The entry's own
+    /// reservation (`EngineStack.entryReserve`) covers the callee and `this`.
     @usableFromInline
     func callPushing<Result>(
         _ pushArguments: (EngineStack) throws(JSException) -> Void,
@@ -176,8 +171,16 @@ extension JSValue {
     ) throws -> Result {
         try owner.rethrowingSwiftErrors { () throws(JSException) -> Result in
             try owner.withStack { stack throws(JSException) -> Result in
-                try stack.push(self)
-                try stack.call(thisAt: nil, construct: false) { () throws(JSException) in try pushArguments(stack) }
+                try stack.push(reserved: self)
+                duk_push_global_object(stack.ctx)
+                let base = duk_get_top(stack.ctx)
+                do throws(JSException) {
+                    try pushArguments(stack)
+                } catch {
+                    duk_set_top(stack.ctx, base - 2)
+                    throw error
+                }
+                try stack.check(cduk_pcall(stack.ctx, duk_get_top(stack.ctx) - base, 0))
                 return try read(stack)
             }
         }
@@ -195,11 +198,42 @@ extension JSValue {
         }
     }
 
-    private func reportingCall(_ body: (EngineStack) throws(JSException) -> Void) -> JSValue {
-        owner.reporting(JSValue(context: owner, storage: .undefined)) { stack throws(JSException) in
-            try stack.push(self)
-            try body(stack)
-            return try stack.value(at: -1)
+    /// The JavaScriptCore spellings' call, in one entry: `self(...arguments)`, `new self(...)`, or
+    /// `self[method](...)` with `self` as `this`; an exception goes to `exceptionHandler` and
+    /// gives undefined. One stack reservation covers the callee, `this` and the arguments (the
+    /// entry's own, for up to five arguments), and the array is read in place (these are the calls ported code makes in its hot loops).
+    private func reportingCall(method: String?, arguments: [Any]?, construct: Bool) -> JSValue {
+        do throws(JSException) {
+            return try owner.withStack { stack throws(JSException) -> JSValue in
+                // The callee, `this` (or the key while the method is read) and the arguments.
+                let needed = 3 + min(arguments?.count ?? 0, 1_000_000)
+                if needed > EngineStack.entryReserve { try stack.reserve(Int32(needed)) }
+                try stack.push(reserved: self)
+                if let method {
+                    // [self] -> [self self key] -> [self self[key]] -> [self[key] self]: `this`
+                    duk_dup_top(stack.ctx)
+                    try stack.pushKey(method)
+                    try stack.getProperty()
+                    duk_swap_top(stack.ctx, -2)
+                } else {
+                    duk_push_global_object(stack.ctx)
+                }
+                let base = duk_get_top(stack.ctx)
+                do throws(JSException) {
+                    // Borrowed from the buffer: iterating the array would copy each existential out.
+                    try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
+                        for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
+                    }
+                } catch {
+                    duk_set_top(stack.ctx, base - 2)
+                    throw error
+                }
+                try stack.check(cduk_pcall(stack.ctx, duk_get_top(stack.ctx) - base, construct ? 1 : 0))
+                return try stack.value(at: -1)
+            }
+        } catch {
+            owner.notifyException(error.value)
+            return JSValue(context: owner, storage: .undefined)
         }
     }
 }

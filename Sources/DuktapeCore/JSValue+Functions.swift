@@ -29,7 +29,7 @@ extension JSValue {
         _ body: @escaping (_ this: JSValue, _ arguments: [JSValue]) throws -> Any?
     ) {
         self.init(hostFunctionIn: context, name: name, length: 0) { call in
-            HostResult(try body(call.this ?? JSValue(context: call.context, storage: .undefined), call.arguments))
+            HostResult(try body(call.makeThis() ?? JSValue(context: call.context, storage: .undefined), call.makeArguments()))
         }
     }
 

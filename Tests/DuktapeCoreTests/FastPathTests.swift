@@ -593,4 +593,92 @@ struct FastPathTests {
         #expect(contexts.count == 2)
         #expect(contexts.allSatisfy { $0 == expected })
     }
+
+    // MARK: - Calls from the host (one entry, one reservation)
+
+    @Test func jsCSpelledCallsPastTheEntryReservation() throws {
+        let count = eval(context, "(function () { return arguments.length + ':' + Array.prototype.join.call(arguments) })")
+        // Zero to 300 arguments: the entry's own reservation covers five, more reserve their room.
+        let holder = JSValue(newObjectIn: context)!
+        holder.setValue(count, forProperty: "f")
+        for total in [0, 1, 5, 6, 7, 300] {
+            let arguments = (0..<total).map { $0 }
+            let expected = "\(total):" + arguments.map(String.init).joined(separator: ",")
+            #expect(count.call(withArguments: arguments).toString() == expected)
+            #expect(holder.invokeMethod("f", withArguments: arguments).toString() == expected)
+        }
+        let pair = eval(context, "(function (a, b) { this.sum = a + b })")
+        #expect(pair.construct(withArguments: [2, 3]).forProperty("sum").toInt32() == 5)
+    }
+
+    @Test func invokeMethodFindsTheMethodAsAGetWould() {
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        let object = eval(context, """
+            ({ own: function (a) { return this.tag + a }, tag: 't',
+               get viaGetter() { return function () { return 'getter ' + this.tag } } })
+            """)
+        let derived = eval(context, "(function (o) { var d = Object.create(o); d.tag = 'd'; return d })").call(withArguments: [object])!
+        let proxy = eval(context, "(function (o) { return new Proxy(o, { get: function (t, k) { return k === 'own' ? function () { return 'trapped ' + this.tag } : t[k] } }) })")
+            .call(withArguments: [object])!
+        #expect(object.invokeMethod("own", withArguments: [1]).toString() == "t1")
+        #expect(object.invokeMethod("viaGetter", withArguments: []).toString() == "getter t")
+        #expect(derived.invokeMethod("own", withArguments: ["!"]).toString() == "d!")
+        #expect(proxy.invokeMethod("own", withArguments: []).toString() == "trapped t")
+        #expect(eval(context, "'abc'").invokeMethod("toUpperCase", withArguments: nil).toString() == "ABC")
+        #expect(recorder.messages.isEmpty)
+        // Not a function, a missing method, a primitive without it, undefined: a TypeError each,
+        // reported, and the stack left as it was (the next call works).
+        #expect(object.invokeMethod("tag", withArguments: []).isUndefined)
+        #expect(object.invokeMethod("missing", withArguments: [1, 2, 3, 4, 5, 6, 7]).isUndefined)
+        #expect(eval(context, "7").invokeMethod("nope", withArguments: []).isUndefined)
+        #expect(eval(context, "undefined").invokeMethod("x", withArguments: []).isUndefined)
+        #expect(recorder.messages.count == 4)
+        #expect(recorder.messages.allSatisfy { $0.hasPrefix("TypeError") })
+        #expect(object.invokeMethod("own", withArguments: [2]).toString() == "t2")
+    }
+
+    @Test func aFailedArgumentLeavesTheStackAsItWas() {
+        let recorder = ExceptionRecorder()
+        recorder.install(on: context)
+        let other = JSContext()!
+        let foreign = JSValue(newObjectIn: other)!
+        let add = eval(context, "(function (a, b) { return a + b })")
+        let object = JSValue(newObjectIn: context)!
+        object.setValue(add, forProperty: "add")
+        for _ in 0..<100 {
+            #expect(add.call(withArguments: [1, foreign]).isUndefined)
+            #expect(object.invokeMethod("add", withArguments: [1, 2, 3, 4, 5, 6, foreign]).isUndefined)
+        }
+        #expect(recorder.messages.count == 200)
+        #expect(add.call(withArguments: [1, 2]).toInt32() == 3)
+        #expect(eval(context, "1 + 1").toInt32() == 2)
+    }
+
+    @Test func typedCallsPushTheirArgumentsIntoTheEntrysRoom() throws {
+        let join = eval(context, "(function () { return Array.prototype.join.call(arguments, '|') })")
+        #expect(try join.call(1.5, returning: String.self) == "1.5")
+        #expect(try join.call(1, 2.5, returning: String.self) == "1|2.5")
+        #expect(try join.call(1, "b", true, returning: String.self) == "1|b|true")
+        #expect(try join.call(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, returning: String.self) == "1|2|3|4|5|6|7|8|9|10")
+        let thrower = eval(context, "(function () { throw new RangeError('no') })")
+        #expect(throws: JSException.self) { try thrower.call(1, 2, 3, returning: Double.self) }
+        // The stack is as it was after the exception: the next call reads its own result.
+        #expect(try eval(context, "(function (x) { return x })").call(4, returning: Int.self) == 4)
+    }
+
+    @Test func untypedClosuresGetFreshValuesAndTheFrameKeepsItsOwn() {
+        var seen: [String] = []
+        context["probe"] = JSValue(newFunctionIn: context) { (this: JSValue, arguments: [JSValue]) -> Any? in
+            let current = JSContext.currentArguments()!.compactMap { $0 as? JSValue }
+            // The closure's values and the frame's are equal values (not the same objects), and
+            // asking the frame twice gives what it made the first time.
+            seen.append("\(arguments.count) \(current.count) \(arguments.map { $0.toString()! }) \(current[0].isEqual(to: arguments[0]))")
+            seen.append("\((JSContext.currentArguments()![0] as? JSValue) === current[0]) \(this.isEqual(to: JSContext.currentThis()))")
+            return arguments.last
+        }
+        #expect(eval(context, "probe('a', {}, 3)").toInt32() == 3)
+        #expect(eval(context, "probe.call(null, 'x')").toString() == "x")
+        #expect(seen == ["3 3 [\"a\", \"[object Object]\", \"3\"] true", "true true", "1 1 [\"x\"] true", "true true"])
+    }
 }

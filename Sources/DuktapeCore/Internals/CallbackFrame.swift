@@ -7,7 +7,9 @@ import CDuktape
 ///
 /// `this`, `callee` and `arguments` are made on first use: most callbacks never ask, and making
 /// them pins values. They read the engine's current activation, which is this frame's whenever
-/// code can ask (a nested callback's frame is innermost while it runs).
+/// code can ask (a nested callback's frame is innermost while it runs). What was made is kept
+/// in a side object, so that the frame itself is plain data: a call that never asks pays
+/// nothing to end it. Whoever makes a frame calls `end()` when the callback returns.
 struct CallbackFrame {
     /// Unowned: the context is running this call, so something holds it for the call's length.
     unowned(unsafe) let context: JSContext
@@ -16,9 +18,14 @@ struct CallbackFrame {
     /// How many arguments the call has: they are the callback's stack frame, indices 0..<count.
     let argumentCount: Int32
     let previous: UnsafeMutableRawPointer?
-    private var madeArguments: [JSValue]?
-    private var madeThis: JSValue??
-    private var madeCallee: JSValue??
+    /// Retained while set; released by `end()`.
+    private var made: Unmanaged<MadeValues>?
+
+    private final class MadeValues {
+        var arguments: [JSValue]?
+        var this: JSValue??
+        var callee: JSValue??
+    }
 
     init(context: JSContext, ctx: OpaquePointer, isConstruct: Bool, argumentCount: Int32) {
         self.context = context
@@ -32,9 +39,23 @@ struct CallbackFrame {
     /// its `this` and arguments are given, its callee is nil.
     init(context: JSContext, this: JSValue, arguments: [JSValue]) {
         self.init(context: context, ctx: context.ctx, isConstruct: false, argumentCount: 0)
-        madeThis = .some(this)
-        madeCallee = .some(nil)
-        madeArguments = arguments
+        let values = madeValues()
+        values.this = .some(this)
+        values.callee = .some(nil)
+        values.arguments = arguments
+    }
+
+    /// Releases what the frame made. The frame is not used after.
+    mutating func end() {
+        made?.release()
+        made = nil
+    }
+
+    private mutating func madeValues() -> MadeValues {
+        if let made { return made.takeUnretainedValue() }
+        let values = MadeValues()
+        made = Unmanaged.passRetained(values)
+        return values
     }
 
     /// Argument `index` as a JSValue (undefined past the end), read from the call's frame.
@@ -46,42 +67,57 @@ struct CallbackFrame {
 
     /// How many arguments `arguments` has, without making them.
     var argumentTotal: Int {
-        madeArguments?.count ?? Int(argumentCount)
+        made?.takeUnretainedValue().arguments?.count ?? Int(argumentCount)
     }
 
-    /// Every argument (untyped closures and `currentArguments()`).
+    /// Every argument, kept for the next ask (`currentArguments()`).
     var arguments: [JSValue] {
         mutating get {
-            if let madeArguments { return madeArguments }
-            let made = (0..<Int(argumentCount)).map { argument($0) }
-            madeArguments = made
+            if let made = made?.takeUnretainedValue().arguments { return made }
+            let made = makeArguments()
+            madeValues().arguments = made
             return made
         }
     }
 
-    /// The call's `this`: nil for `new`; the global object when the caller passed undefined or
-    /// null (Duktape/C functions are strict; JavaScriptCore hands callbacks the global object).
+    /// Every argument, made anew (an untyped closure's, made once per call).
+    func makeArguments() -> [JSValue] {
+        let count = Int(argumentCount)
+        return [JSValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count { (buffer.baseAddress.unsafelyUnwrapped + index).initialize(to: argument(index)) }
+            initialized = count
+        }
+    }
+
+    /// The call's `this`, kept for the next ask (`currentThis()`).
     var this: JSValue? {
         mutating get {
-            if let madeThis { return madeThis }
-            let made = isConstruct ? nil : pinning {
-                duk_push_this(ctx)
-                if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
-                    duk_pop(ctx)
-                    duk_push_global_object(ctx)
-                }
-            }
-            madeThis = .some(made)
+            if let made = made?.takeUnretainedValue().this { return made }
+            let made = makeThis()
+            madeValues().this = .some(made)
             return made
+        }
+    }
+
+    /// The call's `this`, made anew: nil for `new`; the global object when the caller passed
+    /// undefined or null (Duktape/C functions are strict; JavaScriptCore hands callbacks the
+    /// global object).
+    func makeThis() -> JSValue? {
+        isConstruct ? nil : pinning {
+            duk_push_this(ctx)
+            if duk_is_undefined(ctx, -1) != 0 || duk_is_null(ctx, -1) != 0 {
+                duk_pop(ctx)
+                duk_push_global_object(ctx)
+            }
         }
     }
 
     /// The function being called.
     var callee: JSValue? {
         mutating get {
-            if let madeCallee { return madeCallee }
+            if let made = made?.takeUnretainedValue().callee { return made }
             let made = pinning { duk_push_current_function(ctx) }
-            madeCallee = .some(made)
+            madeValues().callee = .some(made)
             return made
         }
     }

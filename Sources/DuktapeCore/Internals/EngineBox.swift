@@ -15,8 +15,9 @@ class EngineBox {
     /// (an exported object, an exported class's constructor); nil for the others.
     var exportedObject: Any? { nil }
 
-    /// The exported Swift instance (not class) this box retains; nil for the other boxes.
-    var exportedInstance: AnyObject? { nil }
+    /// The exported Swift instance (not class) this box retains, unretained; nil for the other
+    /// boxes.
+    var exportedInstanceReference: Unmanaged<AnyObject>? { nil }
 
     /// Runs a call from JavaScript to the function this box is attached to (see
     /// `HostFunction`); other boxes are never called: the trampoline is only on host functions.

@@ -112,6 +112,19 @@ extension EngineStack {
         try push(exactValue(value), of: value, depth: depth)
     }
 
+    /// `push(anyValue:)` into a slot the caller reserved: numbers, booleans and JSValues are
+    /// pushed without reserving again (a call's arguments: one reservation covers them all).
+    @inline(__always)
+    func push(reservedAnyValue value: Any) throws(JSException) {
+        let exact = exactValue(value)
+        switch exact {
+        case .number(let number): duk_push_number(ctx, number)
+        case .boolean(let flag): duk_push_boolean(ctx, flag ? 1 : 0)
+        case .jsValue(let jsValue): try push(reserved: jsValue)
+        case .string, .other: try push(exact, of: value)
+        }
+    }
+
     /// `push(anyValue:)` once `value` has been read as `exact`. Scalars need no depth check:
     /// they do not nest.
     @inline(__always)

@@ -15,6 +15,21 @@ extension EngineStack {
         try push(HostResult.result(value, in: context))
     }
 
+    /// `push(typed:)` into a slot the caller reserved: a number is pushed without reserving
+    /// again (the fixed-arity typed calls: the entry's reservation covers their arguments).
+    @inlinable @inline(__always)
+    func push<T: JSValueConvertible>(reservedTyped value: T) throws(JSException) {
+        if T.self == Double.self { return pushReservedNumber(_identityCast(value, to: Double.self)) }
+        if T.self == Int.self { return pushReservedNumber(Double(_identityCast(value, to: Int.self))) }
+        try push(HostResult.result(value, in: context))
+    }
+
+    /// [..] -> [.. number], into a slot the caller reserved.
+    @usableFromInline
+    func pushReservedNumber(_ number: Double) {
+        duk_push_number(ctx, number)
+    }
+
     /// [..] -> [.. number]
     @usableFromInline
     func pushNumber(_ number: Double) throws(JSException) {

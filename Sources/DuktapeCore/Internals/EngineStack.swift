@@ -35,6 +35,11 @@ struct EngineStack {
         throw takeException()
     }
 
+    /// How many values every entry (`JSContext.withStack`) reserves before its body runs: a
+    /// body may push that many primitives (`push(reserved:)`, `push(reservedTyped:)`) without
+    /// reserving again. A typed call with up to three arguments pushes five.
+    static let entryReserve = 8
+
     /// Makes sure `count` more values can be pushed without an engine error.
     @inline(__always)
     func reserve(_ count: Int32) throws(JSException) {
@@ -254,16 +259,28 @@ struct EngineStack {
 
     /// Pushes a JSValue, refusing values of another VM.
     func push(_ value: JSValue) throws(JSException) {
+        try reserve(1)
+        try push(reserved: value)
+    }
+
+    /// `push(_:)` into a slot the caller reserved.
+    func push(reserved value: JSValue) throws(JSException) {
         guard Unmanaged.passUnretained(value.owner.engine).toOpaque() == unmanagedEngine.toOpaque() else {
             throw makeError(.typeError, "a JSValue from a different JSVirtualMachine cannot be used here")
         }
-        try push(storage: value.storage)
+        push(reservedStorage: value.storage)
     }
 
     /// Pushes a value of this VM held by Swift.
     @inline(__always)
     func push(storage: JSValue.Storage) throws(JSException) {
         try reserve(1)
+        push(reservedStorage: storage)
+    }
+
+    /// `push(storage:)` into a slot the caller reserved.
+    @inline(__always)
+    func push(reservedStorage storage: JSValue.Storage) {
         switch storage {
         case .undefined: duk_push_undefined(ctx)
         case .null: duk_push_null(ctx)
@@ -497,17 +514,5 @@ struct EngineStack {
             throw error
         }
         try check(cduk_pcall(ctx, duk_get_top(ctx) - base, construct ? 1 : 0))
-    }
-
-    /// `call(thisAt:construct:pushingArguments:)` with Swift arguments converted by the table.
-    func call(thisAt this: Int32?, arguments: [Any]?, construct: Bool) throws(JSException) {
-        let arguments = arguments ?? []
-        try reserve(Int32(1 + min(arguments.count, 1_000_000)))
-        try call(thisAt: this, construct: construct) { () throws(JSException) in
-            // Borrowed from the buffer: iterating the array would copy each existential out.
-            try arguments.withUnsafeBufferPointer { buffer throws(JSException) in
-                for index in buffer.indices { try push(anyValue: buffer[index]) }
-            }
-        }
     }
 }

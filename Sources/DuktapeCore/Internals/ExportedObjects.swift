@@ -21,7 +21,7 @@ final class ExportedObjectBox: EngineBox {
     }
 
     override var exportedObject: Any? { object }
-    override var exportedInstance: AnyObject? { object }
+    override var exportedInstanceReference: Unmanaged<AnyObject>? { Unmanaged.passUnretained(object) }
 
     override func willRelease() {
         guard let wrapper else { return }

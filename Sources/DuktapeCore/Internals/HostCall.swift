@@ -17,8 +17,10 @@ struct HostCall {
     }
 
     @usableFromInline var context: JSContext { stack.context }
-    var this: JSValue? { frame.pointee.this }
-    var arguments: [JSValue] { frame.pointee.arguments }
+    /// `this`, made for the caller (not kept in the frame): nil for `new`.
+    func makeThis() -> JSValue? { frame.pointee.makeThis() }
+    /// The arguments, made for the caller (not kept in the frame).
+    func makeArguments() -> [JSValue] { frame.pointee.makeArguments() }
     var isConstruct: Bool { frame.pointee.isConstruct }
     @usableFromInline var argumentCount: Int { Int(frame.pointee.argumentCount) }
 
@@ -27,10 +29,11 @@ struct HostCall {
         readReceiverBox(\.exportedObject)
     }
 
-    /// The exported Swift object (not class) behind `this`: for instance members, whose cast to
-    /// the class is then a class cast, much cheaper than a cast from `Any`.
-    @usableFromInline var receiverObject: AnyObject? {
-        readReceiverBox(\.exportedInstance)
+    /// The exported Swift object (not class) behind `this`, unretained: for instance members,
+    /// whose cast to the class is then a class cast, much cheaper than a cast from `Any`. Valid
+    /// for the call: `this` holds the wrapper, whose box holds the object.
+    @usableFromInline var receiverReference: Unmanaged<AnyObject>? {
+        readReceiverBox(\.exportedInstanceReference)
     }
 
     /// Reads the box of `this`, not retained for the read: `this` holds it for the length of

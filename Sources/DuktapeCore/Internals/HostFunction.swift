@@ -64,6 +64,7 @@ class HostFunction: EngineBox {
         // `reserve` would end: its RangeError could not be pushed either).
         guard duk_check_stack(ctx, 4) != 0 else { return 0 }
         var frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, argumentCount: argumentCount)
+        defer { frame.end() }
         // Called on a coroutine of the context's realm: the context's own thread is suspended
         // (it resumed the coroutine), so the body's API calls on this context run on the
         // coroutine's thread, as the script's own code does.

@@ -19,7 +19,7 @@ extension JSContext {
                 engine.runningContextReference = outer
             }
             let stack = EngineStack(ctx: ctx, context: self)
-            try stack.reserve(8)
+            try stack.reserve(Int32(EngineStack.entryReserve))
             return try body(stack)
         }
     }
@@ -61,6 +61,7 @@ extension JSContext {
     func runAsCallback(this: JSValue, arguments: [JSValue], _ body: () -> Void) -> JSValue? {
         engine.enter {
             var frame = CallbackFrame(context: self, this: this, arguments: arguments)
+            defer { frame.end() }
             return withUnsafeMutablePointer(to: &frame) { frame in
                 cduk_set_current_frame(frame)
                 defer { cduk_set_current_frame(frame.pointee.previous) }
