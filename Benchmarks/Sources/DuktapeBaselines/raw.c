@@ -147,6 +147,25 @@ double raw_js_calls(raw_state *state, int count) {
     return sum;
 }
 
+/* W5b: `global.jsAdd(sum, 1)`, the method looked up on the global object for every call, as
+ * invokeMethod does. */
+double raw_method_calls(raw_state *state, int count) {
+    duk_context *ctx = state->ctx;
+    duk_push_global_object(ctx);
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+        duk_get_prop_string(ctx, -1, "jsAdd"); /* [global jsAdd] */
+        duk_dup(ctx, -2);                      /* this */
+        duk_push_number(ctx, sum);
+        duk_push_number(ctx, 1);
+        duk_call_method(ctx, 2);
+        sum = duk_get_number(ctx, -1);
+        duk_pop(ctx);
+    }
+    duk_pop(ctx);
+    return sum;
+}
+
 double raw_properties(raw_state *state, int count) {
     duk_context *ctx = state->ctx;
     duk_push_object(ctx);

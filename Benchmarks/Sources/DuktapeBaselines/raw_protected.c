@@ -224,6 +224,27 @@ double rawp_js_calls(raw_state *state, int count) {
     return sum;
 }
 
+/* W5b: the method looked up on the global object for every call (a protected get), then
+ * called with the global object as `this`. */
+double rawp_method_calls(raw_state *state, int count) {
+    duk_context *ctx = state->ctx;
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+        LOCK(state);
+        if (duk_check_stack(ctx, 4)) {
+            if (rawp__get_global(ctx, "jsAdd") == DUK_EXEC_SUCCESS) {
+                duk_push_global_object(ctx);
+                duk_push_number(ctx, sum);
+                duk_push_number(ctx, 1);
+                if (duk_pcall_method(ctx, 2) == DUK_EXEC_SUCCESS) sum = duk_get_number(ctx, -1);
+            }
+            duk_pop(ctx);
+        }
+        UNLOCK(state);
+    }
+    return sum;
+}
+
 double rawp_properties(raw_state *state, int count) {
     duk_context *ctx = state->ctx;
     LOCK(state);

@@ -63,6 +63,7 @@ let baselines: [String: (raw: Baseline, protected: Baseline)] = [
     "W1": ({ _, n in raw_create_destroy_vm(Int32(n)); return 0 }, { _, n in raw_create_destroy_vm(Int32(n)); return 0 }),
     "W4": ({ raw_host_calls($0, Int32($1)) }, { rawp_host_calls($0, Int32($1)) }),
     "W5": ({ raw_js_calls($0, Int32($1)) }, { rawp_js_calls($0, Int32($1)) }),
+    "W5b": ({ raw_method_calls($0, Int32($1)) }, { rawp_method_calls($0, Int32($1)) }),
     "W6": ({ raw_properties($0, Int32($1)) }, { rawp_properties($0, Int32($1)) }),
     "W7-to-js": ({ state, n in repeated(n) { raw_object_to_js(state, entries) } },
                  { state, n in repeated(n) { rawp_object_to_js(state, entries) } }),
@@ -71,8 +72,9 @@ let baselines: [String: (raw: Baseline, protected: Baseline)] = [
     "W9": ({ raw_exported($0, Int32($1)) }, { rawp_exported($0, Int32($1)) }),
 ]
 
-/// The typed and JavaScriptCore-spelled rows of one workload share its baseline ("W5b" → "W5").
-let baselineName = workload.hasPrefix("W7") ? workload : String(workload.prefix(2))
+/// The typed and JavaScriptCore-spelled rows of one workload share its baseline ("W5-typed" →
+/// "W5"); W5b and W7's two directions have their own.
+let baselineName = baselines[workload] != nil ? workload : String(workload.prefix(2))
 
 switch engine {
 case "ours":

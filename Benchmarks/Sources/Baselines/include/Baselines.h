@@ -16,6 +16,7 @@ double jsc_eval(jsc_state *state, int count);
 double jsc_fib(jsc_state *state);
 double jsc_host_calls(jsc_state *state, int count);
 double jsc_js_calls(jsc_state *state, int count);
+double jsc_method_calls(jsc_state *state, int count);
 double jsc_properties(jsc_state *state, int count);
 double jsc_object_to_js(jsc_state *state, int entries);
 double jsc_object_to_host(jsc_state *state, int entries);
