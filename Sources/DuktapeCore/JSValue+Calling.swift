@@ -81,7 +81,7 @@ extension JSValue {
     public func call<each Argument: JSValueConvertible, Result: JSValueConvertible>(
         _ arguments: repeat each Argument, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing { stack throws(JSException) in
+        try callPushing(JSValue.count(repeat (each Argument).self)) { stack throws(JSException) in
             repeat try stack.push(typed: each arguments)
         } reading: { stack throws(JSException) in
             try stack.converted(at: -1, as: Result.self)
@@ -99,7 +99,7 @@ extension JSValue {
     public func call<A: JSValueConvertible, Result: JSValueConvertible>(
         _ a: A, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing { stack throws(JSException) in
+        try callPushing(1) { stack throws(JSException) in
             try stack.push(reservedTyped: a)
         } reading: { stack throws(JSException) in
             try stack.converted(at: -1, as: Result.self)
@@ -115,7 +115,7 @@ extension JSValue {
     public func call<A: JSValueConvertible, B: JSValueConvertible, Result: JSValueConvertible>(
         _ a: A, _ b: B, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing { stack throws(JSException) in
+        try callPushing(2) { stack throws(JSException) in
             try stack.push(reservedTyped: a)
             try stack.push(reservedTyped: b)
         } reading: { stack throws(JSException) in
@@ -132,7 +132,7 @@ extension JSValue {
     public func call<A: JSValueConvertible, B: JSValueConvertible, C: JSValueConvertible, Result: JSValueConvertible>(
         _ a: A, _ b: B, _ c: C, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing { stack throws(JSException) in
+        try callPushing(3) { stack throws(JSException) in
             try stack.push(reservedTyped: a)
             try stack.push(reservedTyped: b)
             try stack.push(reservedTyped: c)
@@ -154,18 +154,27 @@ extension JSValue {
     public func call<each Argument, Result>(
         _ arguments: repeat each Argument, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing { stack throws(JSException) in
+        try callPushing(JSValue.count(repeat (each Argument).self)) { stack throws(JSException) in
             repeat try stack.push(anyValue: each arguments)
         } reading: { stack throws(JSException) in
             try stack.dynamicValue(at: -1, as: Result.self)
         }
     }
 
-    /// The typed call's untyped part, compiled once: calls `self` with the arguments
-    /// `pushArguments` pushes, and `read`s the result on top of the stack. The entry's own
+    /// How many types a parameter pack holds (each argument pushes one value).
+    @inlinable
+    static func count<each Value>(_ types: repeat (each Value).Type) -> Int32 {
+        var total: Int32 = 0
+        for _ in repeat each types { total += 1 }
+        return total
+    }
+
+    /// The typed call's untyped part, compiled once: calls `self` with the `argumentCount`
+    /// values `pushArguments` pushes, and `read`s the result on top of the stack. The entry's own
     /// reservation (`EngineStack.entryReserve`) covers the callee and `this`.
     @usableFromInline
     func callPushing<Result>(
+        _ argumentCount: Int32,
         _ pushArguments: (EngineStack) throws(JSException) -> Void,
         reading read: (EngineStack) throws(JSException) -> Result
     ) throws -> Result {
@@ -173,14 +182,9 @@ extension JSValue {
             try owner.withStack { stack throws(JSException) -> Result in
                 try stack.push(reserved: self)
                 duk_push_global_object(stack.ctx)
-                let base = duk_get_top(stack.ctx)
-                do throws(JSException) {
-                    try pushArguments(stack)
-                } catch {
-                    duk_set_top(stack.ctx, base - 2)
-                    throw error
-                }
-                try stack.check(cduk_pcall(stack.ctx, duk_get_top(stack.ctx) - base, 0))
+                // One value per argument; on a failure the entry's end restores the stack.
+                try pushArguments(stack)
+                try stack.check(cduk_pcall(stack.ctx, argumentCount, 0))
                 return try read(stack)
             }
         }
@@ -218,17 +222,12 @@ extension JSValue {
                 } else {
                     duk_push_global_object(stack.ctx)
                 }
-                let base = duk_get_top(stack.ctx)
-                do throws(JSException) {
-                    // Borrowed from the buffer: iterating the array would copy each existential out.
-                    try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
-                        for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
-                    }
-                } catch {
-                    duk_set_top(stack.ctx, base - 2)
-                    throw error
+                // Borrowed from the buffer: iterating the array would copy each existential out.
+                // Each argument pushes one value; on a failure the entry's end restores the stack.
+                try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
+                    for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
                 }
-                try stack.check(cduk_pcall(stack.ctx, duk_get_top(stack.ctx) - base, construct ? 1 : 0))
+                try stack.check(cduk_pcall(stack.ctx, Int32(arguments?.count ?? 0), construct ? 1 : 0))
                 return try stack.value(at: -1)
             }
         } catch {
