@@ -183,7 +183,13 @@ extension JSValue {
                 try stack.push(reserved: self)
                 duk_push_global_object(stack.ctx)
                 // One value per argument; on a failure the entry's end restores the stack.
+                #if DEBUG
+                let argumentsBase = duk_get_top(stack.ctx)
+                #endif
                 try pushArguments(stack)
+                #if DEBUG
+                assert(duk_get_top(stack.ctx) == argumentsBase + argumentCount, "an argument pushed other than one value")
+                #endif
                 try stack.check(cduk_pcall(stack.ctx, argumentCount, 0))
                 return try read(stack)
             }
@@ -224,9 +230,15 @@ extension JSValue {
                 }
                 // Borrowed from the buffer: iterating the array would copy each existential out.
                 // Each argument pushes one value; on a failure the entry's end restores the stack.
+                #if DEBUG
+                let argumentsBase = duk_get_top(stack.ctx)
+                #endif
                 try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
                     for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
                 }
+                #if DEBUG
+                assert(duk_get_top(stack.ctx) == argumentsBase + Int32(arguments?.count ?? 0), "an argument pushed other than one value")
+                #endif
                 try stack.check(cduk_pcall(stack.ctx, Int32(arguments?.count ?? 0), construct ? 1 : 0))
                 return try stack.value(at: -1)
             }
