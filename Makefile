@@ -7,12 +7,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
-# The web tests also serve static files with Python's http.server.
+# DuktapeWeb inflates gzip and deflate bodies with the system zlib (zlib1g-dev). The web tests
+# also serve static files with Python's http.server.
 deps:
-	@if [ ! -f $(DUKTAPE_SOURCE) ] || [ ! -f /usr/include/duktape.h ] || ! command -v python3 >/dev/null; then \
-		echo "Installing duktape-dev and python3..."; \
+	@if [ ! -f $(DUKTAPE_SOURCE) ] || [ ! -f /usr/include/duktape.h ] || [ ! -f /usr/include/zlib.h ] || ! command -v python3 >/dev/null; then \
+		echo "Installing duktape-dev, zlib1g-dev and python3..."; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev python3; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq duktape-dev zlib1g-dev python3; \
 	fi
 
 # The instruction counts (`make bench-check`, and a table in RESULTS.md) need valgrind.

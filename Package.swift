@@ -13,7 +13,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
     ],
@@ -36,6 +35,9 @@ let package = Package(
             dependencies: ["DuktapeCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The system's zlib (`zlib1g-dev`, `make deps`): gzip and deflate bodies are inflated
+        // by the web host itself, under each transfer's flow control.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The headless web host: the page, the browser globals and fetch. The only target that
         // depends on the networking stack.
         .target(
@@ -43,11 +45,11 @@ let package = Package(
             dependencies: [
                 "DuktapeCore",
                 "DuktapeRuntime",
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ],
             resources: [.copy("Resources/loader.html")],
             swiftSettings: swiftSettings
@@ -67,6 +69,7 @@ let package = Package(
         .target(
             name: "TestServer",
             dependencies: [
+                "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -113,6 +113,106 @@ struct FetchTests {
         }
     }
 
+    /// gzip, x-gzip and deflate (zlib) bodies are inflated by the host; the headers stay as the
+    /// server sent them; every request asks for those codings, whatever the page wrote.
+    @Test func compressedBodiesAreInflatedByTheHost() async throws {
+        try await withFetchPage { page, server in
+            let result = try await run(page, """
+                return Promise.all(['gzip', 'x-gzip', 'deflate'].map(function (coding) {
+                    return fetch('/compressed?n=300000&coding=' + coding).then(function (r) {
+                        var header = r.headers.get('content-encoding');
+                        return r.arrayBuffer().then(function (buffer) {
+                            var bytes = new Uint8Array(buffer), sum = 0;
+                            for (var i = 0; i < bytes.length; i++) sum = (sum + bytes[i] * (i % 7 + 1)) % 1000003;
+                            return header + ':' + bytes.length + ':' + sum;
+                        });
+                    });
+                })).then(function (all) { return all.join('|') })
+                """)
+            var sum = 0
+            for index in 0..<300_000 { sum = (sum + Int(TestHTTPServer.pattern[index % 65536]) * (index % 7 + 1)) % 1_000_003 }
+            #expect(result == ["gzip", "x-gzip", "deflate"].map { "\($0):300000:\(sum)" }.joined(separator: "|"))
+            _ = try await run(page, "return fetch('/echo', { headers: { 'Accept-Encoding': 'br' } }).then(function () { return 'sent' })")
+            #expect(server.received.count == 4)
+            #expect(server.received.allSatisfy { $0.header("accept-encoding") == "gzip, deflate" })
+        }
+    }
+
+    /// A compressed body obeys the transfer's flow control: 64 MiB of zeros gzipped to 64 KB,
+    /// which async-http-client's decompressor inflated whole from each read of the socket,
+    /// holds the host at a megabyte and a step while the page does not read, then reads whole.
+    @Test(.timeLimit(.minutes(1))) func aCompressedBodyWaitsForTheReaderLikeAnyOther() async throws {
+        try await withFetchPage { page, _ in
+            let paused = Inbox()
+            page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
+            _ = try await run(page, "return fetch('/gzip-bomb').then(function (response) { window.bomb = response; return 'head' })")
+            await paused.wait(for: 1)
+            let unread = try #require(paused.all.first?.body as? Int)
+            #expect(unread > FetchTransfer.highWater && unread <= FetchTransfer.highWater + Inflater.stepSize)
+            let result = try await run(page, """
+                var reader = bomb.body.getReader(), total = 0, nonzero = 0;
+                function next() {
+                    return reader.read().then(function (step) {
+                        if (step.done) return total + ':' + nonzero;
+                        total += step.value.length;
+                        for (var i = 0; i < step.value.length; i += 4096) if (step.value[i] !== 0) nonzero++;
+                        return next();
+                    });
+                }
+                return next();
+                """)
+            #expect(result == "\(64 << 20):0")
+        }
+    }
+
+    /// A stream cut short, bytes after its end, a corrupt stream: the request fails naming it
+    /// and the cause, after the bytes that did inflate.
+    @Test func damagedCompressedBodiesFailTheRequest() async throws {
+        try await withFetchPage { page, _ in
+            let result = try await run(page, """
+                return Promise.all(['cut', 'trailing', 'corrupt'].map(function (damage) {
+                    return fetch('/compressed?n=200000&damage=' + damage).then(function (r) { return r.arrayBuffer() })
+                        .then(function (b) { return 'whole ' + b.byteLength }, function (e) { return e.name + ': ' + e.message });
+                })).then(function (all) { return all.join('|') })
+                """)
+            let outcomes = try #require(result?.components(separatedBy: "|"))
+            #expect(outcomes.count == 3)
+            #expect(outcomes.allSatisfy { $0.hasPrefix("TypeError: Failed to fetch: GET http://127.0.0.1:") })
+            #expect(outcomes[0].hasSuffix("its compressed body ended before the compressed stream did"))
+            #expect(outcomes[1].hasSuffix("its compressed body has data after its end"))
+            #expect(outcomes[2].contains("its compressed body is corrupt (zlib error"))
+            #expect(page.network.runningCount == 0)
+        }
+    }
+
+    /// The inflater on its own: steps of at most the limit, trailing bytes, codings it leaves.
+    @Test func theInflaterMakesBoundedSteps() throws {
+        let plain = [UInt8](repeating: 7, count: 1 << 20)
+        let inflater = try #require(Inflater(contentEncoding: " GZIP "))
+        var input = ByteBuffer(bytes: TestHTTPServer.compressed(plain))
+        var total = 0
+        while true {
+            let step = try inflater.inflate(&input, limit: 10_000)
+            if step.readableBytes == 0 { break }
+            #expect(step.readableBytes <= 10_000)
+            #expect(step.readableBytesView.allSatisfy { $0 == 7 })
+            total += step.readableBytes
+        }
+        #expect(total == plain.count && inflater.isComplete)
+        var more = ByteBuffer(bytes: [1])
+        #expect(throws: Inflater.Failure.self) { try inflater.inflate(&more) }
+        #expect(Inflater(contentEncoding: nil) == nil && Inflater(contentEncoding: "br") == nil
+            && Inflater(contentEncoding: "identity") == nil && Inflater(contentEncoding: "gzip, br") == nil)
+        // A whole body (a script's) stops at its limit, and a cut one is not whole.
+        let whole = try #require(Inflater(contentEncoding: "gzip"))
+        #expect(throws: Inflater.Failure.self) { try whole.inflateWhole(ByteBuffer(bytes: TestHTTPServer.bomb), limit: 1 << 20) }
+        let cut = try #require(Inflater(contentEncoding: "deflate"))
+        let stream = TestHTTPServer.compressed(plain, gzip: false)
+        #expect(throws: Inflater.Failure.self) { try cut.inflateWhole(ByteBuffer(bytes: stream.prefix(stream.count / 2)), limit: 2 << 20) }
+        let empty = try #require(Inflater(contentEncoding: "gzip"))
+        #expect(try empty.inflateWhole(ByteBuffer(), limit: 10).readableBytes == 0)
+    }
+
     /// More bytes than the host ever joins into one chunk (it joins those that arrive while the
     /// page is busy), so the reader sees several.
     @Test func aResponseBodyStreamsInChunksThroughAReader() async throws {
@@ -717,6 +817,20 @@ struct FetchTests {
             #expect(result.scriptErrors.count == 1)
             let scriptRequest = try #require(server.received.first { $0.path == "/script.js" })
             #expect(scriptRequest.header("cookie") == "page=1")
+        }
+    }
+
+    @Test func aGzippedScriptIsInflated() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        var configuration = WebPageConfiguration()
+        configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
+        try await using(try WebPage(configuration: configuration)) { page in
+            let text = "var inflated = 'caf\u{e9} ' + 'x'.repeat(3)".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let result = try await page.load(html: "<script src=\"/gzip-script.js?text=\(text)\"></script>",
+                                             baseURL: URL(string: server.baseURL + "/index.html"))
+            #expect(result.skippedScripts.isEmpty)
+            #expect(try await page.evaluateJavaScript("inflated") as? String == "caf\u{e9} xxx")
         }
     }
 

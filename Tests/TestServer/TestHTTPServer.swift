@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import NIOCore
 import NIOPosix
@@ -186,6 +187,29 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// The bytes `/bytes` sends: byte i is (i × 31 + i >> 8) mod 256, which repeats every 64 KiB.
     public static let pattern: [UInt8] = (0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 
+    /// `bytes` compressed with zlib's deflate, in a gzip wrapper or a zlib one (HTTP's `deflate`).
+    public static func compressed(_ bytes: [UInt8], gzip: Bool = true) -> [UInt8] {
+        var stream = z_stream()
+        guard (gzip ? czlib_deflate_init_gzip(&stream, 9) : czlib_deflate_init_zlib(&stream, 9)) == Z_OK else { return [] }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 64)
+        var input = bytes
+        let written = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target -> Int in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                guard deflate(&stream, Z_FINISH) == Z_STREAM_END else { return 0 }
+                return target.count - Int(stream.avail_out)
+            }
+        }
+        return Array(output[..<written])
+    }
+
+    /// 64 MiB of zeros, gzipped (about 64 KB): what `/gzip-bomb` sends.
+    public static let bomb = compressed([UInt8](repeating: 0, count: 64 << 20))
+
     /// The routes the fetch tests use.
     public static let standardRoutes: Handler = { request, responder in
         let query = request.query
@@ -280,6 +304,25 @@ public final class TestHTTPServer: @unchecked Sendable {
             try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nuntil the connection closes")
         case "/gzip":
             try await responder.respond(headers: ["Content-Type: text/plain", "Content-Encoding: gzip"], body: gzipped)
+        case "/compressed":
+            // `n` bytes of `pattern` in `coding` (gzip, x-gzip, deflate); `damage`: "cut" sends the
+            // first half of the stream, "trailing" adds bytes after its end, "corrupt" breaks it
+            // after its header.
+            let count = Int(query["n"] ?? "1000") ?? 1000
+            let coding = query["coding"] ?? "gzip"
+            var body = compressed((0..<count).map { pattern[$0 % pattern.count] }, gzip: coding != "deflate")
+            switch query["damage"] {
+            case "cut": body = Array(body.prefix(body.count / 2))
+            case "trailing": body += Array("trailing".utf8)
+            case "corrupt": body.replaceSubrange(12..<min(body.count, 40), with: repeatElement(0xFF, count: min(body.count, 40) - 12))
+            default: break
+            }
+            try await responder.respond(headers: ["Content-Type: application/octet-stream", "Content-Encoding: \(coding)"], body: body)
+        case "/gzip-bomb":
+            try await responder.respond(headers: ["Content-Type: application/octet-stream", "Content-Encoding: gzip"], body: bomb)
+        case "/gzip-script.js":
+            try await responder.respond(headers: ["Content-Type: text/javascript", "Content-Encoding: gzip"],
+                                        body: compressed(Array((query["text"] ?? "").utf8)))
         case "/truncated":
             try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\nConnection: close\r\n\r\nonly ten.")
         case "/close-mid-stream":

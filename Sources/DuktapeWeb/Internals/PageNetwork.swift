@@ -4,7 +4,6 @@ import DuktapeRuntime
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 
 /// A request as `fetch` hands it to the host: the URL parsed (WHATWG), the method, the header
 /// list, the body's bytes and the request's modes.
@@ -64,15 +63,16 @@ final class PageNetwork: @unchecked Sendable {
 
     /// The page's client, with its own connection pool (a page that leaves bodies unread
     /// holds only its own connections), on the process's shared event loops: redirects left to
-    /// the page (each hop is checked by its policy), bodies decompressed (gzip, deflate; at most
-    /// 1,000 times the compressed size, against decompression bombs), and a refused connection
-    /// failing at once, as in browsers (async-http-client would retry until the connect timeout).
+    /// the page (each hop is checked by its policy), no decompression (gzip and deflate bodies
+    /// are inflated by `ResponseReceiver` under the transfer's flow control: async-http-client
+    /// inflates each read from the socket whole), and a refused connection failing at once, as
+    /// in browsers (async-http-client would retry until the connect timeout).
     private static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(30))
-        configuration.decompression = .enabled(limit: .ratio(1000))
+        configuration.decompression = .disabled
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
@@ -314,7 +314,8 @@ final class PageNetwork: @unchecked Sendable {
 
     /// Headers the host owns: the connection's framing and the ones it sets itself.
     private static let hostOwnedHeaders: Set<String> = [
-        "connection", "content-length", "expect", "host", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade",
+        "accept-encoding", "connection", "content-length", "expect", "host", "keep-alive", "te", "trailer", "transfer-encoding",
+        "upgrade",
     ]
 
     private func perform(_ first: FetchRequest, on transfer: FetchTransfer) async {
@@ -475,6 +476,8 @@ final class PageNetwork: @unchecked Sendable {
             http.headers.add(name: name, value: value)
         }
         if !hasUserAgent { http.headers.add(name: "User-Agent", value: userAgent) }
+        // The codings `Inflater` speaks (a page cannot choose others: Fetch forbids the header).
+        http.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         if withCookies, let url = URL(string: address.href), let cookie = cookies?.header(for: url) {
             http.headers.add(name: "Cookie", value: cookie)
         }
@@ -576,7 +579,14 @@ final class PageNetwork: @unchecked Sendable {
                 _ = try? await response.body.collect(upTo: 1 << 20)
                 throw FetchFailure("GET \(url.href) answered \(status)")
             }
-            let body = try await response.body.collect(upTo: 16 << 20)
+            var body = try await response.body.collect(upTo: 16 << 20)
+            if let inflater = Inflater(contentEncoding: response.headers.first(name: "content-encoding")) {
+                do {
+                    body = try inflater.inflateWhole(body, limit: 16 << 20)
+                } catch {
+                    throw FetchFailure("GET \(url.href): \(error)")
+                }
+            }
             return TextCharset(contentType: response.headers.first(name: "content-type")).decode(Data(body.readableBytesView))
         }
         throw FetchFailure("\(first.href): more than 20 redirects")

@@ -12,6 +12,11 @@ import NIOHTTP1
 /// for the next only once the consuming task has taken it, so every read from the socket waits
 /// for two thread switches. Here the event loop hands each part to the transfer and reads on,
 /// and waits only when the page has more than `FetchTransfer.highWater` bytes unread.
+///
+/// A gzip or deflate body is inflated here, a step of at most `Inflater.stepSize` bytes at a
+/// time, each step handed on before the next is made: a part that inflates to many megabytes
+/// waits for room like any other bytes, so the host never holds more than the transfer's
+/// flow control allows, whatever the compression ratio.
 final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
@@ -34,6 +39,10 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
         /// by (async-http-client hands over the next part only once it is completed).
         var early: ByteBuffer?
         var bodyGate: EventLoopPromise<Void>?
+        /// The event loop the held part came on (where its inflating goes on).
+        var earlyLoop: (any EventLoop)?
+        /// The body's inflater, when it is compressed.
+        var inflater: Inflater?
         var discarded = 0
         var finished = false
         var endWaiter: CheckedContinuation<Void, any Error>?
@@ -41,12 +50,18 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     }
 
     private let state = Guarded(State())
+    /// "METHOD url", for the failures this receiver makes.
+    private let requestName: String
+
+    private init(requestName: String) {
+        self.requestName = requestName
+    }
 
     /// Sends `request` on `client` and returns its receiver (throws when the calling task is
     /// cancelled already: the page closed, or the transfer ended, before the request went out).
     static func start(_ request: HTTPClient.Request, on client: HTTPClient) throws -> ResponseReceiver {
         try Task.checkCancellation()
-        let receiver = ResponseReceiver()
+        let receiver = ResponseReceiver(requestName: "\(request.method.rawValue) \(request.url.absoluteString)")
         let task = client.execute(request: request, delegate: receiver)
         // A task that fails before it starts (the client is shutting down) tells its future
         // only, never the delegate: its failure is passed on, so that nothing waits for ever.
@@ -81,15 +96,15 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     /// goes first, and goes even when the request failed after it (a connection closed in the
     /// middle of the body): the page gets the bytes that came, then the error.
     func receiveBody(_ body: Body) async throws {
-        let (early, gate) = state.withLock { state -> (ByteBuffer?, EventLoopPromise<Void>?) in
+        let (early, loop, gate) = state.withLock { state -> (ByteBuffer?, (any EventLoop)?, EventLoopPromise<Void>?) in
             state.body = body
-            return (state.early.take(), state.bodyGate.take())
+            return (state.early.take(), state.earlyLoop.take(), state.bodyGate.take())
         }
         // The held part goes even when the request has failed since (its gate then taken).
-        switch early.map({ take($0, into: body) }) ?? .readOn {
-        case .readOn: gate?.succeed()
-        case .waitForRoom(let transfer): if transfer.whenRoom({ gate?.succeed() }) { gate?.succeed() }
-        case .fail(let error): gate?.fail(error)
+        if let early, let loop {
+            handOn(early, to: body, on: loop).whenComplete { gate?.completeWith($0) }
+        } else {
+            gate?.succeed()
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -111,6 +126,58 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
         case readOn
         case waitForRoom(FetchTransfer)
         case fail(any Error)
+    }
+
+    /// Hands a part of the body on to `body`, inflated first when the body is compressed; the
+    /// future completes when the event loop may read on.
+    private func handOn(_ buffer: ByteBuffer, to body: Body, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        guard case .stream = body, let inflater = state.withLock({ $0.inflater }) else {
+            return future(of: take(buffer, into: body), on: loop)
+        }
+        return inflate(buffer, with: inflater, into: body, on: loop)
+    }
+
+    /// Inflates `input` a step at a time into `body`, waiting for room between steps.
+    private func inflate(_ input: ByteBuffer, with inflater: Inflater, into body: Body, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        var input = input
+        while true {
+            let output: ByteBuffer
+            do {
+                output = try inflater.inflate(&input)
+            } catch {
+                return loop.makeFailedFuture(FetchFailure("\(requestName): \(error)"))
+            }
+            if output.readableBytes == 0 {
+                if input.readableBytes == 0 { return loop.makeSucceededVoidFuture() }  // the part is used up
+                continue  // only a header was used
+            }
+            switch take(output, into: body) {
+            case .readOn:
+                continue
+            case .fail(let error):
+                return loop.makeFailedFuture(error)
+            case .waitForRoom(let transfer):
+                let room = loop.makePromise(of: Void.self)
+                if transfer.whenRoom({ room.succeed() }) { room.succeed() }
+                // Submitted, not chained: room that came at once must not recurse.
+                let rest = input
+                return room.futureResult.flatMap { loop.flatSubmit { self.inflate(rest, with: inflater, into: body, on: loop) } }
+            }
+        }
+    }
+
+    /// The future for what `take` asked of the event loop.
+    private func future(of next: Next, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        switch next {
+        case .readOn:
+            return loop.makeSucceededVoidFuture()
+        case .waitForRoom(let transfer):
+            let room = loop.makePromise(of: Void.self)
+            if transfer.whenRoom({ room.succeed() }) { room.succeed() }
+            return room.futureResult
+        case .fail(let error):
+            return loop.makeFailedFuture(error)
+        }
     }
 
     /// Hands `buffer` on to `body`.
@@ -147,8 +214,10 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     // MARK: - The delegate (on the connection's event loop)
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let inflater = Inflater(contentEncoding: head.headers.first(name: "content-encoding"))
         state.withLock { state in
             state.head = head
+            state.inflater = inflater
             return state.headWaiter.take()
         }?.resume(returning: head)
         return task.eventLoop.makeSucceededVoidFuture()
@@ -160,22 +229,14 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
                 // Held until the caller says where the body goes (`receiveBody` completes the gate).
                 let gate = task.eventLoop.makePromise(of: Void.self)
                 state.early = buffer
+                state.earlyLoop = task.eventLoop
                 state.bodyGate = gate
                 return (nil, gate.futureResult)
             }
             return (body, nil)
         }
         guard let body else { return held ?? task.eventLoop.makeSucceededVoidFuture() }
-        switch take(buffer, into: body) {
-        case .readOn:
-            return task.eventLoop.makeSucceededVoidFuture()
-        case .waitForRoom(let transfer):
-            let room = task.eventLoop.makePromise(of: Void.self)
-            if transfer.whenRoom({ room.succeed() }) { room.succeed() }
-            return room.futureResult
-        case .fail(let error):
-            return task.eventLoop.makeFailedFuture(error)
-        }
+        return handOn(buffer, to: body, on: task.eventLoop)
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -193,6 +254,14 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        // A compressed body that stopped before its stream's end is not whole.
+        let truncated = state.withLock { state in
+            state.inflater.map { $0.hasInput && !$0.isComplete } ?? false
+        }
+        if truncated {
+            didReceiveError(task: task, FetchFailure("\(requestName): \(Inflater.Failure.truncated)"))
+            return
+        }
         state.withLock { state in
             state.finished = true
             state.body = nil

@@ -1,0 +1,24 @@
+/* The system's zlib (`zlib1g-dev`), for DuktapeWeb's inflating of gzip and deflate bodies under
+ * the transfer's flow control. Why the wrappers: zlib's init functions are macros, which Swift
+ * cannot call. */
+#ifndef CZLIB_SHIM_H
+#define CZLIB_SHIM_H
+
+#include <zlib.h>
+
+/* A gzip or zlib stream, told apart by its header (windowBits 15, +32 for detection). */
+static inline int czlib_inflate_init(z_streamp stream) {
+    return inflateInit2(stream, 15 + 32);
+}
+
+/* A gzip stream (windowBits 15, +16 for the gzip wrapper). */
+static inline int czlib_deflate_init_gzip(z_streamp stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}
+
+/* A zlib stream (HTTP's `deflate`). */
+static inline int czlib_deflate_init_zlib(z_streamp stream, int level) {
+    return deflateInit(stream, level);
+}
+
+#endif
