@@ -11,6 +11,11 @@ static inline int czlib_inflate_init(z_streamp stream) {
     return inflateInit2(stream, 15 + 32);
 }
 
+/* A raw deflate stream, without a zlib header (what some servers send as `deflate`). */
+static inline int czlib_inflate_init_raw(z_streamp stream) {
+    return inflateInit2(stream, -15);
+}
+
 /* A gzip stream (windowBits 15, +16 for the gzip wrapper). */
 static inline int czlib_deflate_init_gzip(z_streamp stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
@@ -19,6 +24,11 @@ static inline int czlib_deflate_init_gzip(z_streamp stream, int level) {
 /* A zlib stream (HTTP's `deflate`). */
 static inline int czlib_deflate_init_zlib(z_streamp stream, int level) {
     return deflateInit(stream, level);
+}
+
+/* A raw deflate stream (no header: what some servers send as `deflate`). */
+static inline int czlib_deflate_init_raw(z_streamp stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
 }
 
 #endif

@@ -226,9 +226,10 @@ public final class HTTPCache: @unchecked Sendable {
             self.handle = handle
         }
 
-        /// Appends a chunk; past an eighth of the capacity the body is abandoned.
-        func append(_ chunk: Data) {
-            guard accepted <= cache.capacity / 8 else { return }  // abandoned already
+        /// Appends a chunk (copied); past an eighth of the capacity the body is abandoned.
+        func append(_ bytes: some Collection<UInt8>) {
+            guard accepted <= cache.capacity / 8 else { return }  // abandoned already: no copy
+            let chunk = Data(bytes)
             accepted += chunk.count
             let tooLarge = accepted > cache.capacity / 8
             writes.async { [self] in

@@ -187,10 +187,19 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// The bytes `/bytes` sends: byte i is (i × 31 + i >> 8) mod 256, which repeats every 64 KiB.
     public static let pattern: [UInt8] = (0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 
-    /// `bytes` compressed with zlib's deflate, in a gzip wrapper or a zlib one (HTTP's `deflate`).
-    public static func compressed(_ bytes: [UInt8], gzip: Bool = true) -> [UInt8] {
+    /// How `compressed` wraps its deflate stream.
+    public enum Wrapper: String, Sendable { case gzip, zlib, raw }
+
+    /// `bytes` compressed with zlib's deflate, in a gzip wrapper, a zlib one (HTTP's `deflate`)
+    /// or none (raw deflate, which some servers send as `deflate`).
+    public static func compressed(_ bytes: [UInt8], wrapper: Wrapper = .gzip) -> [UInt8] {
         var stream = z_stream()
-        guard (gzip ? czlib_deflate_init_gzip(&stream, 9) : czlib_deflate_init_zlib(&stream, 9)) == Z_OK else { return [] }
+        let status = switch wrapper {
+        case .gzip: czlib_deflate_init_gzip(&stream, 9)
+        case .zlib: czlib_deflate_init_zlib(&stream, 9)
+        case .raw: czlib_deflate_init_raw(&stream, 9)
+        }
+        guard status == Z_OK else { return [] }
         defer { deflateEnd(&stream) }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 64)
         var input = bytes
@@ -305,19 +314,22 @@ public final class TestHTTPServer: @unchecked Sendable {
         case "/gzip":
             try await responder.respond(headers: ["Content-Type: text/plain", "Content-Encoding: gzip"], body: gzipped)
         case "/compressed":
-            // `n` bytes of `pattern` in `coding` (gzip, x-gzip, deflate); `damage`: "cut" sends the
-            // first half of the stream, "trailing" adds bytes after its end, "corrupt" breaks it
-            // after its header.
+            // `n` bytes of `pattern` in `coding` (gzip, x-gzip, deflate; `raw=1`: deflate without
+            // its zlib header); `damage`: "cut" sends the first half of the stream, "trailing"
+            // adds bytes after its end, "corrupt" breaks it after its header; `stack=1` says
+            // the coding on two header lines.
             let count = Int(query["n"] ?? "1000") ?? 1000
             let coding = query["coding"] ?? "gzip"
-            var body = compressed((0..<count).map { pattern[$0 % pattern.count] }, gzip: coding != "deflate")
+            let wrapper: Wrapper = coding != "deflate" ? .gzip : query["raw"] != nil ? .raw : .zlib
+            var body = compressed((0..<count).map { pattern[$0 % pattern.count] }, wrapper: wrapper)
             switch query["damage"] {
             case "cut": body = Array(body.prefix(body.count / 2))
             case "trailing": body += Array("trailing".utf8)
             case "corrupt": body.replaceSubrange(12..<min(body.count, 40), with: repeatElement(0xFF, count: min(body.count, 40) - 12))
             default: break
             }
-            try await responder.respond(headers: ["Content-Type: application/octet-stream", "Content-Encoding: \(coding)"], body: body)
+            let codings = Array(repeating: "Content-Encoding: \(coding)", count: query["stack"] != nil ? 2 : 1)
+            try await responder.respond(headers: ["Content-Type: application/octet-stream"] + codings, body: body)
         case "/gzip-bomb":
             try await responder.respond(headers: ["Content-Type: application/octet-stream", "Content-Encoding: gzip"], body: bomb)
         case "/gzip-script.js":

@@ -17,61 +17,92 @@ final class Inflater: @unchecked Sendable {
     /// Why a body could not be inflated (the request's failure names it).
     enum Failure: Error, CustomStringConvertible {
         case corrupt(code: Int32)
-        case trailingData
         case truncated
         case tooLarge(limit: Int)
+        case stacked(codings: [String])
 
         var description: String {
             switch self {
             case .corrupt(let code): "its compressed body is corrupt (zlib error \(code))"
-            case .trailingData: "its compressed body has data after its end"
             case .truncated: "its compressed body ended before the compressed stream did"
             case .tooLarge(let limit): "its compressed body inflates past \(limit) bytes"
+            case .stacked(let codings): "its body has several codings (\(codings.joined(separator: ", "))), which this host does not inflate"
             }
         }
     }
 
     /// Heap storage: zlib keeps the stream's address in its state.
     private let stream: UnsafeMutablePointer<z_stream>
+    /// `deflate`: whether the stream has a zlib header, decided by its first two bytes (some
+    /// servers send raw deflate, which browsers accept too); nil until they came.
+    private var wrapped: Bool?
+    private var firstBytes: [UInt8] = []
     /// Whether the compressed stream ended.
     private(set) var isComplete = false
     /// Whether any compressed byte has come (a body-less response has none to end).
     private(set) var hasInput = false
 
-    /// An inflater for a body sent with `contentEncoding`, or nil when the body is not to be
-    /// inflated (no coding, `identity`, a coding this host does not speak, several codings).
-    init?(contentEncoding: String?) {
-        guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(),
-              ["gzip", "x-gzip", "deflate"].contains(coding)
-        else { return nil }
+    /// An inflater for a body sent with `contentEncodings` (the header's values, every line and
+    /// comma-separated item; `identity` counts for nothing), or nil when there is nothing to
+    /// inflate: no coding, or one this host does not speak (its bytes go to the page as they
+    /// came). Throws for several codings with gzip or deflate among them.
+    init?(contentEncodings: [String]) throws(Failure) {
+        let codings = contentEncodings.flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        let known = codings.filter { ["gzip", "x-gzip", "deflate"].contains($0) }
+        guard !known.isEmpty else { return nil }
+        guard codings.count == 1 else { throw .stacked(codings: codings) }
         // Made before `self.stream` is set: failing then runs no deinit.
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        guard czlib_inflate_init(stream) == Z_OK else {
+        let deflate = codings[0] == "deflate"
+        guard deflate || czlib_inflate_init(stream) == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
             return nil
         }
         self.stream = stream
+        wrapped = deflate ? nil : true
     }
 
     deinit {
-        inflateEnd(stream)
+        if wrapped != nil { inflateEnd(stream) }
         stream.deinitialize(count: 1)
         stream.deallocate()
     }
 
     /// Inflates from `input` (moving its reader past what it used) into at most `limit` new
     /// bytes; empty when `input` is used up or the stream has ended (it may also be empty when
-    /// only a header was used: call again while `input` has bytes). Throws when the data is not
-    /// a gzip or zlib stream, or when bytes follow its end.
+    /// only a header was used: call again while `input` has bytes). Bytes after the stream's
+    /// end are dropped, as browsers drop them. Throws when the data is not a gzip, zlib or raw
+    /// deflate stream.
     func inflate(_ input: inout ByteBuffer, limit: Int = Inflater.stepSize) throws(Failure) -> ByteBuffer {
         if isComplete {
-            if input.readableBytes > 0 { throw .trailingData }
+            input.moveReaderIndex(forwardBy: input.readableBytes)
             return ByteBuffer()
         }
         guard input.readableBytes > 0 else { return ByteBuffer() }
         hasInput = true
+        if wrapped == nil {
+            // `deflate`: a zlib header is CMF (method 8, window at most 32 KiB) and FLG with
+            // CMF·256 + FLG a multiple of 31; anything else is raw deflate.
+            while firstBytes.count < 2, let byte = input.readInteger(as: UInt8.self) { firstBytes.append(byte) }
+            guard firstBytes.count == 2 else { return ByteBuffer() }
+            let header = Int(firstBytes[0]) << 8 | Int(firstBytes[1])
+            let zlib = firstBytes[0] & 0x0F == 8 && firstBytes[0] >> 4 <= 7 && header % 31 == 0
+            guard (zlib ? czlib_inflate_init(stream) : czlib_inflate_init_raw(stream)) == Z_OK else { throw .corrupt(code: Z_MEM_ERROR) }
+            wrapped = zlib
+            var first = ByteBuffer(bytes: firstBytes)
+            firstBytes = []
+            let start = try step(&first, limit: limit)  // two bytes make no output
+            guard start.readableBytes == 0 else { return start }
+        }
+        return try step(&input, limit: limit)
+    }
+
+    /// One call of zlib's inflate.
+    private func step(_ input: inout ByteBuffer, limit: Int) throws(Failure) -> ByteBuffer {
         // Room for a typical ratio, up to `limit`: a small part does not get a large buffer
         // (the next call goes on where this one stopped).
         let room = min(limit, max(4 * input.readableBytes, 16 << 10))
@@ -97,13 +128,21 @@ final class Inflater: @unchecked Sendable {
         switch status {
         case Z_STREAM_END:
             isComplete = true
-            if input.readableBytes > 0 { throw .trailingData }
+            input.moveReaderIndex(forwardBy: input.readableBytes)
         case Z_OK, Z_BUF_ERROR:
             // Z_BUF_ERROR: no progress was possible; with input left and room for output, that
             // only happens on data zlib cannot use.
             if used == 0 && output.readableBytes == 0 && input.readableBytes > 0 { throw .corrupt(code: status) }
         default:
             throw .corrupt(code: status)
+        }
+        // A step that filled little of its buffer is copied into one of its size: the transfer
+        // counts the bytes, so a buffer kept by reference must not hold much more.
+        if output.capacity > 2 * output.readableBytes + (4 << 10) {
+            var tight = ByteBuffer()
+            tight.reserveCapacity(output.readableBytes)
+            tight.writeImmutableBuffer(output)
+            return tight
         }
         return output
     }

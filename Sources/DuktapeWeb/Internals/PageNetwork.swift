@@ -476,8 +476,10 @@ final class PageNetwork: @unchecked Sendable {
             http.headers.add(name: name, value: value)
         }
         if !hasUserAgent { http.headers.add(name: "User-Agent", value: userAgent) }
-        // The codings `Inflater` speaks (a page cannot choose others: Fetch forbids the header).
-        http.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        // The codings `Inflater` speaks (a page cannot choose others: Fetch forbids the header);
+        // none for a range, as Fetch says (a slice of a compressed stream cannot be inflated).
+        let ranged = request.headers.contains { $0.name.lowercased() == "range" }
+        http.headers.add(name: "Accept-Encoding", value: ranged ? "identity" : "gzip, deflate")
         if withCookies, let url = URL(string: address.href), let cookie = cookies?.header(for: url) {
             http.headers.add(name: "Cookie", value: cookie)
         }
@@ -580,12 +582,12 @@ final class PageNetwork: @unchecked Sendable {
                 throw FetchFailure("GET \(url.href) answered \(status)")
             }
             var body = try await response.body.collect(upTo: 16 << 20)
-            if let inflater = Inflater(contentEncoding: response.headers.first(name: "content-encoding")) {
-                do {
+            do {
+                if let inflater = try Inflater(contentEncodings: response.headers[canonicalForm: "content-encoding"].map(String.init)) {
                     body = try inflater.inflateWhole(body, limit: 16 << 20)
-                } catch {
-                    throw FetchFailure("GET \(url.href): \(error)")
                 }
+            } catch {
+                throw FetchFailure("GET \(url.href): \(error)")
             }
             return TextCharset(contentType: response.headers.first(name: "content-type")).decode(Data(body.readableBytesView))
         }

@@ -151,18 +151,15 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
                 if input.readableBytes == 0 { return loop.makeSucceededVoidFuture() }  // the part is used up
                 continue  // only a header was used
             }
-            switch take(output, into: body) {
-            case .readOn:
-                continue
-            case .fail(let error):
-                return loop.makeFailedFuture(error)
-            case .waitForRoom(let transfer):
-                let room = loop.makePromise(of: Void.self)
-                if transfer.whenRoom({ room.succeed() }) { room.succeed() }
-                // Submitted, not chained: room that came at once must not recurse.
-                let rest = input
-                return room.futureResult.flatMap { loop.flatSubmit { self.inflate(rest, with: inflater, into: body, on: loop) } }
+            let next = take(output, into: body)
+            guard case .waitForRoom = next else {
+                if case .readOn = next { continue }
+                return future(of: next, on: loop)
             }
+            // The rest once there is room; submitted, not chained, so that room that came at
+            // once does not recurse.
+            let rest = input
+            return future(of: next, on: loop).flatMap { loop.flatSubmit { self.inflate(rest, with: inflater, into: body, on: loop) } }
         }
     }
 
@@ -187,7 +184,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
             // Ended (aborted, timed out, the page closed): the rest of the body is nobody's, and
             // the request fails rather than end as if the body were whole.
             guard !transfer.isEnded else { return .fail(CancellationError()) }
-            cache?.append(Data(buffer.readableBytesView))
+            cache?.append(buffer.readableBytesView)
             if transfer.queue(buffer) { posted() }
             return transfer.hasRoom ? .readOn : .waitForRoom(transfer)
         case .discard(let limit, let request):
@@ -214,7 +211,15 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     // MARK: - The delegate (on the connection's event loop)
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let inflater = Inflater(contentEncoding: head.headers.first(name: "content-encoding"))
+        // Codings the host does not inflate (stacked ones) fail the request: their bytes would
+        // reach the page still encoded, as if whole.
+        let inflater: Inflater?
+        do {
+            inflater = try Inflater(contentEncodings: head.headers[canonicalForm: "content-encoding"].map(String.init))
+        } catch {
+            didReceiveError(task: task, FetchFailure("\(requestName): \(error)"))
+            return task.eventLoop.makeFailedFuture(FetchFailure("\(requestName): \(error)"))
+        }
         state.withLock { state in
             state.head = head
             state.inflater = inflater
