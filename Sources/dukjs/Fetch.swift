@@ -82,7 +82,7 @@ extension DukJS {
             configuration.timeout = timeout
             configuration.page.consoleOutput = .standardStreams
             let loader = WebLoader(configuration: configuration)
-            defer { loader.close() }
+            defer { Self.shutDown(loader) }
             let progress = ProgressReporter(terminal: isatty(STDERR_FILENO) == 1)
             let finished = Finished()
             loader.evaluate(body) { response, error in
@@ -117,6 +117,21 @@ extension DukJS {
                 }
             }
         }
+    }
+}
+
+extension DukJS.Fetch {
+    /// Closes `loader` and waits until its page has shut down (its thread ended, its connections
+    /// closed), as a program must before it exits: `close()` alone left the page's teardown
+    /// racing the process's exit, which the leak checker caught as a weak reference's side table
+    /// left behind.
+    static func shutDown(_ loader: WebLoader) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await loader.shutdown()
+            done.signal()
+        }
+        done.wait()
     }
 }
 
