@@ -81,7 +81,7 @@ extension JSValue {
     public func call<each Argument: JSValueConvertible, Result: JSValueConvertible>(
         _ arguments: repeat each Argument, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing(JSValue.count(repeat (each Argument).self)) { stack throws(JSException) in
+        try callPushing(JSValue.argumentCount(repeat (each Argument).self)) { stack throws(JSException) in
             repeat try stack.push(typed: each arguments)
         } reading: { stack throws(JSException) in
             try stack.converted(at: -1, as: Result.self)
@@ -154,7 +154,7 @@ extension JSValue {
     public func call<each Argument, Result>(
         _ arguments: repeat each Argument, returning resultType: Result.Type
     ) throws -> Result {
-        try callPushing(JSValue.count(repeat (each Argument).self)) { stack throws(JSException) in
+        try callPushing(JSValue.argumentCount(repeat (each Argument).self)) { stack throws(JSException) in
             repeat try stack.push(anyValue: each arguments)
         } reading: { stack throws(JSException) in
             try stack.dynamicValue(at: -1, as: Result.self)
@@ -163,7 +163,7 @@ extension JSValue {
 
     /// How many types a parameter pack holds (each argument pushes one value).
     @inlinable
-    static func count<each Value>(_ types: repeat (each Value).Type) -> Int32 {
+    static func argumentCount<each Value>(_ types: repeat (each Value).Type) -> Int32 {
         var total: Int32 = 0
         for _ in repeat each types { total += 1 }
         return total
@@ -211,7 +211,8 @@ extension JSValue {
     /// The JavaScriptCore spellings' call, in one entry: `self(...arguments)`, `new self(...)`, or
     /// `self[method](...)` with `self` as `this`; an exception goes to `exceptionHandler` and
     /// gives undefined. One stack reservation covers the callee, `this` and the arguments (the
-    /// entry's own, for up to five arguments), and the array is read in place (these are the calls ported code makes in its hot loops).
+    /// entry's own, for up to five arguments), and the array is read in place: these are the
+    /// calls ported code makes in its hot loops.
     private func reportingCall(method: String?, arguments: [Any]?, construct: Bool) -> JSValue {
         do throws(JSException) {
             return try owner.withStack { stack throws(JSException) -> JSValue in

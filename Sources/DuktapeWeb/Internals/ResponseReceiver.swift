@@ -41,8 +41,10 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
         var bodyGate: EventLoopPromise<Void>?
         /// The event loop the held part came on (where its inflating goes on).
         var earlyLoop: (any EventLoop)?
-        /// The body's inflater, when it is compressed.
-        var inflater: Inflater?
+        /// The body's inflater, when it is compressed; or why it cannot be inflated (stacked
+        /// codings), which fails the body once it goes to the page (a redirect's or a 304's
+        /// body, discarded, does not matter).
+        var inflater: Result<Inflater, Inflater.Failure>?
         var discarded = 0
         var finished = false
         var endWaiter: CheckedContinuation<Void, any Error>?
@@ -134,7 +136,10 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
         guard case .stream = body, let inflater = state.withLock({ $0.inflater }) else {
             return future(of: take(buffer, into: body), on: loop)
         }
-        return inflate(buffer, with: inflater, into: body, on: loop)
+        switch inflater {
+        case .success(let inflater): return inflate(buffer, with: inflater, into: body, on: loop)
+        case .failure(let failure): return loop.makeFailedFuture(FetchFailure("\(requestName): \(failure)"))
+        }
     }
 
     /// Inflates `input` a step at a time into `body`, waiting for room between steps.
@@ -211,14 +216,13 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     // MARK: - The delegate (on the connection's event loop)
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        // Codings the host does not inflate (stacked ones) fail the request: their bytes would
-        // reach the page still encoded, as if whole.
-        let inflater: Inflater?
+        // Codings the host does not inflate (stacked ones) fail a body for the page: its bytes
+        // would reach the page still encoded, as if whole.
+        let inflater: Result<Inflater, Inflater.Failure>?
         do {
-            inflater = try Inflater(contentEncodings: head.headers[canonicalForm: "content-encoding"].map(String.init))
+            inflater = try Inflater(contentEncodings: head.headers[canonicalForm: "content-encoding"].map(String.init)).map { .success($0) }
         } catch {
-            didReceiveError(task: task, FetchFailure("\(requestName): \(error)"))
-            return task.eventLoop.makeFailedFuture(FetchFailure("\(requestName): \(error)"))
+            inflater = .failure(error)
         }
         state.withLock { state in
             state.head = head
@@ -261,7 +265,8 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         // A compressed body that stopped before its stream's end is not whole.
         let truncated = state.withLock { state in
-            state.inflater.map { $0.hasInput && !$0.isComplete } ?? false
+            if case .success(let inflater) = state.inflater { return inflater.hasInput && !inflater.isComplete }
+            return false
         }
         if truncated {
             didReceiveError(task: task, FetchFailure("\(requestName): \(Inflater.Failure.truncated)"))
