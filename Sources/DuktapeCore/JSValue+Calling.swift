@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 // MARK: - Calling
@@ -181,16 +180,8 @@ extension JSValue {
         try owner.rethrowingSwiftErrors { () throws(JSException) -> Result in
             try owner.withStack { stack throws(JSException) -> Result in
                 try stack.push(reserved: self)
-                duk_push_global_object(stack.ctx)
-                // One value per argument; on a failure the entry's end restores the stack.
-                #if DEBUG
-                let argumentsBase = duk_get_top(stack.ctx)
-                #endif
-                try pushArguments(stack)
-                #if DEBUG
-                assert(duk_get_top(stack.ctx) == argumentsBase + argumentCount, "an argument pushed other than one value")
-                #endif
-                try stack.check(cduk_pcall(stack.ctx, argumentCount, 0))
+                stack.pushReservedGlobalObject()
+                try stack.call(argumentCount: argumentCount, construct: false) { () throws(JSException) in try pushArguments(stack) }
                 return try read(stack)
             }
         }
@@ -221,26 +212,16 @@ extension JSValue {
                 if needed > EngineStack.entryReserve { try stack.reserve(Int32(needed)) }
                 try stack.push(reserved: self)
                 if let method {
-                    // [self] -> [self self key] -> [self self[key]] -> [self[key] self]: `this`
-                    duk_dup_top(stack.ctx)
-                    try stack.pushKey(method)
-                    try stack.getProperty()
-                    duk_swap_top(stack.ctx, -2)
+                    try stack.replaceWithMethod(method)
                 } else {
-                    duk_push_global_object(stack.ctx)
+                    stack.pushReservedGlobalObject()
                 }
-                // Borrowed from the buffer: iterating the array would copy each existential out.
-                // Each argument pushes one value; on a failure the entry's end restores the stack.
-                #if DEBUG
-                let argumentsBase = duk_get_top(stack.ctx)
-                #endif
-                try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
-                    for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
+                try stack.call(argumentCount: Int32(arguments?.count ?? 0), construct: construct) { () throws(JSException) in
+                    // Borrowed from the buffer: iterating the array would copy each existential out.
+                    try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
+                        for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
+                    }
                 }
-                #if DEBUG
-                assert(duk_get_top(stack.ctx) == argumentsBase + Int32(arguments?.count ?? 0), "an argument pushed other than one value")
-                #endif
-                try stack.check(cduk_pcall(stack.ctx, Int32(arguments?.count ?? 0), construct ? 1 : 0))
                 return try stack.value(at: -1)
             }
         } catch {

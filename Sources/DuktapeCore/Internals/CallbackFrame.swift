@@ -82,11 +82,10 @@ struct CallbackFrame {
 
     /// Every argument, made anew (an untyped closure's, made once per call).
     func makeArguments() -> [JSValue] {
-        let count = Int(argumentCount)
-        return [JSValue](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for index in 0..<count { (buffer.baseAddress.unsafelyUnwrapped + index).initialize(to: argument(index)) }
-            initialized = count
-        }
+        var made: [JSValue] = []
+        made.reserveCapacity(Int(argumentCount))
+        for index in 0..<Int(argumentCount) { made.append(argument(index)) }
+        return made
     }
 
     /// The call's `this`, kept for the next ask (`currentThis()`).

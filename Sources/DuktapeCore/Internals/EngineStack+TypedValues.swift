@@ -34,7 +34,7 @@ extension EngineStack {
     @usableFromInline
     func pushNumber(_ number: Double) throws(JSException) {
         try reserve(1)
-        duk_push_number(ctx, number)
+        pushReservedNumber(number)
     }
 
     /// The value at `index` by `T.fromJSValue`'s strict rule (nil when it does not convert): by

@@ -498,6 +498,37 @@ struct EngineStack {
         try getProperty()
     }
 
+    /// [.. function this] -> [.. result]: calls the function with `this` and the
+    /// `argumentCount` values `pushArguments` pushes into room the caller reserved (each exactly
+    /// one, checked in debug builds), or constructs with it. On a failure the entry's end
+    /// restores the stack. (The JavaScriptCore spellings' and the typed calls' path.)
+    @inline(__always)
+    func call(argumentCount: Int32, construct: Bool, pushing pushArguments: () throws(JSException) -> Void) throws(JSException) {
+        #if DEBUG
+        let base = duk_get_top(ctx)
+        #endif
+        try pushArguments()
+        #if DEBUG
+        assert(duk_get_top(ctx) == base + argumentCount, "an argument pushed other than one value")
+        #endif
+        try check(cduk_pcall(ctx, argumentCount, construct ? 1 : 0))
+    }
+
+    /// [.. obj] -> [.. obj[name] obj]: a method and its `this`, in room the caller reserved
+    /// (three slots while the key is pushed).
+    func replaceWithMethod(_ name: String) throws(JSException) {
+        duk_dup_top(ctx)
+        try pushKey(name)
+        try getProperty()
+        duk_swap_top(ctx, -2)
+    }
+
+    /// [..] -> [.. global object], into a slot the caller reserved.
+    @inline(__always)
+    func pushReservedGlobalObject() {
+        duk_push_global_object(ctx)
+    }
+
     /// [.. function] -> [.. result]: calls the function on top with `this` at `this` (or the
     /// global object when nil) and the arguments `pushArguments` pushes, or constructs with it.
     func call(
