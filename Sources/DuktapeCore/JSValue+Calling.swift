@@ -217,9 +217,10 @@ extension JSValue {
                     stack.pushReservedGlobalObject()
                 }
                 try stack.call(argumentCount: Int32(arguments?.count ?? 0), construct: construct) { () throws(JSException) in
-                    // Borrowed from the buffer: iterating the array would copy each existential out.
+                    // Read in place: iterating the array would copy each existential out.
                     try arguments?.withUnsafeBufferPointer { buffer throws(JSException) in
-                        for index in buffer.indices { try stack.push(reservedAnyValue: buffer[index]) }
+                        guard let base = buffer.baseAddress else { return }
+                        for index in buffer.indices { try stack.push(reservedAnyAt: base + index) }
                     }
                 }
                 return try stack.value(at: -1)

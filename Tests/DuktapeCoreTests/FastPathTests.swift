@@ -611,6 +611,38 @@ struct FastPathTests {
         #expect(pair.construct(withArguments: [2, 3]).forProperty("sum").toInt32() == 5)
     }
 
+    /// `call(withArguments:)` reads `Double`, `Int` and `Bool` elements in place from the array's
+    /// storage; every neighbour type (wrapped, sized, boxed, bridged) takes the general path and
+    /// must give the same as it would alone.
+    @Test func argumentsReadInPlaceMatchTheTable() {
+        let describe = eval(context, """
+            (function () {
+                return Array.prototype.map.call(arguments, function (v) {
+                    return typeof v + ':' + (Object.is(v, -0) ? '-0' : String(v))
+                }).join(' ')
+            })
+            """)
+        let arguments: [Any] = [
+            1.5, -0.0, Double.nan, -Double.infinity, Int.min, 0, Int(1) << 53 + 1, true, false,
+            Optional(true) as Any, Optional(2.5) as Any, UInt(3), Int32(-4), Float(0.25), CGFloat(1.25),
+            NSNumber(value: false), "1.5", [1.5, true] as [Any], JSValue(bool: true, in: context)!,
+        ]
+        let expected = [
+            "number:1.5", "number:-0", "number:NaN", "number:-Infinity", "number:-9223372036854776000",
+            "number:0", "number:9007199254740992", "boolean:true", "boolean:false", "boolean:true",
+            "number:2.5", "number:3", "number:-4", "number:0.25", "number:1.25", "boolean:false",
+            "string:1.5", "object:1.5,true", "boolean:true",
+        ]
+        #expect(describe.call(withArguments: arguments).toString() == expected.joined(separator: " "))
+        // One at a time, through the other two spellings that read arguments the same way.
+        let holder = JSValue(newObjectIn: context)!
+        holder.setValue(describe, forProperty: "f")
+        for (argument, text) in zip(arguments, expected) {
+            #expect(holder.invokeMethod("f", withArguments: [argument]).toString() == text)
+            #expect(describe.call(withArguments: [argument]).toString() == text)
+        }
+    }
+
     @Test func invokeMethodFindsTheMethodAsAGetWould() {
         let recorder = ExceptionRecorder()
         recorder.install(on: context)

@@ -18,7 +18,7 @@ struct ArgumentReader {
         // A parameter pack's types are only known at run time: a metatype test reads the
         // commonest one inline, where the witness call costs about 40 instructions.
         if T.self == Double.self, index < call.argumentCount, let number = call.stack.number(at: Int32(index)) {
-            return _identityCast(number, to: T.self)
+            return unsafeBitCast(number, to: T.self)
         }
         return try T._fromJSArgument(_JSArgument(call: call, index: index))
     }

@@ -80,6 +80,34 @@ extension Optional: OptionalProtocol {
     }
 }
 
+/// A number or boolean read in place from an `Any` in memory, without copying the existential
+/// out (a copy, a projection and a destroy cost about 60 instructions per argument of
+/// `call(withArguments:)`, more than pushing the number).
+///
+/// By the Swift ABI's layout of an opaque existential container (docs/ABI/TypeLayout.rst): a
+/// three-word value buffer, then the type metadata pointer. `Double`, `Int` and `Bool` are
+/// stored inline in the buffer (they fit in it and are bitwise-takable), at its start.
+enum InlineScalar {
+    case number(Double)
+    case boolean(Bool)
+
+    /// The value of `element` if it holds exactly a `Double`, an `Int` or a `Bool`.
+    @inline(__always)
+    static func read(_ element: UnsafePointer<Any>) -> InlineScalar? {
+        let raw = UnsafeRawPointer(element)
+        let type = raw.load(fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self)
+        if type == metadata(of: Double.self) { return .number(raw.load(as: Double.self)) }
+        if type == metadata(of: Int.self) { return .number(Double(raw.load(as: Int.self))) }
+        if type == metadata(of: Bool.self) { return .boolean(raw.load(as: Bool.self)) }
+        return nil
+    }
+
+    @inline(__always)
+    private static func metadata(of type: Any.Type) -> UnsafeRawPointer {
+        unsafeBitCast(type, to: UnsafeRawPointer.self)
+    }
+}
+
 // MARK: - Swift → JavaScript (JSC's valueWithObject: table, extended for Swift)
 
 extension EngineStack {
@@ -110,6 +138,16 @@ extension EngineStack {
         // The commonest types first, told apart by their dynamic type alone: a dynamic cast from
         // `Any` (`value as? Double`) costs more than pushing the number.
         try push(exactValue(value), of: value, depth: depth)
+    }
+
+    /// `push(reservedAnyValue:)` for an element of an `[Any]`, read in place.
+    @inline(__always)
+    func push(reservedAnyAt element: UnsafePointer<Any>) throws(JSException) {
+        switch InlineScalar.read(element) {
+        case .number(let number): duk_push_number(ctx, number)
+        case .boolean(let flag): duk_push_boolean(ctx, flag ? 1 : 0)
+        case nil: try push(reservedAnyValue: element.pointee)
+        }
     }
 
     /// `push(anyValue:)` into a slot the caller reserved: numbers, booleans and JSValues are

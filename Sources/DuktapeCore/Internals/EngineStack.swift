@@ -13,7 +13,7 @@ import Foundation
 /// those can be `@inlinable` and specialized for the caller's types.
 @usableFromInline
 struct EngineStack {
-    let ctx: OpaquePointer
+    @usableFromInline let ctx: OpaquePointer
     @usableFromInline unowned(unsafe) let context: JSContext
 
     var vm: JSVirtualMachine { context.vm }
@@ -218,8 +218,9 @@ struct EngineStack {
         return read(self)
     }
 
-    /// The value at `index` when it is a number.
-    @usableFromInline
+    /// The value at `index` when it is a number (inlinable: a typed closure's `Double`
+    /// arguments are read by it).
+    @inlinable
     func number(at index: Int32) -> Double? {
         var number = 0.0
         return cduk_number_at(ctx, index, &number) != 0 ? number : nil

@@ -10,10 +10,14 @@ struct HostCall {
     @usableFromInline let stack: EngineStack
     /// The call's frame, on the stack of `HostFunction.invoke` for as long as the body runs.
     let frame: UnsafeMutablePointer<CallbackFrame>
+    /// How many arguments the call has (the frame's count, kept here so that a specialized
+    /// closure reads it without a call into this module).
+    @usableFromInline let argumentCount: Int
 
     init(stack: EngineStack, frame: UnsafeMutablePointer<CallbackFrame>) {
         self.stack = stack
         self.frame = frame
+        self.argumentCount = Int(frame.pointee.argumentCount)
     }
 
     @usableFromInline var context: JSContext { stack.context }
@@ -22,7 +26,6 @@ struct HostCall {
     /// The arguments, made for the caller (not kept in the frame).
     func makeArguments() -> [JSValue] { frame.pointee.makeArguments() }
     var isConstruct: Bool { frame.pointee.isConstruct }
-    @usableFromInline var argumentCount: Int { Int(frame.pointee.argumentCount) }
 
     /// The exported Swift object or class behind `this`, read without pinning `this`.
     var exportedReceiver: Any? {

@@ -60,9 +60,8 @@ class HostFunction: EngineBox {
     private func invoke(ctx: OpaquePointer, isConstruct: Bool, in context: JSContext) -> duk_int_t {
         let stack = EngineStack(ctx: ctx, context: context)
         let argumentCount = duk_get_top(ctx)
-        // No room for a result or an error: undefined, without running the body (as a failed
-        // `reserve` would end: its RangeError could not be pushed either).
-        guard duk_check_stack(ctx, 4) != 0 else { return 0 }
+        // No room check: Duktape gives a C function DUK_API_ENTRY_STACK (64) free slots above
+        // its arguments, and the result's and the error's pushes below reserve their own.
         var frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, argumentCount: argumentCount)
         defer { frame.end() }
         // Called on a coroutine of the context's realm: the context's own thread is suspended
