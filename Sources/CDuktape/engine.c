@@ -333,6 +333,19 @@ int cduk_number_at(duk_context *ctx, duk_idx_t idx, double *out) {
     return 1;
 }
 
+duk_int_t cduk_type_at(duk_context *ctx, duk_idx_t idx, double *out) {
+    duk_tval *tv = duk_get_tval((duk_hthread *) ctx, idx);
+    if (tv != NULL && DUK_TVAL_IS_NUMBER(tv)) {
+        *out = DUK_TVAL_GET_NUMBER(tv);
+        return DUK_TYPE_NUMBER;
+    }
+    if (tv != NULL && DUK_TVAL_IS_BOOLEAN(tv)) {
+        *out = DUK_TVAL_GET_BOOLEAN(tv) ? 1 : 0;
+        return DUK_TYPE_BOOLEAN;
+    }
+    return duk_get_type(ctx, idx);
+}
+
 int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out) {
     duk_tval *tv = duk_get_tval((duk_hthread *) ctx, idx);
     if (tv == NULL || !DUK_TVAL_IS_BOOLEAN(tv)) {

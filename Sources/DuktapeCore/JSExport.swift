@@ -372,8 +372,10 @@ public struct JSClassBuilder<T: AnyObject> {
     static func withReceiver(_ call: HostCall, _ body: (T) throws -> HostResult) throws -> HostResult {
         guard let reference = call.receiverReference else { throw receiverMismatch }
         return try reference._withUnsafeGuaranteedRef { object throws -> HostResult in
-            // A type test and a reinterpretation, not `as?`: its result is a new reference.
-            guard object is T else { throw receiverMismatch }
+            // A type test and a reinterpretation, not `as?`: its result is a new reference. The
+            // exact class first (an instance of the exported class itself, not of a subclass):
+            // comparing metatypes costs less than the runtime's class cast.
+            guard type(of: object) == T.self || object is T else { throw receiverMismatch }
             return try body(unsafeDowncast(object, to: T.self))
         }
     }

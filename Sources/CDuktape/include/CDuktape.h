@@ -370,6 +370,9 @@ void *_Nullable cduk_this_box(duk_context *ctx);
  * type test and a getter that each resolve the index. Defined in engine.c. */
 int cduk_number_at(duk_context *ctx, duk_idx_t idx, double *out);
 int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out);
+/* duk_get_type() of the value at `idx`, in one call with the value of a number (or of a
+ * boolean, as 0 or 1) written to `out`. */
+duk_int_t cduk_type_at(duk_context *ctx, duk_idx_t idx, double *out);
 
 /* [] -> [function]: a new host function (trampoline to the dispatcher) with the
  * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */

@@ -345,10 +345,11 @@ struct EngineStack {
     }
 
     private func pinnedStorage(at index: Int32) -> JSValue.Storage? {
-        switch Int32(duk_get_type(ctx, index)) {
+        var scalar = 0.0
+        switch cduk_type_at(ctx, index, &scalar) {
         case Int32(DUK_TYPE_NULL): return .null
-        case Int32(DUK_TYPE_BOOLEAN): return .boolean(duk_get_boolean(ctx, index) != 0)
-        case Int32(DUK_TYPE_NUMBER): return .number(duk_get_number(ctx, index))
+        case Int32(DUK_TYPE_BOOLEAN): return .boolean(scalar != 0)
+        case Int32(DUK_TYPE_NUMBER): return .number(scalar)
         case Int32(DUK_TYPE_STRING), Int32(DUK_TYPE_OBJECT), Int32(DUK_TYPE_BUFFER):
             guard let pointer = duk_get_heapptr(ctx, index) else { return .undefined }
             if pointer == context.globalPointer { return .reference(slot: Engine.contextOwnedSlot, pointer: pointer) }
