@@ -50,7 +50,7 @@ extension JSValue {
     public func call(_ arguments: Any?...) throws -> JSValue {
         try owner.rethrowingSwiftErrors { () throws(JSException) -> JSValue in
             try owner.withStack { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 try stack.call(thisAt: nil, construct: false) { () throws(JSException) in
                     for argument in arguments { try stack.push(any: argument) }
                 }
@@ -179,7 +179,7 @@ extension JSValue {
     ) throws -> Result {
         try owner.rethrowingSwiftErrors { () throws(JSException) -> Result in
             try owner.withStack { stack throws(JSException) -> Result in
-                try stack.push(reserved: self)
+                stack.push(reservedOwn: self)
                 stack.pushReservedGlobalObject()
                 try stack.call(argumentCount: argumentCount, construct: false) { () throws(JSException) in try pushArguments(stack) }
                 return try read(stack)
@@ -191,7 +191,7 @@ extension JSValue {
     /// and no result value is made. An exception goes to `exceptionHandler`, as there.
     package func callDiscardingResult(withValues arguments: [JSValue]) {
         owner.reporting(()) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try stack.reserve(Int32(min(arguments.count, 1_000_000)))
             try stack.call(thisAt: nil, construct: false) { () throws(JSException) in
                 for argument in arguments { try stack.push(argument) }
@@ -210,7 +210,7 @@ extension JSValue {
                 // The callee, `this` (or the key while the method is read) and the arguments.
                 let needed = 3 + min(arguments?.count ?? 0, 1_000_000)
                 if needed > EngineStack.entryReserve { try stack.reserve(Int32(needed)) }
-                try stack.push(reserved: self)
+                stack.push(reservedOwn: self)
                 if let method {
                     try stack.replaceWithMethod(method)
                 } else {
@@ -244,7 +244,7 @@ extension JSValue {
     @discardableResult
     public func isEqual(to value: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try stack.push(any: value)
             return stack.strictlyEqual(-2, -1)
         }
@@ -259,7 +259,7 @@ extension JSValue {
     @discardableResult
     public func isEqualWithTypeCoercion(to value: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try stack.push(any: value)
             return try stack.looselyEqual()
         }
@@ -274,7 +274,7 @@ extension JSValue {
     @discardableResult
     public func isInstance(of value: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try stack.push(any: value)
             return try stack.instanceOf()
         }

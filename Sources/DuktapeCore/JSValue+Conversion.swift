@@ -78,7 +78,7 @@ extension JSValue {
     private func inspect(_ check: (EngineStack) -> Bool) -> Bool {
         guard case .reference = storage else { return false }
         return (try? owner.withStack { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             return check(stack)
         }) ?? false
     }
@@ -106,7 +106,7 @@ extension JSValue {
         case .number(let number): return NSNumber(value: number)
         case .reference:
             return owner.reporting(nil) { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 return try stack.any(at: -1)
             }
         }
@@ -152,7 +152,7 @@ extension JSValue {
         case .number(let number): return !(number == 0 || number.isNaN)
         case .reference:
             return (try? owner.withStack { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 return stack.truthiness(at: -1)
             }) ?? true
         }
@@ -186,7 +186,7 @@ extension JSValue {
         case .number(let number): return number
         case .reference:
             return try owner.withStack { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 return try stack.number(at: -1)
             }
         }
@@ -282,7 +282,7 @@ extension JSValue {
         case .boolean(let flag): return flag ? "true" : "false"
         case .number, .reference:
             return try owner.withStack { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 return try stack.toString(at: -1)
             }
         }
@@ -337,7 +337,7 @@ extension JSValue {
             return nil
         case .reference:
             return owner.reporting(nil) { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 guard stack.isObject(at: -1) else {
                     throw stack.makeError(.typeError, "Cannot convert primitive to \(typeName)")
                 }
@@ -362,7 +362,7 @@ extension JSValue: CustomStringConvertible {
         case .boolean(let flag): return flag ? "true" : "false"
         case .number, .reference:
             return (try? owner.withStack { stack throws(JSException) in
-                try stack.push(self)
+                try stack.push(own: self)
                 return stack.describe(at: -1)
             }) ?? nil ?? "<value whose toString threw>"
         }

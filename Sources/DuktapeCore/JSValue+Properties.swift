@@ -52,7 +52,7 @@ extension JSValue {
         _ read: (EngineStack) throws(JSException) -> T
     ) -> T {
         owner.reporting(fallback()) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try pushKey(stack)
             try stack.getProperty()
             return try read(stack)
@@ -87,7 +87,7 @@ extension JSValue {
         value pushValue: (EngineStack) throws(JSException) -> Void
     ) {
         owner.reporting(()) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try pushKey(stack)
             try pushValue(stack)
             try stack.putProperty()
@@ -104,7 +104,7 @@ extension JSValue {
     @discardableResult
     public func deleteProperty(_ property: Any!) -> Bool {
         owner.reporting(false) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try stack.pushKey(property)
             return try stack.deleteProperty()
         }
@@ -119,7 +119,7 @@ extension JSValue {
     public func hasProperty(_ property: Any!) -> Bool {
         guard case .reference = storage else { return false }
         return owner.reporting(false) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             guard stack.isObject(at: -1) else { return false }
             try stack.pushKey(property)
             return try stack.hasProperty()
@@ -138,7 +138,7 @@ extension JSValue {
     /// Invalid descriptors and non-object targets report a TypeError to `exceptionHandler`.
     public func defineProperty(_ property: Any!, descriptor: Any!) {
         owner.reporting(()) { stack throws(JSException) in
-            try stack.push(self)
+            try stack.push(own: self)
             try stack.pushKey(property)
             try stack.push(any: descriptor)
             try stack.defineProperty()

@@ -634,6 +634,9 @@ struct FastPathTests {
             "string:1.5", "object:1.5,true", "boolean:true",
         ]
         #expect(describe.call(withArguments: arguments).toString() == expected.joined(separator: " "))
+        let constructor = eval(context, "(function (f) { return function () { this.text = f.apply(null, arguments) } })")
+            .call(withArguments: [describe])!
+        #expect(constructor.construct(withArguments: arguments).forProperty("text").toString() == expected.joined(separator: " "))
         // One at a time, through the other two spellings that read arguments the same way.
         let holder = JSValue(newObjectIn: context)!
         holder.setValue(describe, forProperty: "f")
@@ -641,6 +644,30 @@ struct FastPathTests {
             #expect(holder.invokeMethod("f", withArguments: [argument]).toString() == text)
             #expect(describe.call(withArguments: [argument]).toString() == text)
         }
+    }
+
+    /// The in-place read itself: it must take exactly `Double`, `Int` and `Bool` (so that the
+    /// test above exercises it), and leave every other type, however close, to the general path.
+    @Test func inPlaceReadTakesExactlyItsThreeTypes() {
+        let values: [Any] = [
+            2.5, -7, true, Optional(2.5) as Any, Int64(3), Int32(4), Float(0.5), CGFloat(1.5), NSNumber(value: 6),
+            "2.5", [2.5] as [Any], Optional<Bool>.none as Any,
+        ]
+        var read: [String] = []
+        values.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices {
+                switch InlineScalar.read(buffer.baseAddress.unsafelyUnwrapped + index) {
+                case .number(let number): read.append("number \(number)")
+                case .boolean(let flag): read.append("boolean \(flag)")
+                case nil: read.append("general")
+                }
+            }
+        }
+        #if arch(x86_64) || arch(arm64)
+        #expect(read == ["number 2.5", "number -7.0", "boolean true"] + Array(repeating: "general", count: 9))
+        #else
+        #expect(read == Array(repeating: "general", count: 12))
+        #endif
     }
 
     @Test func invokeMethodFindsTheMethodAsAGetWould() {

@@ -80,13 +80,28 @@ extension Optional: OptionalProtocol {
     }
 }
 
+extension ExactValue {
+    /// Debug checks of `InlineScalar` against the table.
+    func isNumber(bitwiseEqualTo number: Double) -> Bool {
+        if case .number(let value) = self { return value.bitPattern == number.bitPattern }
+        return false
+    }
+
+    func isBoolean(_ flag: Bool) -> Bool {
+        if case .boolean(let value) = self { return value == flag }
+        return false
+    }
+}
+
 /// A number or boolean read in place from an `Any` in memory, without copying the existential
 /// out (a copy, a projection and a destroy cost about 60 instructions per argument of
 /// `call(withArguments:)`, more than pushing the number).
 ///
 /// By the Swift ABI's layout of an opaque existential container (docs/ABI/TypeLayout.rst): a
-/// three-word value buffer, then the type metadata pointer. `Double`, `Int` and `Bool` are
-/// stored inline in the buffer (they fit in it and are bitwise-takable), at its start.
+/// three-word value buffer, then the type metadata pointer. On 64-bit targets `Double`, `Int`
+/// and `Bool` are stored inline in the buffer (they fit in it, are no more aligned than a word
+/// and are bitwise-takable), at its start; elsewhere a `Double` may be boxed, so every value takes
+/// the general path there.
 enum InlineScalar {
     case number(Double)
     case boolean(Bool)
@@ -94,12 +109,16 @@ enum InlineScalar {
     /// The value of `element` if it holds exactly a `Double`, an `Int` or a `Bool`.
     @inline(__always)
     static func read(_ element: UnsafePointer<Any>) -> InlineScalar? {
+        #if arch(x86_64) || arch(arm64)
         let raw = UnsafeRawPointer(element)
         let type = raw.load(fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self)
         if type == metadata(of: Double.self) { return .number(raw.load(as: Double.self)) }
         if type == metadata(of: Int.self) { return .number(Double(raw.load(as: Int.self))) }
         if type == metadata(of: Bool.self) { return .boolean(raw.load(as: Bool.self)) }
         return nil
+        #else
+        return nil
+        #endif
     }
 
     @inline(__always)
@@ -144,9 +163,14 @@ extension EngineStack {
     @inline(__always)
     func push(reservedAnyAt element: UnsafePointer<Any>) throws(JSException) {
         switch InlineScalar.read(element) {
-        case .number(let number): duk_push_number(ctx, number)
-        case .boolean(let flag): duk_push_boolean(ctx, flag ? 1 : 0)
-        case nil: try push(reservedAnyValue: element.pointee)
+        case .number(let number):
+            assert(exactValue(element.pointee).isNumber(bitwiseEqualTo: number), "in-place read disagrees with the table")
+            duk_push_number(ctx, number)
+        case .boolean(let flag):
+            assert(exactValue(element.pointee).isBoolean(flag), "in-place read disagrees with the table")
+            duk_push_boolean(ctx, flag ? 1 : 0)
+        case nil:
+            try push(reservedAnyValue: element.pointee)
         }
     }
 

@@ -40,10 +40,18 @@ extension EngineStack {
     /// The value at `index` by `T.fromJSValue`'s strict rule (nil when it does not convert): by
     /// `T._exactValue(at:)` when the value is exactly of `T`'s kind, read from the stack with no
     /// JSValue, else by `fromJSValue` on a JSValue, with the same answers.
-    @inlinable
+    /// Always inlined, so that the exact read is a few instructions in the caller's frame; the
+    /// general path is a call of its own.
+    @inlinable @inline(__always)
     func typedValue<T: JSValueConvertible>(at index: Int32, as type: T.Type) throws(JSException) -> T? {
         if let exact = T._exactValue(at: _JSStackSlot(stack: self, index: index)) { return exact }
-        return T.fromJSValue(try value(at: index))
+        return try convertedByTable(at: index, as: T.self)
+    }
+
+    /// `typedValue(at:as:)`'s general path: `fromJSValue` on a JSValue of the value.
+    @inlinable @inline(never)
+    func convertedByTable<T: JSValueConvertible>(at index: Int32, as type: T.Type) throws(JSException) -> T? {
+        T.fromJSValue(try value(at: index))
     }
 
     /// `typedValue(at:as:)`, or a TypeError naming both kinds ("expected Double, got a string").

@@ -264,6 +264,21 @@ struct EngineStack {
         try push(reserved: value)
     }
 
+    /// Pushes a value of this stack's own context: a `JSValue` method's `self`, entered through
+    /// its owner, needs no check that it belongs to this VM.
+    @inline(__always)
+    func push(own value: JSValue) throws(JSException) {
+        try reserve(1)
+        push(reservedOwn: value)
+    }
+
+    /// `push(own:)` into a slot the caller reserved.
+    @inline(__always)
+    func push(reservedOwn value: JSValue) {
+        assert(value.owner === context, "a value pushed as its own context's belongs to another")
+        push(reservedStorage: value.storage)
+    }
+
     /// `push(_:)` into a slot the caller reserved.
     func push(reserved value: JSValue) throws(JSException) {
         guard Unmanaged.passUnretained(value.owner.engine).toOpaque() == unmanagedEngine.toOpaque() else {

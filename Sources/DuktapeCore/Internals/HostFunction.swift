@@ -60,8 +60,10 @@ class HostFunction: EngineBox {
     private func invoke(ctx: OpaquePointer, isConstruct: Bool, in context: JSContext) -> duk_int_t {
         let stack = EngineStack(ctx: ctx, context: context)
         let argumentCount = duk_get_top(ctx)
-        // No room check: Duktape gives a C function DUK_API_ENTRY_STACK (64) free slots above
-        // its arguments, and the result's and the error's pushes below reserve their own.
+        // No room check of its own: before it enters a C function, Duktape grows the value stack
+        // to DUK_API_ENTRY_STACK (64) slots above the arguments, plus its 32 internal ones, or
+        // throws (duk_js_call.c), so a check for 4 could never fail; and the result's and the
+        // error's pushes below reserve their own room.
         var frame = CallbackFrame(context: context, ctx: ctx, isConstruct: isConstruct, argumentCount: argumentCount)
         defer { frame.end() }
         // Called on a coroutine of the context's realm: the context's own thread is suspended
