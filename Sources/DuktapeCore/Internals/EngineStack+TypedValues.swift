@@ -45,12 +45,12 @@ extension EngineStack {
     @inlinable @inline(__always)
     func typedValue<T: JSValueConvertible>(at index: Int32, as type: T.Type) throws(JSException) -> T? {
         if let exact = T._exactValue(at: _JSStackSlot(stack: self, index: index)) { return exact }
-        return try convertedByTable(at: index, as: T.self)
+        return try generalTypedValue(at: index, as: T.self)
     }
 
     /// `typedValue(at:as:)`'s general path: `fromJSValue` on a JSValue of the value.
     @inlinable @inline(never)
-    func convertedByTable<T: JSValueConvertible>(at index: Int32, as type: T.Type) throws(JSException) -> T? {
+    func generalTypedValue<T: JSValueConvertible>(at index: Int32, as type: T.Type) throws(JSException) -> T? {
         T.fromJSValue(try value(at: index))
     }
 

@@ -264,8 +264,11 @@ struct EngineStack {
         try push(reserved: value)
     }
 
-    /// Pushes a value of this stack's own context: a `JSValue` method's `self`, entered through
-    /// its owner, needs no check that it belongs to this VM.
+    /// Pushes a value of this stack's own context. Only for a `JSValue` method's `self` inside
+    /// its owner's entry (`owner.withStack`, `owner.reporting`): there the VM check of
+    /// `push(reserved:)` would compare the owner's engine with itself. Any other value, and
+    /// every argument, goes through `push(_:)`: a foreign VM's pointer pushed here would corrupt
+    /// this heap.
     @inline(__always)
     func push(own value: JSValue) throws(JSException) {
         try reserve(1)
