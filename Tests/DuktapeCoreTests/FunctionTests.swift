@@ -29,8 +29,43 @@ struct FunctionTests {
         #expect(context.evaluateScript("five(1, 2, 3, 4, 5).join()").toString() == "1,2,3,4,5")
         #expect(context.evaluateScript("six(1, 1, 1, 1, 1, '!')").toString() == "5!")
         #expect(context.evaluateScript("seven(1, 2, 3, 4, 5, 6, 7)").toInt32() == 5040)
-        #expect(context.evaluateScript("[zero.length, add.length, six.length]").toString() == "0,2,6")
+        #expect(context.evaluateScript("[zero.length, one.length, add.length, three.length, four.length, six.length]").toString() == "0,1,2,3,4,6")
         #expect(context.exception == nil)
+    }
+
+    /// One to three parameters take fixed-arity overloads, compiled for their types; four and
+    /// more the parameter-pack form. Both must convert left to right, name the argument that
+    /// fails, and give the same results, with and without a result.
+    @Test func fixedArityAndPackClosuresBehaveAlike() throws {
+        var calls: [String] = []
+        context["r1"] = JSValue(newFunctionIn: context) { (a: String) in a }
+        context["r2"] = JSValue(newFunctionIn: context) { (a: String, b: String) in a + b }
+        context["r3"] = JSValue(newFunctionIn: context) { (a: String, b: String, c: String) in a + b + c }
+        context["r4"] = JSValue(newFunctionIn: context) { (a: String, b: String, c: String, d: String) in a + b + c + d }
+        context["v1"] = JSValue(newFunctionIn: context) { (a: String) in calls.append(a) }
+        context["v2"] = JSValue(newFunctionIn: context) { (a: String, b: String) in calls.append(a + b) }
+        context["v3"] = JSValue(newFunctionIn: context) { (a: String, b: String, c: String) in calls.append(a + b + c) }
+        context["v4"] = JSValue(newFunctionIn: context) { (a: String, b: String, c: String, d: String) in calls.append(a + b + c + d) }
+        context.evaluateScript("""
+            var order = [];
+            function arg(n) { return {toString: function () { order.push(n); return String.fromCharCode(96 + n) }} }
+            """)
+        for arity in 1...4 {
+            let arguments = (1...arity).map { "arg(\($0))" }.joined(separator: ", ")
+            let expected = String("abcd".prefix(arity))
+            #expect(context.evaluateScript("order = []; r\(arity)(\(arguments)) + ':' + order.join() + ':' + r\(arity).length")
+                .toString() == "\(expected):\((1...arity).map(String.init).joined(separator: ",")):\(arity)")
+            #expect(context.evaluateScript("order = []; v\(arity)(\(arguments))").isUndefined)
+            #expect(calls.last == expected)
+            // The last argument missing: the call names it, for both forms.
+            let missing = (1..<arity).map { "arg(\($0))" }.joined(separator: ", ")
+            for name in ["r\(arity)", "v\(arity)"] {
+                let exception = try #require(thrown(context, "\(name)(\(missing))"))
+                #expect(exception.name == "TypeError")
+                #expect(exception.message == "argument \(arity): expected String, got undefined", "\(name)")
+            }
+        }
+        #expect(calls.count == 4)
     }
 
     @Test func voidClosuresAndRichTypes() {
