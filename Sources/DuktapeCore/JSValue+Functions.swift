@@ -151,6 +151,7 @@ extension JSValue {
     /// The typed function with two parameters and no result, their types known at compile time.
     ///
     /// ```swift
+    /// var settings: [String: Double] = [:]
     /// context["store"] = JSValue(newFunctionIn: context) { (key: String, value: Double) in settings[key] = value }
     /// ```
     @inlinable
@@ -170,7 +171,8 @@ extension JSValue {
     /// The typed function with three parameters and no result, their types known at compile time.
     ///
     /// ```swift
-    /// context["move"] = JSValue(newFunctionIn: context) { (id: Int, x: Double, y: Double) in board.move(id, x, y) }
+    /// var moves: [(id: Int, x: Double, y: Double)] = []
+    /// context["move"] = JSValue(newFunctionIn: context) { (id: Int, x: Double, y: Double) in moves.append((id, x, y)) }
     /// ```
     @inlinable
     public convenience init<A: JSValueConvertible, B: JSValueConvertible, C: JSValueConvertible>(

@@ -55,7 +55,8 @@ struct FunctionTests {
             let expected = String("abcd".prefix(arity))
             #expect(context.evaluateScript("order = []; r\(arity)(\(arguments)) + ':' + order.join() + ':' + r\(arity).length")
                 .toString() == "\(expected):\((1...arity).map(String.init).joined(separator: ",")):\(arity)")
-            #expect(context.evaluateScript("order = []; v\(arity)(\(arguments))").isUndefined)
+            #expect(context.evaluateScript("order = []; [v\(arity)(\(arguments)), order.join(), v\(arity).length].join(':')")
+                .toString() == ":\((1...arity).map(String.init).joined(separator: ",")):\(arity)")
             #expect(calls.last == expected)
             // The last argument missing: the call names it, for both forms.
             let missing = (1..<arity).map { "arg(\($0))" }.joined(separator: ", ")
@@ -66,6 +67,13 @@ struct FunctionTests {
             }
         }
         #expect(calls.count == 4)
+        // A middle argument failing: the arguments before it were converted, none after it.
+        for name in ["r3", "v3", "r4", "v4"] {
+            context.evaluateScript("order = []")
+            let exception = try #require(thrown(context, "\(name)(arg(1), undefined, arg(3), arg(4))"))
+            #expect(exception.message == "argument 2: expected String, got undefined", "\(name)")
+            #expect(context.evaluateScript("order.join()").toString() == "1", "\(name)")
+        }
     }
 
     @Test func voidClosuresAndRichTypes() {
