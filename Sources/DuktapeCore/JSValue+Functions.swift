@@ -141,10 +141,11 @@ extension JSValue {
         newFunctionIn context: JSContext, name: String? = nil,
         _ body: @escaping (A) throws -> Void
     ) {
-        self.init(hostFunctionIn: context, name: name, length: 1) { call in
-            var arguments = ArgumentReader(call: call)
-            try body(try arguments.next(A.self))
-            return .undefined
+        // The result form's reads, with an undefined result (a nil `JSValue?` is pushed as
+        // undefined without making a value).
+        self.init(newFunctionIn: context, name: name) { (a: A) throws -> JSValue? in
+            try body(a)
+            return nil
         }
     }
 
@@ -159,12 +160,9 @@ extension JSValue {
         newFunctionIn context: JSContext, name: String? = nil,
         _ body: @escaping (A, B) throws -> Void
     ) {
-        self.init(hostFunctionIn: context, name: name, length: 2) { call in
-            var arguments = ArgumentReader(call: call)
-            let a = try arguments.next(A.self)
-            let b = try arguments.next(B.self)
+        self.init(newFunctionIn: context, name: name) { (a: A, b: B) throws -> JSValue? in
             try body(a, b)
-            return .undefined
+            return nil
         }
     }
 
@@ -179,13 +177,9 @@ extension JSValue {
         newFunctionIn context: JSContext, name: String? = nil,
         _ body: @escaping (A, B, C) throws -> Void
     ) {
-        self.init(hostFunctionIn: context, name: name, length: 3) { call in
-            var arguments = ArgumentReader(call: call)
-            let a = try arguments.next(A.self)
-            let b = try arguments.next(B.self)
-            let c = try arguments.next(C.self)
+        self.init(newFunctionIn: context, name: name) { (a: A, b: B, c: C) throws -> JSValue? in
             try body(a, b, c)
-            return .undefined
+            return nil
         }
     }
 
