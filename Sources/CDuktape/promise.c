@@ -1177,6 +1177,10 @@ duk_int_t cduk_prun_jobs(duk_context *ctx, cduk_job_report *report) {
 
 /* ---- Entry points for Swift ----------------------------------------------------------------- */
 
+duk_int_t cduk_pclear_jobs(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__clear_jobs, cduk__state(ctx), 0, 0);
+}
+
 static duk_ret_t cduk__new_promise(duk_context *ctx, void *udata) {
     (void) udata;
     cduk__push_new_promise(ctx);

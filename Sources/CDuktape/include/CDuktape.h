@@ -291,6 +291,10 @@ typedef struct cduk_job_report {
  * [promise reason] (UNHANDLED, HANDLED); DUK_EXEC_ERROR with the error pushed (THREW, TIMEOUT). */
 duk_int_t cduk_prun_jobs(duk_context *ctx, cduk_job_report *report);
 
+/* [] -> []: drops every queued job (a timeout that cduk_prun_jobs could not see itself: the
+ * deadline stopped the protected call before any job ran). */
+duk_int_t cduk_pclear_jobs(duk_context *ctx);
+
 /* [] -> [promise resolve reject]: a new pending promise of ctx's realm and its resolving
  * functions. */
 duk_int_t cduk_pnew_promise(duk_context *ctx);

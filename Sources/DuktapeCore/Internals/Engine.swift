@@ -253,6 +253,12 @@ final class Engine: @unchecked Sendable {
     /// `unhandledRejectionHandler`. Returns false when it stopped early (the deadline passed:
     /// the queue was emptied; or the engine's stack could not grow). Caller holds the lock, in an
     /// entry.
+    ///
+    /// The loop is bounded by the entry's deadline however the engine noticed it: a job's
+    /// timeout, a refused allocation, or the native stack check, which fails every protected
+    /// call once the deadline has passed (so `cduk_prun_jobs` then fails before any job runs,
+    /// with no timeout event of its own). Any failure while the deadline has passed is the
+    /// timeout, and so is the deadline passing while rejection events are reported.
     private func runJobs() -> Bool {
         var report = cduk_job_report()
         while true {
@@ -264,18 +270,21 @@ final class Engine: @unchecked Sendable {
             case DUK_EXEC_SUCCESS:
                 defer { duk_pop_2(heapContext) }
                 if report.event == CDUK_JOBS_IDLE { return true }
-                guard let context else { continue }
-                let stack = EngineStack(ctx: heapContext, context: context)
-                guard let promise = stack.pinnedValue(at: -2), let reason = stack.pinnedValue(at: -1) else { continue }
-                context.reportRejection(
-                    JSPromiseRejection(
-                        kind: report.event == CDUK_JOBS_UNHANDLED ? .unhandled : .handledLater,
-                        promise: promise, reason: reason))
+                if let context {
+                    let stack = EngineStack(ctx: heapContext, context: context)
+                    if let promise = stack.pinnedValue(at: -2), let reason = stack.pinnedValue(at: -1) {
+                        context.reportRejection(
+                            JSPromiseRejection(
+                                kind: report.event == CDUK_JOBS_UNHANDLED ? .unhandled : .handledLater,
+                                promise: promise, reason: reason))
+                    }
+                }
+                if isPastDeadline {
+                    abandonJobs(clearing: true, exception: nil)
+                    return false
+                }
             case DUK_EXEC_ERROR:
-                let timedOut = report.event == CDUK_JOBS_TIMEOUT
-                // The timeout is this entry's end: its report (a handler that may use the API) runs
-                // without the deadline, as a call's own timeout is reported after its entry.
-                if timedOut { state.pointee.deadline_ns = 0 }
+                let timedOut = report.event == CDUK_JOBS_TIMEOUT || isPastDeadline
                 var exception: JSException?
                 if let context {
                     exception = EngineStack(ctx: heapContext, context: context).takeException()
@@ -283,17 +292,33 @@ final class Engine: @unchecked Sendable {
                     duk_pop(heapContext)
                 }
                 if timedOut {
-                    let ended = waiters.values
-                    waiters.removeAll()
-                    for waiter in ended {
-                        waiter.finish(.failure(exception ?? PromiseAbandoned()))
-                    }
+                    abandonJobs(clearing: report.event != CDUK_JOBS_TIMEOUT, exception: exception)
                 }
                 if let context, let exception { context.notifyException(exception.value) }
                 if timedOut { return false }
             default:
                 return false
             }
+        }
+    }
+
+    /// The end of the job queue's run at a timeout: the queue is emptied (unless
+    /// `cduk_prun_jobs` emptied it), the deadline is disarmed for the report that follows (a
+    /// handler that may use the API runs without it, as a call's own timeout is reported after
+    /// its entry), and Swift awaits whose reactions were among the dropped jobs end with the
+    /// timeout instead of waiting forever.
+    private func abandonJobs(clearing: Bool, exception: JSException?) {
+        if clearing {
+            // In a grace window: past the deadline, every protected call fails at its start.
+            makingError {
+                if cduk_pclear_jobs(heapContext) == DUK_EXEC_ERROR { duk_pop(heapContext) }
+            }
+        }
+        state.pointee.deadline_ns = 0
+        let ended = waiters.values
+        waiters.removeAll()
+        for waiter in ended {
+            waiter.finish(.failure(exception ?? PromiseAbandoned()))
         }
     }
 
