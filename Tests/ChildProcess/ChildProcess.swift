@@ -31,19 +31,86 @@ public struct ChildProcess: Sendable {
     }
 
     /// Runs `executable` with `arguments`, feeding it `input` on standard input, in this
-    /// process's environment with `environment`'s variables set over it.
+    /// process's environment with `environment`'s variables set over it. A child still running
+    /// after `deadline` seconds is killed (SIGKILL), so a test that hangs fails instead: its
+    /// status is then 128 + 9.
     ///
     /// ```swift
     /// let output = try ChildProcess.run(url, ["eval", "1 + 1"])
     /// ```
     public static func run(
-        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+        deadline: Double = 120
     ) throws -> Output {
+        try start(executable, arguments, input: input, environment: environment).wait(deadline: deadline)
+    }
+
+    /// A child that was started and not yet waited for: the test may signal it while it runs.
+    public final class Running: @unchecked Sendable {
+        // @unchecked: immutable after init; `wait` is called once.
+        public let pid: pid_t
+        private let directory: URL
+
+        fileprivate init(pid: pid_t, directory: URL) {
+            self.pid = pid
+            self.directory = directory
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        /// Sends `signal` to the child.
+        public func send(_ signal: Int32) {
+            kill(pid, signal)
+        }
+
+        /// What the child wrote to standard error so far.
+        public var stderrSoFar: String { (try? ChildProcess.contents(of: directory.appendingPathComponent("stderr").path)) ?? "" }
+
+        /// Waits for the child to end, killing it after `deadline` seconds.
+        public func wait(deadline: Double = 120) throws -> Output {
+            // waitpid blocks on a thread of its own; the deadline is the semaphore's.
+            let ended = DispatchSemaphore(value: 0)
+            let result = WaitResult()
+            let pid = self.pid
+            Thread {
+                var status: Int32 = 0
+                var failure: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 {
+                    guard errno == EINTR else {
+                        failure = errno
+                        break
+                    }
+                }
+                result.set(status: status, failure: failure)
+                ended.signal()
+            }.start()
+            if ended.wait(timeout: .now() + deadline) == .timedOut {
+                kill(pid, SIGKILL)
+                ended.wait()
+            }
+            let (status, failure) = result.value
+            if failure != 0 { throw Failure.wait(errno: failure) }
+            let signal = status & 0x7f
+            let exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            return Output(
+                status: exit, stdout: try ChildProcess.contents(of: directory.appendingPathComponent("stdout").path),
+                stderr: try ChildProcess.contents(of: directory.appendingPathComponent("stderr").path))
+        }
+    }
+
+    /// Starts `executable` as `run` does, without waiting for it.
+    public static func start(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+    ) throws -> Running {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let paths = ["stdin", "stdout", "stderr"].map { directory.appendingPathComponent($0).path }
-        try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: paths[0]))
+        do {
+            try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: paths[0]))
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -60,20 +127,16 @@ public struct ChildProcess: Sendable {
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure.spawn(path: executable.path, errno: spawned) }
-
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw Failure.wait(errno: errno) }
+        guard spawned == 0 else {
+            try? FileManager.default.removeItem(at: directory)
+            throw Failure.spawn(path: executable.path, errno: spawned)
         }
-        let signal = status & 0x7f
-        let exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        return Output(status: exit, stdout: try contents(of: paths[1]), stderr: try contents(of: paths[2]))
+        return Running(pid: pid, directory: directory)
     }
 
     /// A file's text, read with POSIX calls: FoundationEssentials' `FileManager.contents(atPath:)`
     /// leaks its 4 KiB read buffer (LeakSanitizer, swift-foundation 6.3).
-    private static func contents(of path: String) throws -> String {
+    fileprivate static func contents(of path: String) throws -> String {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw Failure.read(path: path, errno: errno) }
         defer { close(fd) }
@@ -90,4 +153,12 @@ public struct ChildProcess: Sendable {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// The status a waiting thread read.
+private final class WaitResult: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: (Int32, Int32) = (0, 0)
+    func set(status: Int32, failure: Int32) { lock.withLock { result = (status, failure) } }
+    var value: (Int32, Int32) { lock.withLock { result } }
 }

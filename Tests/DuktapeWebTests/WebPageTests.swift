@@ -179,6 +179,27 @@ struct WebPageTests {
         }
     }
 
+    /// Issue 32, class 1: a page call stopped by the time limit with jobs queued behind it once
+    /// held the page's VM forever, so that the page could never be closed.
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        "Promise.resolve().then(function () {}); for (;;) { Math.abs(1) }",
+        "Promise.resolve().then(function () {}); return /(a+)+b/.test('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')",
+        "return new Promise(function () { Promise.resolve().then(function () {}); for (;;) {} })",
+    ])
+    func aTimedOutCallWithQueuedJobsLeavesThePageUsable(body: String) async throws {
+        var configuration = WebPageConfiguration()
+        configuration.executionTimeLimit = 0.2
+        try await using(try WebPage(configuration: configuration)) { page in
+            do {
+                _ = try await page.callAsyncJavaScript(body)
+                Issue.record("no timeout")
+            } catch WebPageError.javaScriptException(_, let message, _, _, _) {
+                #expect(message == "execution timeout")
+            }
+            #expect(try await page.callAsyncJavaScript("return 6 * 7") as? Int == 42)
+        }
+    }
+
     @Test func callAsyncJavaScriptPassesValuesAndAwaitsPromises() async throws {
         try await using(try WebPage()) { page in
             #expect(try await page.callAsyncJavaScript("return a + b", arguments: ["a": 1, "b": 2]) as? Int == 3)

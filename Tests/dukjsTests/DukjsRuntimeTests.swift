@@ -7,8 +7,8 @@ import Testing
 struct DukjsRuntimeTests {
     static var executable: URL { Bundle.main.bundleURL.appendingPathComponent("dukjs") }
 
-    func run(_ arguments: [String], input: String? = nil) throws -> ChildProcess.Output {
-        try ChildProcess.run(Self.executable, arguments, input: input)
+    func run(_ arguments: [String], input: String? = nil, deadline: Double = 120) throws -> ChildProcess.Output {
+        try ChildProcess.run(Self.executable, arguments, input: input, deadline: deadline)
     }
 
     @Test func exitStatuses() throws {
@@ -171,6 +171,20 @@ struct DukjsRuntimeTests {
         let forever = try run(["eval", "--time-limit", "0.2", "setTimeout(function () { while (true) {} }, 1)"])
         #expect(forever.status == 1)
         #expect(forever.stderr.contains("execution timeout"))
+    }
+
+    /// Issue 32, class 1: queued jobs behind a script stopped by the time limit (by the
+    /// interrupt, or by the native check in a backtracking regexp) once held the VM forever.
+    @Test(arguments: [
+        "Promise.resolve().then(function () {}); for (;;) { Math.abs(1) }",
+        "Promise.resolve().then(function () {}); /(a+)+b/.test('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')",
+        "setTimeout(function () { Promise.resolve().then(function () {}); for (;;) {} }, 1)",
+        "queueMicrotask(function () {}); var a = []; a.length = 4294967295; a.join('')",
+    ])
+    func aTimeLimitStopsAScriptWithQueuedJobs(code: String) throws {
+        let output = try run(["eval", "--time-limit", "0.2", code], deadline: 60)
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("execution timeout"))
     }
 
     @Test func replThroughAPipe() throws {
