@@ -73,6 +73,12 @@ final class PageNetwork: @unchecked Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(30))
         configuration.decompression = .disabled
+        // Peers reach async-http-client's preconditions through statuses it does not expect
+        // (ResponseStatusGuard), and through HTTP/2 pseudo-headers NIO converts without checks
+        // (an empty or negative :status traps): only HTTP/1.1, with the guard on every
+        // connection.
+        configuration.httpVersion = .http1Only
+        configuration.http1_1ConnectionDebugInitializer = { ResponseStatusGuard.install(on: $0) }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
@@ -364,11 +370,15 @@ final class PageNetwork: @unchecked Sendable {
                 }
                 var sent = http
                 let conditional = stored.map { Self.addValidators(of: $0, to: &sent) } ?? false
-                let receiver = try ResponseReceiver.start(
-                    try HTTPClient.Request(url: sent.url, method: sent.method, headers: sent.headers,
-                                           body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) }),
-                    on: client)
-                let response = try await receiver.head()
+                guard Self.headerBytes(sent.headers) <= Self.maximumRequestHeaderBytes else {
+                    throw FetchFailure("the request's headers are longer than \(Self.maximumRequestHeaderBytes) bytes")
+                }
+                let outgoing = try HTTPClient.Request(url: sent.url, method: sent.method, headers: sent.headers,
+                                                      body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) })
+                let (receiver, response) = try await Self.retryingStaleConnection(method: sent.method.rawValue) {
+                    let receiver = try ResponseReceiver.start(outgoing, on: self.client)
+                    return (receiver, try await receiver.head())
+                }
                 let status = Int(response.status.code)
                 if withCookies, let url = URL(string: request.url.href) {
                     cookies?.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: url)
@@ -506,6 +516,40 @@ final class PageNetwork: @unchecked Sendable {
         return String(scalars)
     }
 
+    /// The most bytes a request's header lines may take. async-http-client traps when a
+    /// response head arrives while a request head larger than the channel's write buffer (64 KiB)
+    /// is still unsent; no server takes heads that large anyway (most refuse past 8 to 16 KiB).
+    static let maximumRequestHeaderBytes = 48 << 10
+
+    private static func headerBytes(_ headers: HTTPHeaders) -> Int {
+        headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+
+    /// Methods a browser sends again when a kept-alive connection turns out to be closed.
+    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+
+    /// Runs `attempt` (a request up to its response head) and, for an idempotent method, once
+    /// more when it failed because the pooled connection it went out on had been closed by the
+    /// server (the server said nothing before: a keep-alive timeout), as browsers do. Nothing of
+    /// the response had arrived, so nothing is seen twice.
+    static func retryingStaleConnection<Result>(
+        method: String, _ attempt: () async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await attempt()
+        } catch where idempotentMethods.contains(method) && isStaleConnection(error) && !Task.isCancelled {
+            return try await attempt()
+        }
+    }
+
+    /// Whether `error` says the connection was closed before any of the response arrived.
+    static func isStaleConnection(_ error: any Error) -> Bool {
+        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .alreadyClosed { return true }
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+        if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) { return true }
+        return false
+    }
+
     private static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
@@ -561,7 +605,13 @@ final class PageNetwork: @unchecked Sendable {
                 let deadline: NIODeadline = defaultTimeout.map { timeout in
                     .now() + .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
                 } ?? .distantFuture
-                response = try await client.execute(httpRequest(for: request, withCookies: withCookies), deadline: deadline)
+                let outgoing = httpRequest(for: request, withCookies: withCookies)
+                guard Self.headerBytes(outgoing.headers) <= Self.maximumRequestHeaderBytes else {
+                    throw FetchFailure("the request's headers are longer than \(Self.maximumRequestHeaderBytes) bytes")
+                }
+                response = try await Self.retryingStaleConnection(method: "GET") {
+                    try await self.client.execute(outgoing, deadline: deadline)
+                }
             } catch {
                 throw FetchFailure("GET \(url.href) failed: \(Self.describe(error))")
             }

@@ -1,0 +1,127 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import TestServer
+import Testing
+
+@testable import DuktapeWeb
+
+/// Issue 32, class 2: a status line a server chooses once crashed the process (async-http-client
+/// traps on a status below 100), and a 101 was taken as a final response. Every status outside
+/// 100...599, and 101, fails its request with a clear error, through every way the host makes
+/// requests: a page's `fetch`, a `<script src>`, WebLoader; informational statuses before a
+/// final one are skipped as browsers skip them.
+@Suite("Hostile peers", .timeLimit(.minutes(3)))
+struct HostilePeerTests {
+    /// A server that answers every request with `head` (a status line and headers, CRLF-ended,
+    /// without the blank line) and then `body`.
+    static func server(head: String, body: String = "hi") async throws -> TestHTTPServer {
+        try await TestHTTPServer.start { _, responder in
+            try await responder.send(head + "\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+        }
+    }
+
+    static let refusedStatusLines = [
+        "HTTP/1.1 099 Low", "HTTP/1.1 000 Zero", "HTTP/1.1 001 One", "HTTP/1.1 050", "HTTP/1.1 101 Switching Protocols",
+        "HTTP/1.1 600 Past", "HTTP/1.1 999 Top",
+    ]
+
+    @Test(arguments: refusedStatusLines)
+    func aPageFetchFailsOnAnInvalidStatus(line: String) async throws {
+        let server = try await Self.server(head: line)
+        defer { server.stop() }
+        try await using(try WebPage()) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            let result = try await failure(page, "return fetch('/x').then(function (r) { return r.text() })")
+            #expect(result?.hasPrefix("TypeError: Failed to fetch: ") == true, "\(line): \(result ?? "nil")")
+            #expect(result?.contains("status") == true || result?.contains("switched protocols") == true, "\(line): \(result ?? "nil")")
+            // The page and its client go on.
+            #expect(try await page.callAsyncJavaScript("return 1 + 1") as? Int == 2)
+        }
+    }
+
+    @Test(arguments: ["HTTP/1.1 099 Low", "HTTP/1.1 101 Switching Protocols", "HTTP/1.1 700 Far"])
+    func anExternalScriptWithAnInvalidStatusIsSkipped(line: String) async throws {
+        let server = try await Self.server(head: line, body: "window.ran = true")
+        defer { server.stop() }
+        try await using(try WebPage()) { page in
+            let loaded = try await page.load(html: "<script src='/a.js'></script><script>window.after = 1</script>",
+                                             baseURL: URL(string: server.baseURL + "/page.html"))
+            #expect(loaded.skippedScripts.count == 1)
+            let reason = loaded.skippedScripts.first?.reason ?? ""
+            #expect(reason.contains("status") || reason.contains("switched protocols"), "\(reason)")
+            #expect(try await page.evaluateJavaScript("typeof window.ran") as? String == "undefined")
+            #expect(try await page.evaluateJavaScript("window.after") as? Int == 1)
+        }
+    }
+
+    @Test(arguments: ["HTTP/1.1 099 Low", "HTTP/1.1 101 Switching Protocols"])
+    func aWebLoaderRequestFailsOnAnInvalidStatus(line: String) async throws {
+        let server = try await Self.server(head: line)
+        defer { server.stop() }
+        try await using(WebLoader()) { loader in
+            for method in [WebLoaderMethod.getData, .downloadStream] {
+                do {
+                    let response = try await loader.evaluate(WebLoader.body(url: URL(string: server.baseURL + "/x"), method: method))
+                    Issue.record("\(line) \(method): no error, got \(response.type)")
+                } catch {
+                    #expect("\(error)".contains("status") || "\(error)".contains("switched protocols"), "\(error)")
+                }
+            }
+        }
+    }
+
+    /// 1xx responses before the final one (100, 102, 103, several) are skipped, as browsers skip
+    /// them.
+    @Test func informationalResponsesBeforeTheFinalOneAreSkipped() async throws {
+        let server = try await TestHTTPServer.start { _, responder in
+            try await responder.send("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                + "HTTP/1.1 102 Processing\r\n\r\n")
+            try await responder.respond(text: "final")
+        }
+        defer { server.stop() }
+        try await using(try WebPage()) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            let text = try await run(page, "return fetch('/x').then(function (r) { return r.text().then(function (t) { return r.status + ':' + t }) })")
+            #expect(text == "200:final")
+        }
+    }
+
+    /// A kept-alive connection that the server closed without saying so is retried once for an
+    /// idempotent request (it failed with "I/O on closed channel" or "remote connection closed"),
+    /// never for a POST.
+    @Test func aStaleKeptAliveConnectionIsRetriedOnceForIdempotentRequests() async throws {
+        let server = try await StaleConnectionServer.start()
+        defer { server.stop() }
+        try await using(try WebPage()) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            for round in 0..<4 {
+                let text = try await run(page, "return fetch('/r').then(function (r) { return r.text() })")
+                #expect(text == "ok", "round \(round)")
+            }
+            #expect(server.droppedRequests >= 1)  // the retries were needed
+            // A POST is not sent twice: it fails when its connection turns out stale (or succeeds
+            // on a new one, when the pool had none to reuse).
+            _ = try await run(page, "return fetch('/r').then(function (r) { return r.text() })")
+            let post = try await failure(page, "return fetch('/r', { method: 'POST', body: 'x' }).then(function (r) { return r.text() })")
+            #expect(post == "fulfilled: ok" || post?.hasPrefix("TypeError: Failed to fetch") == true, "\(post ?? "nil")")
+        }
+    }
+
+    /// A page's request headers are bounded (async-http-client traps when a response arrives
+    /// while a request head larger than its write buffer is unsent).
+    @Test func requestHeadersAreBounded() async throws {
+        try await withFetchPage { page, server in
+            let result = try await failure(page, "return fetch('/json', { headers: { 'X-Big': new Array(50000).join('a') } })")
+            #expect(result?.contains("headers are longer than 49152 bytes") == true, "\(result ?? "nil")")
+            #expect(server.received.isEmpty)
+            let fine = try await failure(page, "return fetch('/json', { headers: { 'X-Big': new Array(40000).join('a') } }).then(function (r) { return r.status })")
+            #expect(fine == "fulfilled: 200")
+        }
+    }
+
+    @Test func theStatusGuardRefusesExactlyTheStatusesOutsideTheFetchRange() {
+        for code: UInt in [0, 1, 99, 101, 600, 999, 1000] { #expect(ResponseStatusGuard.refuses(code)) }
+        for code: UInt in [100, 102, 103, 199, 200, 204, 304, 404, 599] { #expect(!ResponseStatusGuard.refuses(code)) }
+    }
+}
