@@ -9,11 +9,13 @@ extension DukJS {
         static let configuration = CommandConfiguration(
             abstract: "Download a URL through WebLoader (a page running loader.html), with progress.",
             discussion: """
-                The body is written to FILE (replaced when it exists), or to standard output. \
+                The body is written to FILE, or to standard output (also with -o -). A regular \
+                file is replaced only once the whole body has arrived (it is downloaded beside \
+                it, then renamed); a directory is refused; a device or FIFO is written to. \
                 Progress goes to standard error: a bar on a terminal (bytes, percentage when the \
                 length is known, rate, time left), else a line every second. A failure, or a \
                 response with a status of 400 or more, prints a message and exits with status 1 \
-                (no output file is left behind).
+                (no output file is left behind, also when interrupted by SIGINT, SIGTERM or SIGHUP).
                 """)
 
         @Argument(help: "The http or https URL to fetch.")
@@ -71,6 +73,11 @@ extension DukJS {
 
         func run() throws {
             guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
+            // Where the body goes is settled before the transfer starts: a destination that
+            // cannot be written fails now, not after the whole body was downloaded.
+            let destination = try output.map(Destination.init(path:)) ?? .standardOutput
+            let signalSources = Self.exitOnSignals()
+            defer { withExtendedLifetime(signalSources) {} }
             Self.keepFreedBuffers()
             var body = WebLoader.body(url: address, method: .downloadStream)
             for line in header {
@@ -81,6 +88,7 @@ extension DukJS {
             var configuration = WebLoaderConfiguration()
             configuration.timeout = timeout
             configuration.page.consoleOutput = .standardStreams
+            if case .file(_, let directory, _) = destination { configuration.streamDirectory = directory }
             let loader = WebLoader(configuration: configuration)
             defer { Self.shutDown(loader) }
             let progress = ProgressReporter(terminal: isatty(STDERR_FILENO) == 1)
@@ -97,30 +105,127 @@ extension DukJS {
             progress.finish()
             if let error { throw RuntimeError("fetch \(url): \(error)") }
             guard case .streamEnd(let file) = response.type else { throw RuntimeError("fetch \(url): no body was saved") }
-            defer { try? FileManager.default.removeItem(at: file) }
+            // The downloaded file is this command's: removed unless it was renamed into place.
+            defer { unlink(file.path) }
             guard response.status < 400 else {
                 throw RuntimeError("fetch \(url): the server answered HTTP \(response.status)")
             }
-            if let output {
-                let destination = URL(fileURLWithPath: output)
-                _ = try? FileManager.default.removeItem(at: destination)
-                do {
-                    try FileManager.default.moveItem(at: file, to: destination)
-                } catch {
-                    throw RuntimeError("cannot write \(output): \(error.localizedDescription)")
-                }
-            } else {
-                let handle = try FileHandle(forReadingFrom: file)
-                defer { try? handle.close() }
-                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    FileHandle.standardOutput.write(chunk)
-                }
-            }
+            try destination.take(file)
         }
     }
 }
 
 extension DukJS.Fetch {
+    /// Where `dukjs fetch` puts the body. Nothing that is at the destination is ever deleted:
+    /// a directory is refused (as curl refuses it), a regular file is replaced by `rename` only
+    /// once the whole body is in a temporary file beside it, and anything else (a character
+    /// device such as /dev/null, a FIFO, a socket) is opened and written to, as a stream.
+    enum Destination {
+        case standardOutput
+        /// A regular file, or a new one: the download is made in `directory` (the destination's
+        /// own, so the final rename cannot cross file systems), given `mode`, and renamed.
+        case file(path: String, directory: URL, mode: mode_t)
+        /// Something other than a regular file, opened for writing before the transfer.
+        case stream(path: String, descriptor: Int32)
+
+        init(path: String) throws {
+            guard path != "-" else {
+                self = .standardOutput
+                return
+            }
+            var info = stat()
+            if stat(path, &info) == 0 {
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR:
+                    throw RuntimeError("cannot write \(path): is a directory")
+                case S_IFREG:
+                    // Through a symbolic link, the file it names is replaced, not the link.
+                    guard let real = realpath(path, nil) else { throw RuntimeError("cannot write \(path): \(Self.reason())") }
+                    let resolved = String(cString: real)
+                    free(real)
+                    guard access(resolved, W_OK) == 0 else { throw RuntimeError("cannot write \(path): \(Self.reason())") }
+                    let directory = URL(fileURLWithPath: resolved).deletingLastPathComponent()
+                    guard access(directory.path, W_OK | X_OK) == 0 else {
+                        throw RuntimeError("cannot write \(path): its directory: \(Self.reason())")
+                    }
+                    self = .file(path: resolved, directory: directory, mode: info.st_mode & 0o7777)
+                default:
+                    let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+                    guard descriptor >= 0 else { throw RuntimeError("cannot write \(path): \(Self.reason())") }
+                    self = .stream(path: path, descriptor: descriptor)
+                }
+                return
+            }
+            guard errno == ENOENT else { throw RuntimeError("cannot write \(path): \(Self.reason())") }
+            var link = stat()
+            if lstat(path, &link) == 0 { throw RuntimeError("cannot write \(path): a symbolic link to nothing") }
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            var directoryInfo = stat()
+            guard stat(directory.path, &directoryInfo) == 0 else {
+                throw RuntimeError("cannot write \(path): \(Self.reason())")
+            }
+            guard directoryInfo.st_mode & S_IFMT == S_IFDIR else {
+                throw RuntimeError("cannot write \(path): \(directory.path) is not a directory")
+            }
+            guard access(directory.path, W_OK | X_OK) == 0 else { throw RuntimeError("cannot write \(path): \(Self.reason())") }
+            let mask = umask(0)
+            umask(mask)
+            self = .file(path: path, directory: directory, mode: 0o666 & ~mask)
+        }
+
+        /// Moves or copies the downloaded `file` to the destination.
+        func take(_ file: URL) throws {
+            switch self {
+            case .standardOutput:
+                try Self.copy(file, to: STDOUT_FILENO, naming: "standard output")
+            case .stream(let path, let descriptor):
+                defer { close(descriptor) }
+                try Self.copy(file, to: descriptor, naming: path)
+            case .file(let path, _, let mode):
+                guard chmod(file.path, mode) == 0, rename(file.path, path) == 0 else {
+                    throw RuntimeError("cannot write \(path): \(Self.reason())")
+                }
+            }
+        }
+
+        /// Copies `file` to `descriptor` in megabyte parts.
+        private static func copy(_ file: URL, to descriptor: Int32, naming name: String) throws {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try chunk.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count, let base = bytes.baseAddress {
+                        let written = write(descriptor, base + offset, bytes.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            throw RuntimeError("cannot write \(name): \(reason())")
+                        }
+                        offset += written
+                    }
+                }
+            }
+        }
+
+        private static func reason() -> String { String(cString: strerror(errno)) }
+    }
+
+    /// SIGINT, SIGTERM and SIGHUP end the command through `exit` (status 128 + the signal's
+    /// number, as a shell reports it), which runs the exit handlers: the download's unfinished
+    /// file is removed by one of them. (Without a handler the process would die at once and
+    /// leave it behind.) SIGPIPE is ignored: a closed standard output fails the write instead.
+    /// Returns the signal sources, which must be kept while the command runs.
+    static func exitOnSignals() -> [any DispatchSourceSignal] {
+        signal(SIGPIPE, SIG_IGN)
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Glibc.exit(128 + number) }
+            source.resume()
+            return source
+        }
+    }
+
     /// Closes `loader` and waits until its page has shut down (its thread ended, its connections
     /// closed), as a program must before it exits: `close()` alone left the page's teardown
     /// racing the process's exit, which the leak checker caught as a weak reference's side table

@@ -273,6 +273,24 @@ struct WebLoaderTests {
         }
     }
 
+    /// Issue 32, class 4: leaving the loop over `stream(_:)` early (a `break`, as a consumer
+    /// that has seen enough writes it) cancels the request: its connection is closed and its
+    /// partial file removed, instead of the download running to its end.
+    @Test func breakingOutOfAStreamCancelsItsRequest() async throws {
+        try await withStreamingLoader { server, loader, directory in
+            for try await message in loader.stream(WebLoader.body(url: try url(server, "/slow-body"), method: .downloadStream)) {
+                if case .streaming = message.type { break }
+            }
+            await server.wait { $0.closedByClient.contains("/slow-body") }
+            let started = ContinuousClock.now
+            while !((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).isEmpty,
+                  ContinuousClock.now - started < .seconds(30) {
+                await Task.yield()
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
+
     @Test func aSixtyFourMegabyteStreamHasTheRightDigest() async throws {
         try await withStreamingLoader { server, loader, directory in
             let size = 64 << 20

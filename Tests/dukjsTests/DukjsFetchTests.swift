@@ -63,4 +63,157 @@ struct DukjsFetchTests {
         let badHeader = try await dukjs(["fetch", server.baseURL + "/json", "-H", "no colon"])
         #expect(badHeader.status == 64 && badHeader.stderr.contains("is not a header"))
     }
+
+    // MARK: - Issue 32, class 3: the destination is never destroyed
+
+    /// A scratch directory of the test's own.
+    func scratchDirectory() throws -> URL {
+        let directory = temporaryFile()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    func entries(of directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+
+    @Test func aDirectoryIsRefusedBeforeAnythingIsSent() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("keep me".utf8).write(to: directory.appendingPathComponent("inside.txt"))
+        for path in [directory.path, directory.path + "/", directory.path + "/."] {
+            let output = try await dukjs(["fetch", server.baseURL + "/json", "-o", path])
+            #expect(output.status == 1 && output.stderr.contains("is a directory"), "\(path): \(output.stderr)")
+        }
+        #expect(entries(of: directory) == ["inside.txt"])
+        #expect(try String(contentsOf: directory.appendingPathComponent("inside.txt"), encoding: .utf8) == "keep me")
+        #expect(server.received.isEmpty)
+    }
+
+    @Test func anUnwritableDestinationFailsBeforeTheTransfer() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data().write(to: directory.appendingPathComponent("plain"))
+        for path in ["/nonexistent-\(UUID())/dir/out.json", directory.path + "/plain/out.json", directory.path + "/missing/out.json"] {
+            let output = try await dukjs(["fetch", server.baseURL + "/bytes?n=1000000", "-o", path])
+            #expect(output.status == 1 && output.stderr.contains("cannot write"), "\(path): \(output.stderr)")
+        }
+        #expect(server.received.isEmpty)
+    }
+
+    @Test func aRegularFileIsReplacedOnlyOnSuccessKeepingItsMode() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("out.bin")
+        try Data("old".utf8).write(to: file)
+        chmod(file.path, 0o640)
+        // A failure leaves the old file as it was, and nothing beside it.
+        for url in ["/status?code=500", "/close-mid-stream", "/truncated"] {
+            let failed = try await dukjs(["fetch", server.baseURL + url, "-o", file.path])
+            #expect(failed.status == 1, "\(url)")
+            #expect(try Data(contentsOf: file) == Data("old".utf8))
+            #expect(entries(of: directory) == ["out.bin"], "\(url)")
+        }
+        let output = try await dukjs(["fetch", server.baseURL + "/bytes?n=70000", "-o", file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(try Data(contentsOf: file).count == 70000)
+        var info = stat()
+        stat(file.path, &info)
+        #expect(info.st_mode & 0o777 == 0o640)
+        #expect(entries(of: directory) == ["out.bin"])
+        // Through a symbolic link, the file it names is replaced and the link stays.
+        let link = directory.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "out.bin")
+        let linked = try await dukjs(["fetch", server.baseURL + "/json", "-o", link.path])
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "out.bin")
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("hello"))
+        // A new file gets the usual mode (0666 less the umask), not the download's private 0600.
+        let fresh = directory.appendingPathComponent("fresh.json")
+        #expect(try await dukjs(["fetch", server.baseURL + "/json", "-o", fresh.path]).status == 0)
+        let mask = umask(0)
+        umask(mask)
+        stat(fresh.path, &info)
+        #expect(info.st_mode & 0o777 == 0o666 & ~mask)
+    }
+
+    /// Something other than a regular file (a FIFO here; /dev/null is the same case) is written
+    /// to as a stream and stays what it was.
+    @Test func aFIFOIsWrittenToAndStaysAFIFO() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = LockedData()
+        let reader = Thread {
+            let descriptor = open(fifo, O_RDONLY)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                received.append(buffer[..<count])
+            }
+        }
+        reader.start()
+        let output = try await dukjs(["fetch", server.baseURL + "/bytes?n=200000", "-o", fifo])
+        #expect(output.status == 0, "\(output.stderr)")
+        var info = stat()
+        lstat(fifo, &info)
+        #expect(info.st_mode & S_IFMT == S_IFIFO)
+        #expect(received.count == 200000)
+        #expect(entries(of: directory) == ["pipe"])
+    }
+
+    // MARK: - Issue 32, class 4: an interrupted download leaves nothing behind
+
+    /// SIGINT, SIGTERM and SIGHUP during a download end dukjs with 128 + the signal, and its
+    /// partial file is gone, whether it was beside the destination or in the temporary directory.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP], [true, false])
+    func aSignalRemovesThePartialDownload(signal: Int32, toFile: Bool) async throws {
+        let server = try await TestHTTPServer.start { _, responder in
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000000\r\nConnection: close\r\n\r\n")
+            try await responder.send(Array(repeating: UInt8(7), count: 300_000))
+            await responder.waitForClose()
+        }
+        defer { server.stop() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        var arguments = ["fetch", server.baseURL + "/big"]
+        if toFile { arguments += ["-o", directory.appendingPathComponent("out.bin").path] }
+        let child = try ChildProcess.start(DukjsTests.executable, arguments, environment: ["TMPDIR": temporary.path])
+        // The first progress line is written once the first chunk is in the partial file.
+        let started = Date()
+        while !child.stderrSoFar.contains("KB"), Date().timeIntervalSince(started) < 60 {
+            await Task.yield()
+        }
+        let partial = toFile ? directory : temporary
+        #expect(entries(of: partial).count == 1, "no partial file to remove: \(child.stderrSoFar)")
+        child.send(signal)
+        let output = try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try child.wait(deadline: 60) }) }.start()
+        }
+        #expect(output.status == 128 + signal, "\(output.stderr)")
+        #expect(entries(of: directory).isEmpty)
+        #expect(entries(of: temporary).isEmpty)
+    }
+}
+
+/// Bytes appended from a reader thread.
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { data.append(contentsOf: bytes) } }
+    var count: Int { lock.withLock { data.count } }
 }

@@ -171,12 +171,17 @@ final class LoaderTransfer: @unchecked Sendable {
             guard file == nil else { return violation("a second b64streamstart") }
             let url = directory.appendingPathComponent("DuktapeWeb-\(UUID().uuidString).download")
             do {
-                // Readable by its owner only: the temporary directory is shared.
-                guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+                // A new file or nothing (O_EXCL: never an existing file or a link's target),
+                // readable by its owner only: the temporary directory is shared.
+                let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [
+                        NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+                    ])
                 }
                 fileURL = url
-                file = try FileHandle(forWritingTo: url)
+                UnfinishedFiles.register(url.path)
+                file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             } catch {
                 return fileFailure(error)
             }
@@ -225,6 +230,7 @@ final class LoaderTransfer: @unchecked Sendable {
             }
             self.file = nil
             self.fileURL = nil  // the caller's now: never removed by the loader
+            UnfinishedFiles.unregister(fileURL.path)
             finish(response(.streamEnd(fileURL)), error: nil)
         default:
             return violation("an unknown message type '\(type)'")
@@ -247,7 +253,8 @@ final class LoaderTransfer: @unchecked Sendable {
             self.file = nil
         }
         if let fileURL {
-            try? FileManager.default.removeItem(at: fileURL)
+            unlink(fileURL.path)  // the file it created, never a directory
+            UnfinishedFiles.unregister(fileURL.path)
             self.fileURL = nil
         }
         for (_, kept) in early { kept.turn.end(written: false) }
