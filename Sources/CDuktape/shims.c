@@ -240,6 +240,23 @@ static int cduk__refused_past_deadline(cduk_heap_state *state) {
     return 1;
 }
 
+static inline size_t cduk__host_charged(const cduk_heap_state *state) {
+    return __atomic_load_n(&state->host_charged, __ATOMIC_RELAXED);
+}
+
+int cduk_host_charge(cduk_heap_state *state, size_t bytes) {
+    if (state->memory_limit != 0 && state->memory_used + cduk__host_charged(state) + bytes > state->memory_limit) {
+        state->limit_hits++;
+        return 0;
+    }
+    __atomic_fetch_add(&state->host_charged, bytes, __ATOMIC_RELAXED);
+    return 1;
+}
+
+void cduk_host_discharge(cduk_heap_state *state, size_t bytes) {
+    __atomic_fetch_sub(&state->host_charged, bytes, __ATOMIC_RELAXED);
+}
+
 /* The collection budget for a heap that holds `kept` bytes (CDuktape.h). */
 static void cduk__pace_collection(cduk_heap_state *state, size_t kept) {
     state->collect_budget = kept > CDUK_COLLECTION_HEADROOM ? kept : CDUK_COLLECTION_HEADROOM;
@@ -267,7 +284,8 @@ static void *cduk__alloc(void *udata, duk_size_t size) {
     if (cduk__refused_past_deadline(state)) {
         return NULL;
     }
-    if (state->memory_limit != 0 && state->memory_used + size > state->memory_limit && !cduk__exempt(state)) {
+    if (state->memory_limit != 0 && state->memory_used + cduk__host_charged(state) + size > state->memory_limit &&
+        !cduk__exempt(state)) {
         state->limit_hits++;
         return NULL;
     }
@@ -296,7 +314,7 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
     if (size > old && cduk__refused_past_deadline(state)) {
         return NULL;
     }
-    if (state->memory_limit != 0 && size > old && state->memory_used - old + size > state->memory_limit &&
+    if (state->memory_limit != 0 && size > old && state->memory_used + cduk__host_charged(state) - old + size > state->memory_limit &&
         !cduk__exempt(state)) {
         state->limit_hits++;
         return NULL;
@@ -635,6 +653,7 @@ static duk_ret_t cduk__alias_getter(duk_context *ctx) {
 }
 
 #define CDUK__ORIGINAL_STACK_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreOriginalStack")
+#define CDUK__LIMIT_ERROR_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreLimitError")
 
 static int cduk__has_word(const char *text, size_t length, const char *word) {
     size_t word_length = strlen(word);
@@ -751,7 +770,25 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
                               DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_FORCE);
     duk_pop(ctx);
     cduk_install_promise(ctx);
+    /* The realm's "RangeError: memory limit exceeded", made now, for when the heap is so full
+     * that not even an error can be made (see cduk_push_limit_error). */
+    duk_push_global_object(ctx);
+    duk_push_error_object(ctx, DUK_ERR_RANGE_ERROR, "memory limit exceeded");
+    cduk_put_own_hidden(ctx, -2, CDUK__LIMIT_ERROR_KEY);
+    duk_pop(ctx);
     return 0;
+}
+
+static duk_ret_t cduk__push_limit_error(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_push_global_object(ctx);
+    cduk_get_own_hidden(ctx, -1, CDUK__LIMIT_ERROR_KEY);
+    duk_remove(ctx, -2);
+    return 1;
+}
+
+duk_int_t cduk_ppush_limit_error(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__push_limit_error, NULL, 0, 1);
 }
 
 duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed) {

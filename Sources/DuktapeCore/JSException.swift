@@ -79,3 +79,10 @@ public struct JSException: Error, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 }
+
+extension JSException {
+    /// True for an error the library described but could not make as a JavaScript value (the
+    /// heap was full): its value is undefined while it has a name. A script's own
+    /// `throw undefined` has no name.
+    var isUnmade: Bool { value.isUndefined && name != nil }
+}

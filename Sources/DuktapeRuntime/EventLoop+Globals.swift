@@ -21,9 +21,10 @@ extension EventLoop {
                 withExtendedLifetime(watch) {}
                 let callback = try Self.callback(handler, for: name)
                 let period = Duration.milliseconds(max(0, Self.webIDLLong(delay)))
+                let arguments = Self.callbackArguments(after: 2)
                 let entry = TimerQueue.Entry(
-                    callback: callback, arguments: Self.callbackArguments(after: 2), interval: repeating ? period : nil,
-                    due: (clock?.now ?? (ContinuousClock.now - origin)) + period, sequence: 0)
+                    callback: callback, arguments: arguments, charge: try Self.charge(for: arguments, in: JSContext.current()),
+                    interval: repeating ? period : nil, due: (clock?.now ?? (ContinuousClock.now - origin)) + period, sequence: 0)
                 return Self.queue(in: state) { state in
                     let id = state.takeID()
                     state.timers.schedule(id, entry)
@@ -33,8 +34,9 @@ extension EventLoop {
         }
         let setImmediate = JSValue(newFunctionIn: context, name: "setImmediate") { (handler: JSValue) -> Int? in
             withExtendedLifetime(watch) {}
-            let immediate = ImmediateQueue.Entry(
-                callback: try Self.callback(handler, for: "setImmediate"), arguments: Self.callbackArguments(after: 1))
+            let callback = try Self.callback(handler, for: "setImmediate")
+            let arguments = Self.callbackArguments(after: 1)
+            let immediate = ImmediateQueue.Entry(callback: callback, arguments: arguments, charge: try Self.charge(for: arguments, in: JSContext.current()))
             return Self.queue(in: state) { state in
                 let id = state.takeID()
                 state.immediates.append(id, immediate)
@@ -64,6 +66,21 @@ extension EventLoop {
         global?.setValue(clearImmediate, forProperty: "clearImmediate")
         global?.setValue(queueMicrotask, forProperty: "queueMicrotask")
     }
+
+    /// The host memory of a timer's or an immediate's record, charged to the VM's memory limit
+    /// (the record and its JSValues live outside the heap: without the charge, a script under a
+    /// limit could queue timers until the host ran out of memory).
+    private static func charge(for arguments: [JSValue], in context: JSContext) throws -> HostMemoryCharge {
+        guard let charge = HostMemoryCharge(bytes: Self.recordBytes + Self.valueBytes * (1 + arguments.count), in: context) else {
+            throw HostMemoryCharge.limitError(in: context)
+        }
+        return charge
+    }
+
+    /// What one queued record costs the host: the entry with its queue's share (the timer heap's
+    /// node, the dictionary's slot), and a JSValue (object, storage) per value it holds.
+    static let recordBytes = 160
+    static let valueBytes = 64
 
     /// Queues a timer or immediate with `add` (which returns its id), unless the loop is stopped
     /// (0: nothing runs) or released (nil: undefined in JavaScript).

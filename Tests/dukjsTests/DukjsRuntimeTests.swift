@@ -187,6 +187,27 @@ struct DukjsRuntimeTests {
         #expect(output.stderr.contains("execution timeout"))
     }
 
+    /// Issue 32, class 6: timers and immediates (and their extra arguments) count against the
+    /// memory limit, so that a script queueing them forever is stopped by the limit instead of
+    /// growing the host (300,000 timers with 30 arguments each once took 755 MB under a 64 MiB
+    /// limit). The script ends with the limit's RangeError (nothing is left to print with in its
+    /// own catch); the child's peak resident memory stays near the limit.
+    @Test(arguments: [
+        "var args = []; for (var k = 0; k < 30; k++) args.push(k); var f = function () {}; for (;;) setTimeout.apply(null, [f, 1e9].concat(args))",
+        "for (;;) setTimeout(function () {}, 1e9, 1, 2, 3)",
+        "for (;;) setInterval(function () {}, 1e9)",
+        "for (;;) setImmediate(function () {}, 'x', 'y')",
+        "function f() { setImmediate(f); setImmediate(f) } f()",
+    ])
+    func queuedCallbacksAreBoundedByTheMemoryLimit(code: String) throws {
+        let output = try run(["eval", "--memory-limit", "32M", code], deadline: 120)
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("RangeError"), "\(output.stderr)")
+        #expect(!output.stderr.contains("Uncaught undefined"))
+        // The limit plus the process's own (the runtime, the engine's code, allocator slack).
+        #expect(output.peakResidentBytes < 200 << 20, "peak \(output.peakResidentBytes >> 20) MB")
+    }
+
     @Test func replThroughAPipe() throws {
         let input = """
             1 + 1

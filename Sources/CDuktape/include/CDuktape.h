@@ -67,7 +67,16 @@ typedef struct cduk_heap_state {
     size_t large_allocated;  /* bytes of large allocations since the last paced collection */
     size_t collect_budget;   /* large_allocated past which a safe point collects garbage */
     size_t collect_below;    /* memory_used under which collect_budget is lowered */
+    size_t host_charged;     /* host-side bytes charged to the memory limit (atomic: cduk_host_*) */
 } cduk_heap_state;
+
+/* Host memory charged to a heap's memory limit: records the host keeps for a script outside the
+ * heap (a timer's, an immediate's) count against the limit as if they were in the heap, so that
+ * the limit bounds them too. Charging is done under the VM lock (it compares with the heap's
+ * use): it fails, counting a limit hit, when memory_used + host_charged + bytes would pass the
+ * limit. Discharging may be done from any thread. */
+int cduk_host_charge(cduk_heap_state *state, size_t bytes);
+void cduk_host_discharge(cduk_heap_state *state, size_t bytes);
 
 /* Collection paced by bytes. Duktape starts a mark-and-sweep after a number of allocations,
  * whatever their sizes, and reference counting never frees a cycle (every function is one, with
@@ -259,6 +268,12 @@ duk_int_t cduk_peval(duk_context *ctx, const char *_Nullable source, size_t sour
 /* [func this arg1..argN] -> [result]: calls func with this (construct == 0), or
  * `new func(args)` ignoring this (construct == 1). */
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
+
+/* [] -> [error]: the RangeError "memory limit exceeded" of ctx's realm, made when the realm was
+ * installed: thrown where a failure cannot even make its own error (the heap is full), so that a
+ * script's catch sees a RangeError rather than undefined. Allocates nothing (the key is
+ * interned), so it succeeds at the memory limit. */
+duk_int_t cduk_ppush_limit_error(duk_context *ctx);
 
 /* [] -> []: prepares ctx's realm: Promise and AggregateError (promise.c), JavaScriptCore's spellings on Error.prototype
  * (`line` reads lineNumber, `sourceURL` reads fileName; configurable, non-enumerable

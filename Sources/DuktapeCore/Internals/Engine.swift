@@ -475,6 +475,11 @@ final class Engine: @unchecked Sendable {
         lock.assertHeld("makingError")
         cduk_native_stack_relax(1)
         defer { cduk_native_stack_relax(-1) }
+        // A little room past the memory limit too, so that the error for a full heap can be
+        // made (bounded: the reserve is for all the error work of the outermost call together).
+        let memoryLimit = state.pointee.memory_limit
+        if errorGraceDepth == 0, memoryLimit != 0 { state.pointee.memory_limit = memoryLimit + Self.errorMemoryReserve }
+        defer { if errorGraceDepth == 0 { state.pointee.memory_limit = memoryLimit } }
         guard errorGraceDepth == 0, state.pointee.deadline_ns != 0 else {
             errorGraceDepth += 1
             defer { errorGraceDepth -= 1 }
@@ -499,6 +504,9 @@ final class Engine: @unchecked Sendable {
     /// How long making or reading an error may take past the deadline (nanoseconds): far more
     /// than the library's own work needs, little for a script that tries to use it.
     static let errorGrace: UInt64 = 25_000_000
+    /// How far past the memory limit making or reading an error may go (bytes): room for an
+    /// error object and its traceback, little for a script that tries to use it.
+    static let errorMemoryReserve = 64 << 10
     @exclusivity(unchecked) private var errorGraceDepth = 0
 
     /// Runs a full garbage collection twice (so that objects freed by finalizers go too), as an
@@ -620,7 +628,19 @@ final class Engine: @unchecked Sendable {
         guard duk_check_stack(ctx, 2) != 0 else { return nil }
         let slot = freeSlots.popLast() ?? nextSlot
         duk_dup(ctx, index)
-        let status = cduk_pregistry_set(ctx, registry, slot)
+        var status = cduk_pregistry_set(ctx, registry, slot)
+        if status != DUK_EXEC_SUCCESS, errorGraceDepth > 0, state.pointee.memory_limit != 0 {
+            // Keeping an error for its report: the registry's growth may not fit the error reserve
+            // (it grows by an eighth of its size), and a report must not be lost to it. The limit
+            // is lifted for this one growth; what the registry then holds still counts against
+            // it, so a script cannot use the room.
+            duk_pop(ctx)
+            duk_dup(ctx, index)
+            let limit = state.pointee.memory_limit
+            state.pointee.memory_limit = 0
+            status = cduk_pregistry_set(ctx, registry, slot)
+            state.pointee.memory_limit = limit
+        }
         duk_pop(ctx)  // the value, or the error that replaced it
         guard status == DUK_EXEC_SUCCESS else {
             if slot != nextSlot { freeSlots.append(slot) }

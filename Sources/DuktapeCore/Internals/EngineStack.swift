@@ -102,9 +102,27 @@ struct EngineStack {
             }
             duk_pop(ctx)
         }
+        // Not even the error could be made (the heap is full): the realm's own, made in advance.
+        if let limit = limitError() { return limit }
         return JSException(
             value: JSValue(context: context, storage: .undefined), name: type.name, message: message,
             stack: nil, line: nil, sourceURL: nil)
+    }
+
+    /// The realm's "RangeError: memory limit exceeded", made when the realm was installed, for
+    /// failures that cannot make an error of their own; nil if even it cannot be pinned.
+    func limitError() -> JSException? {
+        guard duk_check_stack(ctx, 2) != 0, cduk_ppush_limit_error(ctx) == DUK_EXEC_SUCCESS else { return nil }
+        defer { duk_pop(ctx) }
+        guard duk_is_object(ctx, -1) != 0, let value = pinnedValue(at: -1) else { return nil }
+        return JSException(value: value, name: "RangeError", message: "memory limit exceeded", stack: nil, line: nil, sourceURL: nil)
+    }
+
+    /// [] -> [the realm's limit error] (see `limitError`), for a callback's throw when nothing
+    /// else can be made; false with nothing pushed if even that fails.
+    func pushLimitError() -> Bool {
+        guard duk_check_stack(ctx, 2) != 0 else { return false }
+        return context.engine.makingError { cduk_ppush_limit_error(ctx) == DUK_EXEC_SUCCESS }
     }
 
     /// [args...] -> [B(args)] or [new B(args)] for the realm's built-in B.

@@ -77,19 +77,28 @@ class HostFunction: EngineBox {
             let saved = context.swapExceptionLocked(nil)
             let result: HostResult
             var thrown: JSValue?
+            var unmade = false
             do {
                 result = try body(HostCall(stack: stack, frame: frame))
             } catch let exception as JSException {
                 result = .undefined
-                thrown = exception.value
+                // An error that could not be made (the heap is full) has no value of its own.
+                if exception.isUnmade { unmade = true } else { thrown = exception.value }
             } catch {
                 result = .undefined
-                thrown = (try? context.makeSwiftError(error)) ?? JSValue(context: context, storage: .undefined)
+                // When not even the error can be made (the heap is full), the realm's limit
+                // error is thrown below.
+                thrown = try? context.makeSwiftError(error)
+                if thrown == nil { unmade = true }
             }
             if let pending = context.swapExceptionLocked(saved) {
                 thrown = JSValue(context: context, storage: pending)
             }
             cduk_set_current_frame(frame.pointee.previous)
+            if unmade && thrown == nil {
+                duk_set_top(ctx, argumentCount)
+                return stack.pushLimitError() ? CDUK_HOST_THROW : 0
+            }
             do throws(JSException) {
                 if let thrown {
                     try stack.push(thrown)
@@ -102,10 +111,11 @@ class HostFunction: EngineBox {
                 }
                 return 1
             } catch {
-                // A conversion or engine failure: throw its JavaScript value.
+                // A conversion or engine failure: throw its JavaScript value (the realm's limit
+                // error when the failure could not make one, or it cannot be pushed).
                 duk_set_top(ctx, argumentCount)
-                if (try? stack.push(error.value)) != nil { return CDUK_HOST_THROW }
-                return 0
+                if !error.isUnmade, (try? stack.push(error.value)) != nil { return CDUK_HOST_THROW }
+                return stack.pushLimitError() ? CDUK_HOST_THROW : 0
             }
         }
     }

@@ -7,6 +7,8 @@ struct ImmediateQueue {
     struct Entry {
         let callback: JSValue
         let arguments: [JSValue]
+        /// This entry's host memory, charged to the VM's memory limit while it is queued.
+        let charge: HostMemoryCharge
     }
 
     private var ids: [Int] = []

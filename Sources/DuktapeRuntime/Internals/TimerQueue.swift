@@ -7,6 +7,8 @@ struct TimerQueue {
     struct Entry {
         let callback: JSValue
         let arguments: [JSValue]
+        /// This entry's host memory, charged to the VM's memory limit while it is scheduled.
+        let charge: HostMemoryCharge
         /// The re-arm period of an interval; nil for a timeout.
         let interval: Duration?
         var due: Duration
