@@ -14,8 +14,6 @@ public struct ChildProcess: Sendable {
         public var status: Int32
         public var stdout: String
         public var stderr: String
-        /// The child's peak resident memory in bytes (its own `ru_maxrss`, from wait4).
-        public var peakResidentBytes: Int = 0
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -68,6 +66,21 @@ public struct ChildProcess: Sendable {
         /// What the child wrote to standard output so far.
         public var stdoutSoFar: String { (try? ChildProcess.contents(of: directory.appendingPathComponent("stdout").path)) ?? "" }
 
+        /// A field of the child's /proc/PID/status in kB (VmHWM: its peak resident memory since
+        /// its exec), while it runs (Linux).
+        public func statusKilobytes(_ field: String) -> Int? {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+
+        /// The child's scheduler state (R running, S sleeping...) from /proc/PID/stat (Linux).
+        public var schedulerState: Character? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            return stat[stat.index(after: close)...].first { $0 != " " }
+        }
+
         /// What the child wrote to standard error so far.
         public var stderrSoFar: String { (try? ChildProcess.contents(of: directory.appendingPathComponent("stderr").path)) ?? "" }
 
@@ -80,27 +93,26 @@ public struct ChildProcess: Sendable {
             Thread {
                 var status: Int32 = 0
                 var failure: Int32 = 0
-                var usage = rusage()
-                while wait4(pid, &status, 0, &usage) == -1 {
+                while waitpid(pid, &status, 0) == -1 {
                     guard errno == EINTR else {
                         failure = errno
                         break
                     }
                 }
-                result.set(status: status, failure: failure, peak: Int(usage.ru_maxrss) * 1024)
+                result.set(status: status, failure: failure)
                 ended.signal()
             }.start()
             if ended.wait(timeout: .now() + deadline) == .timedOut {
                 kill(pid, SIGKILL)
                 ended.wait()
             }
-            let (status, failure, peak) = result.value
+            let (status, failure) = result.value
             if failure != 0 { throw Failure.wait(errno: failure) }
             let signal = status & 0x7f
             let exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
             return Output(
                 status: exit, stdout: try ChildProcess.contents(of: directory.appendingPathComponent("stdout").path),
-                stderr: try ChildProcess.contents(of: directory.appendingPathComponent("stderr").path), peakResidentBytes: peak)
+                stderr: try ChildProcess.contents(of: directory.appendingPathComponent("stderr").path))
         }
     }
 
@@ -164,7 +176,7 @@ public struct ChildProcess: Sendable {
 /// The status a waiting thread read.
 private final class WaitResult: @unchecked Sendable {
     private let lock = NSLock()
-    private var result: (Int32, Int32, Int) = (0, 0, 0)
-    func set(status: Int32, failure: Int32, peak: Int) { lock.withLock { result = (status, failure, peak) } }
-    var value: (Int32, Int32, Int) { lock.withLock { result } }
+    private var result: (Int32, Int32) = (0, 0)
+    func set(status: Int32, failure: Int32) { lock.withLock { result = (status, failure) } }
+    var value: (Int32, Int32) { lock.withLock { result } }
 }

@@ -280,7 +280,7 @@ final class Engine: @unchecked Sendable {
                     }
                 }
                 if isPastDeadline {
-                    abandonJobs(clearing: true, exception: nil)
+                    abandonJobs(exception: nil)
                     return false
                 }
             case DUK_EXEC_ERROR:
@@ -291,9 +291,7 @@ final class Engine: @unchecked Sendable {
                 } else {
                     duk_pop(heapContext)
                 }
-                if timedOut {
-                    abandonJobs(clearing: report.event != CDUK_JOBS_TIMEOUT, exception: exception)
-                }
+                if timedOut { abandonJobs(exception: exception) }
                 if let context, let exception { context.notifyException(exception.value) }
                 if timedOut { return false }
             default:
@@ -302,17 +300,16 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// The end of the job queue's run at a timeout: the queue is emptied (unless
-    /// `cduk_prun_jobs` emptied it), the deadline is disarmed for the report that follows (a
+    /// The end of the job queue's run at a timeout: the queue is emptied (`cduk_prun_jobs`
+    /// may have, or may have failed to: past the deadline its own protected clearing fails at
+    /// the native check), the deadline is disarmed for the report that follows (a
     /// handler that may use the API runs without it, as a call's own timeout is reported after
     /// its entry), and Swift awaits whose reactions were among the dropped jobs end with the
     /// timeout instead of waiting forever.
-    private func abandonJobs(clearing: Bool, exception: JSException?) {
-        if clearing {
-            // In a grace window: past the deadline, every protected call fails at its start.
-            makingError {
-                if cduk_pclear_jobs(heapContext) == DUK_EXEC_ERROR { duk_pop(heapContext) }
-            }
+    private func abandonJobs(exception: JSException?) {
+        // In a grace window: past the deadline, every protected call fails at its start.
+        makingError {
+            if cduk_pclear_jobs(heapContext) == DUK_EXEC_ERROR { duk_pop(heapContext) }
         }
         state.pointee.deadline_ns = 0
         let ended = waiters.values
