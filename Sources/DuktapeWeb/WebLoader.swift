@@ -33,8 +33,10 @@ public final class WebLoader: @unchecked Sendable {
     /// ```
     public let configuration: WebLoaderConfiguration
     private let lock = NSLock()
-    private var pages: [String: Task<WebPage, any Error>] = [:]
+    private var pages: [String: PooledPage] = [:]
     private var transfers: [String: LoaderTransfer] = [:]
+    /// The transfers counted as running on a pooled page (see `claim`).
+    private var claimed: [ObjectIdentifier: String] = [:]
     private var closed = false
     /// The loader's own tasks (its requests' starts, aborts, and pages shutting down), which
     /// `shutdown()` waits for.
@@ -213,8 +215,9 @@ public final class WebLoader: @unchecked Sendable {
     private func closeRequests() -> (running: [LoaderTransfer], pages: [Task<WebPage, any Error>]) {
         let (running, loading) = lock.withLock { () -> ([LoaderTransfer], [Task<WebPage, any Error>]) in
             closed = true
-            defer { transfers = [:]; pages = [:] }
-            return (Array(transfers.values), Array(pages.values))
+            defer { transfers = [:]; pages = [:]; claimed = [:] }
+            for pooled in pages.values { pooled.idleCloser?.cancel() }
+            return (Array(transfers.values), pages.values.map(\.task))
         }
         for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID)) }
         return (running, loading)
@@ -237,7 +240,7 @@ public final class WebLoader: @unchecked Sendable {
             let (page, task) = try await page(for: request.url, requestID: id)
             slot = task
             // Cancelled (or timed out) while the page was made: nothing is sent.
-            guard !transfer.isEnded else { return }
+            guard !transfer.isEnded, claim(task, for: transfer) else { return }
             transfer.page = page
             if let timeout = configuration.timeout { watch(transfer, timeout: timeout, grace: !request.method.isStream) }
             if request.method == .nativeLog {
@@ -248,6 +251,7 @@ public final class WebLoader: @unchecked Sendable {
             var arguments: [String: Any] = [
                 "method": request.method.functionName, "requestId": id, "token": transfer.token, "url": request.url.absoluteString,
                 "init": initDictionary, "encoding": configuration.binaryEncoding.rawValue, "postData": request.postData ?? [:],
+                "limit": configuration.maximumBodySize.map { max(0, $0) } ?? -1,
             ]
             if let upload = request.uploadData {
                 arguments["upload"] = configuration.binaryEncoding == .base64 ? upload.base64EncodedString() : upload
@@ -255,7 +259,7 @@ public final class WebLoader: @unchecked Sendable {
                 arguments["upload"] = NSNull()
             }
             _ = try await page.callAsyncJavaScript(
-                "loader.run(method, requestId, url, init, postData, upload, encoding, token)", arguments: arguments)
+                "loader.run(method, requestId, url, init, postData, upload, encoding, token, limit)", arguments: arguments)
             // Ended while the call was on its way: the page's fetch may have started after the abort.
             if transfer.isEnded { abortInPage(transfer, on: page) }
         } catch let error as WebLoaderError {
@@ -349,7 +353,8 @@ public final class WebLoader: @unchecked Sendable {
         let origin = Self.origin(of: url)
         let task = try lock.withLock { () throws -> Task<WebPage, any Error> in
             if closed { throw WebLoaderError.invalidRequest(requestID: requestID, message: "the loader is closed") }
-            if let existing = pages[origin] { return existing }
+            if let existing = pages[origin] { return existing.task }
+            try makeRoom(requestID: requestID)
             let configuration = self.configuration
             let task = Task { [weak self] () throws -> WebPage in
                 let page = try WebPage(configuration: Self.pageConfiguration(configuration, loader: self))
@@ -364,7 +369,7 @@ public final class WebLoader: @unchecked Sendable {
                 }
                 return page
             }
-            pages[origin] = task
+            pages[origin] = PooledPage(task: task)
             return task
         }
         do {
@@ -380,7 +385,8 @@ public final class WebLoader: @unchecked Sendable {
     private func dropPage(_ task: Task<WebPage, any Error>, for url: URL) {
         let origin = Self.origin(of: url)
         let removed = lock.withLock { () -> Bool in
-            guard pages[origin] == task else { return false }
+            guard let pooled = pages[origin], pooled.task == task else { return false }
+            pooled.idleCloser?.cancel()
             pages[origin] = nil
             return true
         }
@@ -424,8 +430,81 @@ public final class WebLoader: @unchecked Sendable {
     private func forget(_ transfer: LoaderTransfer) {
         lock.withLock {
             if transfers[transfer.request.requestID] === transfer { transfers[transfer.request.requestID] = nil }
+            if let origin = claimed.removeValue(forKey: ObjectIdentifier(transfer)), var pooled = pages[origin] {
+                pooled.running -= 1
+                pooled.lastUsed = ContinuousClock.now
+                if pooled.running == 0 { pooled.idleCloser = closeWhenIdle(origin, pooled.task) }
+                pages[origin] = pooled
+            }
         }
     }
+
+    // MARK: - The page pool
+
+    /// A page of the pool: its task, the requests running on it, and when it was last used.
+    private struct PooledPage {
+        let task: Task<WebPage, any Error>
+        var running = 0
+        var lastUsed = ContinuousClock.now
+        /// Closes the page once it has been idle for `pageIdleTimeout` (cancelled when it is used).
+        var idleCloser: Task<Void, Never>?
+    }
+
+    /// Counts `transfer` as running on the page of `task` until it is forgotten; false when the
+    /// page left the pool meanwhile (the request then fails) or the transfer ended.
+    private func claim(_ task: Task<WebPage, any Error>, for transfer: LoaderTransfer) -> Bool {
+        let origin = Self.origin(of: transfer.request.url)
+        let claimedNow = lock.withLock { () -> Bool in
+            guard !transfer.isEnded, var pooled = pages[origin], pooled.task == task else { return false }
+            pooled.running += 1
+            pooled.idleCloser?.cancel()
+            pooled.idleCloser = nil
+            pages[origin] = pooled
+            claimed[ObjectIdentifier(transfer)] = origin
+            return true
+        }
+        if !claimedNow, !transfer.isEnded {
+            transfer.fail(.failed(requestID: transfer.request.requestID, message: "the loader's page for \(origin) was closed"))
+        }
+        return claimedNow
+    }
+
+    /// A task that closes the page of `origin` after `pageIdleTimeout`, if it is still `task`'s
+    /// and idle then. Caller holds the lock.
+    private func closeWhenIdle(_ origin: String, _ task: Task<WebPage, any Error>) -> Task<Void, Never>? {
+        guard let timeout = configuration.pageIdleTimeout, timeout.isFinite else { return nil }
+        let delay = Duration.milliseconds(Int64(max(0, min(timeout, 1e9)) * 1000))
+        return Task { [weak self] in
+            if delay > .zero {
+                do { try await Task.sleep(for: delay) } catch { return }  // used again, or closed
+            }
+            guard let self else { return }
+            let idle = self.lock.withLock { () -> Bool in
+                guard let pooled = self.pages[origin], pooled.task == task, pooled.running == 0 else { return false }
+                self.pages[origin] = nil
+                return true
+            }
+            if idle { self.retire(task) }
+        }
+    }
+
+    /// Makes room for one more page: the least recently used idle page is closed when the pool
+    /// is full. Throws when every page has requests running. Caller holds the lock.
+    private func makeRoom(requestID: String) throws {
+        guard pages.count >= max(1, configuration.maximumPages) else { return }
+        guard let (origin, pooled) = pages.filter({ $0.value.running == 0 }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) else {
+            throw WebLoaderError.failed(
+                requestID: requestID,
+                message: "the loader has \(pages.count) pages (WebLoaderConfiguration.maximumPages), each with requests running; "
+                    + "a request to another origin waits for one of them to end")
+        }
+        pages[origin] = nil
+        pooled.idleCloser?.cancel()
+        retire(pooled.task)
+    }
+
+    /// The pages the pool holds now (tests).
+    var pooledPageCount: Int { lock.withLock { pages.count } }
 
     /// scheme://host:port, the key of the page pool.
     static func origin(of url: URL) -> String {

@@ -26,7 +26,50 @@ public struct WebLoaderConfiguration: Sendable {
     /// ```swift
     /// configuration.page.requestPolicy = RequestPolicy(allowedHosts: ["api.example.com"])
     /// ```
-    public var page = WebPageConfiguration()
+    public var page = WebLoaderConfiguration.defaultPage
+    /// The loader pages' defaults: a page's, with a memory limit (`defaultPageMemoryLimit`), so
+    /// that no response can grow a loader's page without bound.
+    ///
+    /// ```swift
+    /// print(WebLoaderConfiguration.defaultPage.memoryLimit ?? 0)   // 268435456
+    /// ```
+    public static var defaultPage: WebPageConfiguration {
+        var page = WebPageConfiguration()
+        page.memoryLimit = defaultPageMemoryLimit
+        return page
+    }
+    /// The memory limit of a loader's pages by default: 256 MiB.
+    ///
+    /// ```swift
+    /// configuration.page.memoryLimit = WebLoaderConfiguration.defaultPageMemoryLimit * 2
+    /// ```
+    public static let defaultPageMemoryLimit = 256 << 20
+    /// The most bytes a body read by an in-memory method (`getData`, `postData`, `uploadData`,
+    /// `downloadFile`) may have, or nil for no limit; 32 MiB by default. A longer body fails the
+    /// request with an error that says so, as soon as its Content-Length or the bytes read pass
+    /// the limit. `downloadStream` writes a body of any size to a file and has no such limit.
+    ///
+    /// ```swift
+    /// configuration.maximumBodySize = 4 << 20
+    /// ```
+    public var maximumBodySize: Int? = 32 << 20
+    /// The most pages (one per origin, each with a thread of its own) the loader keeps: 16 by
+    /// default. A request to a new origin when the pool is full closes the page least recently
+    /// used that has no request running; when every page has requests running, it fails with an
+    /// error that says so.
+    ///
+    /// ```swift
+    /// configuration.maximumPages = 4
+    /// ```
+    public var maximumPages = 16
+    /// How long a page with no request running is kept for the next request to its origin, in
+    /// seconds: 30 by default; nil keeps idle pages until the pool needs room or the loader
+    /// closes.
+    ///
+    /// ```swift
+    /// configuration.pageIdleTimeout = 5
+    /// ```
+    public var pageIdleTimeout: TimeInterval? = 30
     /// How long a request may go without news from its page (its response, a chunk), in
     /// seconds, or nil for no limit. One-shot requests also have it as their `fetch` timeout.
     ///
