@@ -41,6 +41,8 @@ public final class WebPage: @unchecked Sendable {
     /// cancelled when it closes.
     private var replies: [UInt64: Task<Void, Never>] = [:]
     private var closed = false
+    /// Script messages handed to the host whose handler has not finished, and their size.
+    private var messagesInFlight = (count: 0, bytes: 0)
     /// The reply handlers' tasks, until each returns (`shutdown()` waits for them).
     private let replyActivity = ActivityCount()
     /// The token (in `replyActivity`) of the reply handler the current task runs: a
@@ -77,8 +79,11 @@ public final class WebPage: @unchecked Sendable {
         fetchNatives["documentURL"] = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
         let internals = try BrowserGlobals.installReturningInternals(in: context, fetch: fetchNatives)
         network.dispatcher = internals.forProperty("transfer")
-        let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) in
-            link.page?.deliver(ScriptMessage(name: name, body: value.toObject()), replyID: replyID)
+        let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) throws in
+            guard let page = link.page else { return }
+            let body = value.toObject()
+            let bytes = try page.admitMessage(body)
+            page.deliver(ScriptMessage(name: name, body: body), replyID: replyID, bytes: bytes)
         }
         // document.cookie: the store's cookies for the page's URL that scripts may see.
         let store = configuration.cookieStore
@@ -417,6 +422,66 @@ public final class WebPage: @unchecked Sendable {
         return name.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "_" || $0 == "$" }
     }
 
+    /// Counts a script message (its body as the host received it) as in flight, and returns its
+    /// estimated size; throws, to the posting script, when the page already has
+    /// `maximumMessagesInFlight` messages, or `maximumMessageBytesInFlight` bytes of them,
+    /// waiting for their handlers (a handler slower than the page once let the host's queue grow
+    /// without bound). A message is counted until its handler has run, or its reply handler has
+    /// answered; one message alone may be larger than the byte bound (the page's memory limit
+    /// bounds it).
+    func admitMessage(_ body: Any?) throws -> Int {
+        let maximumCount = max(1, configuration.maximumMessagesInFlight)
+        let maximumBytes = max(0, configuration.maximumMessageBytesInFlight)
+        let bytes = Self.estimatedSize(of: body, upTo: maximumBytes &+ 1)
+        let refusal = lock.withLock { () -> String? in
+            guard messagesInFlight.count < maximumCount else {
+                return "\(messagesInFlight.count) messages are waiting for their handlers (WebPageConfiguration.maximumMessagesInFlight)"
+            }
+            guard messagesInFlight.count == 0 || messagesInFlight.bytes + bytes <= maximumBytes else {
+                return "\(messagesInFlight.bytes) bytes of messages are waiting for their handlers (WebPageConfiguration.maximumMessageBytesInFlight)"
+            }
+            messagesInFlight.count += 1
+            messagesInFlight.bytes += bytes
+            return nil
+        }
+        if let refusal { throw ScriptMessageRefusal(refusal) }
+        return bytes
+    }
+
+    private func messageEnded(bytes: Int) {
+        lock.withLock {
+            messagesInFlight.count -= 1
+            messagesInFlight.bytes -= bytes
+        }
+    }
+
+    /// The messages in flight now (tests).
+    var messagesInFlightCount: Int { lock.withLock { messagesInFlight.count } }
+
+    /// A message body's size as the host holds it, estimated (bytes of data and text, 16 for a
+    /// scalar or an empty container, its keys and elements), counting no further than `limit`.
+    static func estimatedSize(of value: Any?, upTo limit: Int) -> Int {
+        var total = 0
+        var stack: [Any?] = [value]
+        while let next = stack.popLast(), total < limit {
+            switch next {
+            case let data as Data: total += data.count + 16
+            case let text as String: total += text.utf8.count + 16
+            case let list as [Any]:
+                total += 16
+                for element in list.prefix(limit) { stack.append(element) }
+            case let object as [String: Any]:
+                total += 16
+                for (key, value) in object.prefix(limit) {
+                    total += key.utf8.count + 16
+                    stack.append(value)
+                }
+            default: total += 16
+            }
+        }
+        return min(total, limit)
+    }
+
     /// A handler change from the controller: the page's `webkit.messageHandlers.<name>` is made
     /// to match the handler registered when the job runs (so changes posted in any order end
     /// in the controller's state).
@@ -439,20 +504,23 @@ public final class WebPage: @unchecked Sendable {
     /// `replyID` on the page's loop (kept alive meanwhile by a pending-work handle). Only the
     /// number is kept, not the promise's functions, so a handler that never returns keeps no
     /// context alive, and closing the page cancels it.
-    func deliver(_ message: ScriptMessage, replyID: Int) {
+    func deliver(_ message: ScriptMessage, replyID: Int, bytes: Int) {
         let controller = configuration.userContentController
         let handler = controller.handler(named: message.name)
         if replyID <= 0 {
             switch handler {
             case .plain(let handler):
                 controller.deliveries.async { [weak self] in
+                    defer { self?.messageEnded(bytes: bytes) }
                     // Closed since the page posted it: dropped, as a reply handler's message is.
                     if let self, lock.withLock({ closed }) { return }
                     handler(message)
                 }
                 return
             case .withReply: break  // runs as a task, below, without an answer
-            case nil: return  // removed since the page saw it: dropped, as WebKit drops it
+            case nil:
+                messageEnded(bytes: bytes)
+                return  // removed since the page saw it: dropped, as WebKit drops it
             }
         }
         let pending = replyID > 0 ? loop.beginPendingWork() : nil
@@ -465,13 +533,18 @@ public final class WebPage: @unchecked Sendable {
             lock.lock()
             defer { lock.unlock() }
             guard !closed else {
+                messagesInFlight.count -= 1
+                messagesInFlight.bytes -= bytes
                 pending?.cancel()
                 return
             }
             let activity = replyActivity
             let token = activity.begin()
             replies[token] = Task { [weak self] in
-                defer { activity.end(token) }
+                defer {
+                    self?.messageEnded(bytes: bytes)
+                    activity.end(token)
+                }
                 let outcome: (fulfilled: Bool, value: Box<Any?>)
                 switch handler {
                 case .withReply(let reply):
@@ -502,4 +575,11 @@ public final class WebPage: @unchecked Sendable {
 private final class PageLink: @unchecked Sendable {
     // @unchecked: set once, on the thread making the page, before the page's thread starts.
     weak var page: WebPage?
+}
+
+/// Why a script message was refused: the page has too many messages waiting for the host.
+struct ScriptMessageRefusal: Error, LocalizedError {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+    var errorDescription: String? { "postMessage: the message was not sent: " + reason }
 }

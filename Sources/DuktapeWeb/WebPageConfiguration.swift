@@ -45,6 +45,23 @@ public struct WebPageConfiguration: Sendable {
     /// configuration.memoryLimit = 64 << 20
     /// ```
     public var memoryLimit: Int?
+    /// The most script messages (`webkit.messageHandlers.<name>.postMessage`) that may wait for
+    /// their handlers at once: 1,024 by default. Past it, `postMessage` throws an `Error` (with a
+    /// reply handler, its promise rejects) saying so; the page may post again once handlers
+    /// have caught up.
+    ///
+    /// ```swift
+    /// configuration.maximumMessagesInFlight = 64
+    /// ```
+    public var maximumMessagesInFlight = 1_024
+    /// The most bytes of script messages (as the host holds them: data, text, keys) that may
+    /// wait for their handlers at once: 64 MiB by default, refused as `maximumMessagesInFlight`
+    /// is. A single message larger than this is taken when no other waits.
+    ///
+    /// ```swift
+    /// configuration.maximumMessageBytesInFlight = 8 << 20
+    /// ```
+    public var maximumMessageBytesInFlight = 64 << 20
     /// Which URLs the page may fetch: any http or https host by default, no `file:` URL.
     ///
     /// ```swift

@@ -125,3 +125,93 @@ struct HostilePeerTests {
         for code: UInt in [100, 102, 103, 199, 200, 204, 304, 404, 599] { #expect(!ResponseStatusGuard.refuses(code)) }
     }
 }
+
+/// Issue 32, class 5: script messages waiting for their handlers are bounded per page, in count
+/// and bytes (a page posting megabyte arrays to a slow handler drove the host past 1.4 GB; 100,000
+/// messages to a reply handler that never answers cost 590 MB). Past the bound `postMessage`
+/// throws (a reply handler's promise rejects), and the page may post again once handlers catch up.
+@Suite("Script message bounds", .timeLimit(.minutes(3)))
+struct ScriptMessageBoundTests {
+    @Test func aSlowPlainHandlerBoundsTheMessagesInFlight() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let handled = Counter()
+        var configuration = WebPageConfiguration()
+        configuration.maximumMessagesInFlight = 16
+        configuration.userContentController.add(name: "slow") { _ in
+            gate.wait()
+            handled.increment()
+        }
+        try await using(try WebPage(configuration: configuration)) { page in
+            let outcome = try await page.callAsyncJavaScript("""
+                var refused = 0, last = '';
+                for (var i = 0; i < 200; i++) {
+                    try { webkit.messageHandlers.slow.postMessage({ i: i, text: 'x' }) } catch (e) { refused++; last = e.message }
+                }
+                return refused + '|' + last
+                """) as? String
+            #expect(outcome?.hasPrefix("184|postMessage: the message was not sent: 16 messages are waiting") == true, "\(outcome ?? "nil")")
+            #expect(page.messagesInFlightCount == 16)
+            for _ in 0..<16 { gate.signal() }
+            let started = ContinuousClock.now
+            while page.messagesInFlightCount > 0, ContinuousClock.now - started < .seconds(30) { await Task.yield() }
+            #expect(page.messagesInFlightCount == 0)
+            #expect(handled.value == 16)
+            // Caught up: posting works again.
+            _ = try await page.callAsyncJavaScript("webkit.messageHandlers.slow.postMessage(1); return 0")
+            gate.signal()
+        }
+    }
+
+    @Test func aReplyHandlerThatNeverAnswersBoundsTheMessagesInFlight() async throws {
+        var configuration = WebPageConfiguration()
+        configuration.maximumMessagesInFlight = 10
+        configuration.userContentController.addWithReply(name: "never") { _ in
+            try await Task.sleep(for: .seconds(3600))  // cancelled when the page closes
+            return nil
+        }
+        try await using(try WebPage(configuration: configuration)) { page in
+            let outcome = try await page.callAsyncJavaScript("""
+                var rejected = 0, last = '', settled = 0;
+                for (var i = 0; i < 100; i++) {
+                    webkit.messageHandlers.never.postMessage(i).then(null, function (e) { rejected++; last = e.message });
+                }
+                return new Promise(function (resolve) { setTimeout(function () { resolve(rejected + '|' + last) }, 0) })
+                """) as? String
+            #expect(outcome?.hasPrefix("90|postMessage: the message was not sent: 10 messages") == true, "\(outcome ?? "nil")")
+            #expect(page.messagesInFlightCount == 10)
+        }
+    }
+
+    @Test func largeMessagesAreBoundedInBytes() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = WebPageConfiguration()
+        configuration.maximumMessageBytesInFlight = 4 << 20
+        configuration.userContentController.add(name: "slow") { _ in gate.wait() }
+        try await using(try WebPage(configuration: configuration)) { page in
+            let sent = try await page.callAsyncJavaScript("""
+                var sent = 0;
+                for (var i = 0; i < 50; i++) {
+                    try { webkit.messageHandlers.slow.postMessage(new Uint8Array(1 << 20)); sent++ } catch (e) {}
+                }
+                return sent
+                """) as? Int
+            #expect(sent == 3)  // a fourth would pass 4 MiB with the estimate's overhead
+            for _ in 0..<3 { gate.signal() }
+        }
+    }
+
+    @Test func theEstimateCountsDataTextAndContainers() {
+        #expect(WebPage.estimatedSize(of: Data(count: 1000), upTo: .max) == 1016)
+        #expect(WebPage.estimatedSize(of: "héllo", upTo: .max) == 22)
+        #expect(WebPage.estimatedSize(of: ["a": [1, "bc"]], upTo: .max) == 16 + 17 + 16 + 16 + 18)
+        #expect(WebPage.estimatedSize(of: Array(repeating: Data(count: 1 << 20), count: 1000), upTo: 5 << 20) == 5 << 20)
+    }
+}
+
+/// A thread-safe count.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
