@@ -74,7 +74,8 @@ public final class WebPage: @unchecked Sendable {
             defaultTimeout: configuration.requestTimeout.flatMap { seconds in
                 seconds.isFinite && seconds >= 0 ? .milliseconds(Int64((min(seconds, 1e9) * 1000).rounded())) : nil
             },
-            cookies: configuration.cookieStore, cache: configuration.httpCache, documentURL: { [link] in link.page?.url })
+            cookies: configuration.cookieStore, cache: configuration.httpCache,
+            maximumConcurrentTransfers: configuration.maximumConcurrentTransfers, documentURL: { [link] in link.page?.url })
         var fetchNatives = network.natives(in: context)
         fetchNatives["documentURL"] = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
         let internals = try BrowserGlobals.installReturningInternals(in: context, fetch: fetchNatives)

@@ -62,6 +62,16 @@ public struct WebPageConfiguration: Sendable {
     /// configuration.maximumMessageBytesInFlight = 8 << 20
     /// ```
     public var maximumMessageBytesInFlight = 64 << 20
+    /// The most `fetch` transfers (and `<script src>` loads) of the page that do network work at
+    /// once: 32 by default. Later ones wait, in order, for one to end (their timeouts run while
+    /// they wait). Each holds a connection and at most a megabyte of body the page has not read,
+    /// so the page's unread bytes are bounded by about this many megabytes. Connections per host
+    /// are 6, as in browsers.
+    ///
+    /// ```swift
+    /// configuration.maximumConcurrentTransfers = 8
+    /// ```
+    public var maximumConcurrentTransfers = 32
     /// Which URLs the page may fetch: any http or https host by default, no `file:` URL.
     ///
     /// ```swift

@@ -215,3 +215,56 @@ final class Counter: @unchecked Sendable {
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
 }
+
+/// Issue 32, class 10: a page's transfers are bounded (512 unread endless bodies over 64 origins
+/// held 662 MB with a 64 MiB page heap): at most `maximumConcurrentTransfers` do network work at
+/// once, each with at most a megabyte unread, the rest wait in order; at most 6 connections per
+/// host, as in browsers.
+@Suite("Transfer bounds", .timeLimit(.minutes(3)))
+struct TransferBoundTests {
+    @Test func transfersBeyondTheMaximumWaitInOrder() async throws {
+        var servers: [TestHTTPServer] = []
+        for _ in 0..<5 { servers.append(try await TestHTTPServer.start()) }
+        defer { servers.forEach { $0.stop() } }
+        var configuration = WebPageConfiguration()
+        configuration.maximumConcurrentTransfers = 4
+        try await using(try WebPage(configuration: configuration)) { page in
+            try await page.load(html: "", baseURL: URL(string: servers[0].baseURL + "/page.html"))
+            let urls = (0..<10).map { servers[$0 % 5].baseURL + "/slow-body?n=\($0)" }
+            _ = try await page.callAsyncJavaScript("""
+                window.controllers = urls.map(function (url) {
+                    var controller = new AbortController();
+                    fetch(url, { signal: controller.signal }).then(function (r) { r.body.getReader().read() }, function () {});
+                    return controller;
+                });
+                return 0
+                """, arguments: ["urls": urls])
+            let started = ContinuousClock.now
+            func arrived() -> Int { servers.reduce(0) { $0 + $1.received.count } }
+            while (arrived() < 4 || page.network.waitingCount < 6), ContinuousClock.now - started < .seconds(30) { await Task.yield() }
+            #expect(arrived() == 4)
+            #expect(page.network.waitingCount == 6)
+            // One ends: the first waiting transfer starts.
+            _ = try await page.callAsyncJavaScript("controllers[0].abort(); return 0")
+            while arrived() < 5, ContinuousClock.now - started < .seconds(30) { await Task.yield() }
+            #expect(arrived() == 5)
+            #expect(servers[4].received.first?.target == "/slow-body?n=4")
+            #expect(page.network.waitingCount == 5)
+        }
+    }
+
+    @Test func aPageKeepsSixConnectionsPerHost() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await using(try WebPage()) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            _ = try await page.callAsyncJavaScript("""
+                for (var i = 0; i < 10; i++) fetch('/slow-body?n=' + i).then(function (r) { r.body.getReader().read() }, function () {});
+                return 0
+                """)
+            await server.wait { $0.received.count >= 6 }
+            #expect(server.received.count == 6)
+            #expect(page.network.runningCount == 10)
+        }
+    }
+}

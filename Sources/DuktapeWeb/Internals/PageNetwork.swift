@@ -43,6 +43,8 @@ final class PageNetwork: @unchecked Sendable {
     private let documentURL: @Sendable () -> URL?
     private let transfers = Guarded(Transfers())
     private let client: HTTPClient
+    /// The transfers allowed to do network work at once (WebPageConfiguration.maximumConcurrentTransfers).
+    private let slots: TransferSlots
 
     private struct Transfers {
         var running: [Int: FetchTransfer] = [:]
@@ -71,6 +73,8 @@ final class PageNetwork: @unchecked Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
+        // Browsers' number of connections per host; requests beyond it wait for one.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.maximumConnectionsPerHost
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(30))
         configuration.decompression = .disabled
         // Peers reach async-http-client's preconditions through statuses it does not expect
@@ -82,10 +86,18 @@ final class PageNetwork: @unchecked Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
+    /// Connections per host (scheme, host, port) a page keeps, as browsers do.
+    static let maximumConnectionsPerHost = 6
+
+    /// Transfers waiting for a slot (tests).
+    var waitingCount: Int { slots.waiting }
+
     init(
         loop: DuktapeRuntime.EventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?,
-        cookies: CookieStore?, cache: HTTPCache?, documentURL: @escaping @Sendable () -> URL?
+        cookies: CookieStore?, cache: HTTPCache?, maximumConcurrentTransfers: Int = 32,
+        documentURL: @escaping @Sendable () -> URL?
     ) {
+        slots = TransferSlots(capacity: maximumConcurrentTransfers)
         self.cache = cache
         self.loop = loop
         self.policy = policy
@@ -208,7 +220,11 @@ final class PageNetwork: @unchecked Sendable {
                 self?.fail(transfer, name: "TimeoutError", message: "\(request.method) \(request.url.href) timed out after \(timeout)")
             }
         }
+        let slots = self.slots
         start(transfer) { [weak self] (transfer: FetchTransfer) in
+            // At most `maximumConcurrentTransfers` do network work at once; the rest wait.
+            guard await slots.acquire() else { return }
+            defer { slots.release() }
             await self?.perform(request, on: transfer)
         }
         return id
