@@ -11,17 +11,58 @@ import Foundation
 /// print(store.cookies(for: URL(string: "https://example.com/")!).map(\.name))
 /// ```
 ///
-/// Limits: at most 50 cookies per domain and 3,000 in all (the oldest go first); a cookie's
-/// name and value at most 4,096 bytes. There is no public suffix list: a `Domain` attribute
-/// needs a dot (or to equal the host), so `Domain=com` is refused but `Domain=co.uk` is not.
+/// Limits, on every way a cookie comes in (`Set-Cookie`, `document.cookie`, `setCookie(_:)`, the
+/// file): a cookie's name and value at most 4,096 bytes, each attribute's value at most 1,024
+/// (a longer one is ignored), a whole cookie string at most 12,288 (see `HTTPCookie`'s limits);
+/// the jar at most 50 cookies and 64 KiB per domain and 3,000 cookies and 1 MiB in all, a
+/// cookie's size being its name, value, domain and path (the oldest go first). There is no
+/// public suffix list: a `Domain` attribute needs a dot (or to equal the host), so `Domain=com`
+/// is refused but `Domain=co.uk` is not.
 public final class CookieStore: @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`.
     private let lock = NSLock()
     private var stored: [HTTPCookie] = []
     private let file: URL?
 
-    /// A store, empty or read from `file` (a missing or unreadable file is an empty store, and
-    /// expired cookies are dropped). With a file, every change writes it.
+    /// The most cookies kept for one domain (a host-only cookie's host, or a `Domain`
+    /// attribute's domain); past it the domain's oldest go.
+    ///
+    /// ```swift
+    /// let full = store.allCookies.filter { $0.domain == "example.com" }.count == CookieStore.maximumCookiesPerDomain
+    /// ```
+    public static let maximumCookiesPerDomain = 50
+
+    /// The most bytes (`HTTPCookie.byteCount`: name, value, domain, path) kept for one domain;
+    /// past it the domain's oldest go. 64 KiB: more could not be sent anyway, a request's
+    /// headers being limited to 48 KiB.
+    ///
+    /// ```swift
+    /// let bytes = store.allCookies.filter { $0.domain == "example.com" }.reduce(0) { $0 + $1.byteCount }
+    /// assert(bytes <= CookieStore.maximumBytesPerDomain)
+    /// ```
+    public static let maximumBytesPerDomain = 64 << 10
+
+    /// The most cookies kept in all; past it the oldest go.
+    ///
+    /// ```swift
+    /// assert(store.allCookies.count <= CookieStore.maximumCookies)
+    /// ```
+    public static let maximumCookies = 3000
+
+    /// The most bytes (`HTTPCookie.byteCount`) kept in all, 1 MiB; past it the oldest go.
+    ///
+    /// ```swift
+    /// assert(store.allCookies.reduce(0) { $0 + $1.byteCount } <= CookieStore.maximumBytes)
+    /// ```
+    public static let maximumBytes = 1 << 20
+
+    /// The largest cookie file read (16 MiB: a file of `maximumBytes` of cookies written by a
+    /// store is well under it, however its strings are escaped); a larger one is an empty store.
+    static let maximumFileBytes = 16 << 20
+
+    /// A store, empty or read from `file` (a missing, unreadable or over-large file is an empty
+    /// store; expired cookies and cookies over the limits are dropped, and the jar's limits
+    /// applied). With a file, every change writes it.
     ///
     /// ```swift
     /// let memoryOnly = CookieStore()
@@ -29,9 +70,13 @@ public final class CookieStore: @unchecked Sendable {
     public init(file: URL? = nil) {
         self.file = file
         partition = file?.standardizedFileURL.path ?? UUID().uuidString
-        if let file, let data = try? Data(contentsOf: file), let cookies = try? JSONDecoder().decode([HTTPCookie].self, from: data) {
+        if let file, let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber,
+           size.intValue <= Self.maximumFileBytes,
+           let data = try? Data(contentsOf: file), let cookies = try? JSONDecoder().decode([HTTPCookie].self, from: data) {
             let now = Date()
-            stored = cookies.filter { ($0.expires ?? now) > now }
+            var loaded = cookies.compactMap { $0.bounded() }.filter { ($0.expires ?? now) > now }
+            Self.evict(&loaded)
+            stored = loaded
         }
     }
 
@@ -61,7 +106,9 @@ public final class CookieStore: @unchecked Sendable {
     }
 
     /// Stores `cookie`, replacing the one with its name, domain and path (keeping the first's
-    /// creation time); an expired cookie deletes that one.
+    /// creation time); an expired cookie deletes that one. A cookie over the limits (a name and
+    /// value over `HTTPCookie.maximumNameAndValueBytes`, a domain or path over
+    /// `HTTPCookie.maximumAttributeValueBytes`) is ignored; the jar's limits then apply.
     ///
     /// ```swift
     /// store.setCookie(HTTPCookie(name: "theme", value: "dark", domain: "example.com"))
@@ -124,7 +171,7 @@ public final class CookieStore: @unchecked Sendable {
     }
 
     private static func insert(_ cookie: HTTPCookie, into cookies: inout [HTTPCookie], fromScript: Bool) {
-        var cookie = cookie
+        guard var cookie = cookie.bounded() else { return }  // every way in passes here
         let expired = cookie.expires.map { $0 <= Date() } ?? false
         if let index = cookies.firstIndex(where: { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }) {
             if fromScript && cookies[index].isHTTPOnly { return }
@@ -136,18 +183,41 @@ public final class CookieStore: @unchecked Sendable {
         if !expired { cookies.append(cookie) }
     }
 
-    private static func evict(_ cookies: inout [HTTPCookie]) {
-        var perDomain: [String: Int] = [:]
-        for cookie in cookies { perDomain[cookie.domain, default: 0] += 1 }
-        for (domain, count) in perDomain where count > 50 {
-            let oldest = cookies.enumerated().filter { $0.element.domain == domain }.sorted { $0.element.created < $1.element.created }
-                .prefix(count - 50).map(\.offset)
-            for index in oldest.sorted(by: >) { cookies.remove(at: index) }
+    /// Applies the jar's limits: past a domain's count or bytes its oldest cookies go, then past
+    /// the total count or bytes the oldest of all (the others keep their order).
+    static func evict(_ cookies: inout [HTTPCookie]) {
+        var perDomainCount: [String: Int] = [:]
+        var perDomainBytes: [String: Int] = [:]
+        var totalBytes = 0
+        for cookie in cookies {
+            perDomainCount[cookie.domain, default: 0] += 1
+            perDomainBytes[cookie.domain, default: 0] += cookie.byteCount
+            totalBytes += cookie.byteCount
         }
-        if cookies.count > 3000 {
-            cookies.sort { $0.created < $1.created }
-            cookies.removeFirst(cookies.count - 3000)
+        let domainOver = perDomainCount.values.contains { $0 > Self.maximumCookiesPerDomain }
+            || perDomainBytes.values.contains { $0 > Self.maximumBytesPerDomain }
+        guard domainOver || cookies.count > Self.maximumCookies || totalBytes > Self.maximumBytes else { return }
+        let oldestFirst = cookies.indices.sorted { cookies[$0].created < cookies[$1].created }
+        var removed = Set<Int>()
+        if domainOver {
+            for index in oldestFirst {
+                let domain = cookies[index].domain
+                guard perDomainCount[domain, default: 0] > Self.maximumCookiesPerDomain
+                    || perDomainBytes[domain, default: 0] > Self.maximumBytesPerDomain else { continue }
+                removed.insert(index)
+                perDomainCount[domain, default: 0] -= 1
+                perDomainBytes[domain, default: 0] -= cookies[index].byteCount
+                totalBytes -= cookies[index].byteCount
+            }
         }
+        var count = cookies.count - removed.count
+        for index in oldestFirst where !removed.contains(index) {
+            guard count > Self.maximumCookies || totalBytes > Self.maximumBytes else { break }
+            removed.insert(index)
+            count -= 1
+            totalBytes -= cookies[index].byteCount
+        }
+        cookies = cookies.indices.filter { !removed.contains($0) }.map { cookies[$0] }
     }
 
     private func persist(_ cookies: [HTTPCookie]) {

@@ -12,8 +12,11 @@ import Foundation
 ///
 /// Freshness is `Cache-Control: max-age`, else `Expires` minus `Date`, else a tenth of the time
 /// since `Last-Modified`. Nothing is stored for `no-store` (in the request or the response),
-/// `Vary: *`, a response without validators or freshness, or a body over an eighth of the
-/// capacity. `no-cache` and `must-revalidate` (once stale) responses are revalidated before use.
+/// `Vary: *`, a response without validators or freshness, a body over an eighth of the
+/// capacity, or headers over an eighth of the capacity. What counts against the capacity is
+/// everything an entry takes: its body, its meta file (the headers as stored) and an estimate
+/// of its index entry in memory; and the entries are at most `maximumEntries`. `no-cache` and
+/// `must-revalidate` (once stale) responses are revalidated before use.
 /// A request's `cache` mode is honoured: `default`, `no-store` (neither read nor written),
 /// `reload` (not read, written), `no-cache` (revalidated), `force-cache` (any entry, stale or
 /// not) and `only-if-cached` (an entry or a network error). A successful POST, PUT, PATCH or
@@ -24,8 +27,21 @@ public final class HTTPCache: @unchecked Sendable {
 
     /// Where the entries are (one `.meta` and one `.body` file each).
     public let directory: URL
-    /// The most bytes of bodies kept.
+    /// The most bytes kept: bodies, meta files and the index's estimated memory together.
     public let capacity: Int
+    /// The most entries kept (the least recently used go first): by default one per KiB of
+    /// capacity, at most `defaultMaximumEntries`.
+    ///
+    /// ```swift
+    /// let cache = try HTTPCache(directory: directory, capacity: 1 << 20)  // maximumEntries 1,024
+    /// ```
+    public let maximumEntries: Int
+    /// The most entries a cache keeps when not told otherwise, whatever its capacity: 10,000.
+    ///
+    /// ```swift
+    /// let cache = try HTTPCache(directory: directory, capacity: 1 << 30)  // maximumEntries 10,000
+    /// ```
+    public static let defaultMaximumEntries = 10_000
     private let lock = NSLock()
     private var index: [String: Entry] = [:]
 
@@ -42,17 +58,38 @@ public final class HTTPCache: @unchecked Sendable {
         var responseDate: Date
         var lastUsed: Date
         var size: Int
+        /// The bytes of its meta file (not stored in it: set when written or read).
+        var metaBytes = 0
+
+        enum CodingKeys: String, CodingKey {
+            case url, partition, status, statusText, headers, vary, storedAt, responseDate, lastUsed, size
+        }
+
+        /// An estimate of the entry's memory in the index: its strings' bytes, 16 more for each
+        /// string, and 128 for the entry and its slot.
+        var memoryEstimate: Int {
+            var bytes = 128 + url.utf8.count + (partition?.utf8.count ?? 0) + statusText.utf8.count
+            for header in headers { bytes += 16 + header.utf8.count }
+            for (name, value) in vary { bytes += 32 + name.utf8.count + value.utf8.count }
+            return bytes
+        }
+
+        /// What the entry counts against the capacity: its body, its meta file and its memory.
+        var cost: Int { size + metaBytes + memoryEstimate }
     }
 
-    /// A cache in `directory` (created when missing), holding at most `capacity` bytes of
-    /// bodies. Throws when the directory cannot be created.
+    /// A cache in `directory` (created when missing), holding at most `capacity` bytes (bodies,
+    /// meta files and the index's memory) in at most `maximumEntries` entries (by default one
+    /// per KiB of capacity, at most `defaultMaximumEntries`). Entries found in the directory
+    /// are kept within both. Throws when the directory cannot be created.
     ///
     /// ```swift
     /// let cache = try HTTPCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("cache"))
     /// ```
-    public init(directory: URL, capacity: Int = 50 << 20) throws {
+    public init(directory: URL, capacity: Int = 50 << 20, maximumEntries: Int? = nil) throws {
         self.directory = directory
         self.capacity = max(0, capacity)
+        self.maximumEntries = max(1, maximumEntries ?? min(max(0, capacity) / 1024, Self.defaultMaximumEntries))
         // Its owner's only: cached bodies may be private.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
@@ -62,15 +99,29 @@ public final class HTTPCache: @unchecked Sendable {
         }
         for name in files where name.hasSuffix(".meta") {
             let key = String(name.dropLast(5))
-            guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path),
-                  let entry = try? JSONDecoder().decode(Entry.self, from: data),
+            let path = directory.appendingPathComponent(name).path
+            // A meta file is read only when it could be an entry's (headers within the bound).
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
+                  size.intValue <= 4 * maximumHeaderBytes + 4096,
+                  let data = FileManager.default.contents(atPath: path),
+                  var entry = try? JSONDecoder().decode(Entry.self, from: data),
+                  entry.memoryEstimate <= maximumHeaderBytes,
                   FileManager.default.fileExists(atPath: bodyFile(key).path) else {
                 removeFiles(key)
                 continue
             }
+            entry.metaBytes = data.count
             index[key] = entry
         }
+        for name in files where name.hasSuffix(".body") && index[String(name.dropLast(5))] == nil {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // a body without its meta
+        }
+        evict(keeping: nil)  // within this cache's capacity and entry count, whatever made the files
     }
+
+    /// The most bytes of an entry's headers (with its URL, as `Entry.memoryEstimate` counts
+    /// them): an eighth of the capacity, as for bodies. A response with more is not stored.
+    var maximumHeaderBytes: Int { capacity / 8 }
 
     /// The default cache of pages: 50 MB in the user's cache directory (`~/.cache/DuktapeWeb`,
     /// readable by the user only), or nil when it cannot be made.
@@ -179,11 +230,15 @@ public final class HTTPCache: @unchecked Sendable {
         entry.responseDate = Self.date(in: merged) ?? now
         entry.lastUsed = now
         let updated = Stored(entry: entry, body: stored.body, key: stored.key)
+        // Headers grown past the bound are served this once, not stored: the entry stays as it
+        // was (stale, so revalidated again next time).
+        guard entry.memoryEstimate <= maximumHeaderBytes else { return updated }
         lock.withLock {
             // Only an entry still there (not evicted or invalidated meanwhile) is refreshed.
             guard self.index[stored.key] != nil else { return }
+            entry.metaBytes = writeMeta(entry, key: stored.key)
             self.index[stored.key] = entry
-            writeMeta(entry, key: stored.key)
+            evict(keeping: stored.key, evenItself: false)  // its body is about to be served
         }
         return updated
     }
@@ -283,6 +338,7 @@ public final class HTTPCache: @unchecked Sendable {
         }
         let entry = Entry(url: url, partition: partition, status: status, statusText: statusText, headers: headers, vary: vary,
                           storedAt: now, responseDate: Self.date(in: headers) ?? now, lastUsed: now, size: 0)
+        guard entry.memoryEstimate <= maximumHeaderBytes else { return nil }  // headers too large to keep
         return Writer(cache: self, entry: entry, key: Self.key(url, partition: partition))
     }
 
@@ -300,31 +356,51 @@ public final class HTTPCache: @unchecked Sendable {
     // MARK: - Files
 
     /// Puts a finished body in place (renamed over the old one, atomically) with its meta, then
-    /// evicts the least recently used past the capacity: all under the lock, so that files and
-    /// index never disagree between transfers.
+    /// evicts the least recently used past the capacity or the entry count: all under the lock,
+    /// so that files and index never disagree between transfers.
     private func install(_ entry: Entry, key: String, from temporary: URL) {
         lock.withLock {
             guard rename(temporary.path, bodyFile(key).path) == 0 else {
                 try? FileManager.default.removeItem(at: temporary)
                 return
             }
-            writeMeta(entry, key: key)
+            var entry = entry
+            entry.metaBytes = writeMeta(entry, key: key)
             index[key] = entry
-            var total = index.values.reduce(0) { $0 + $1.size }
-            for (candidate, stored) in index.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) where total > capacity {
-                guard candidate != key else { continue }
-                index[candidate] = nil
-                total -= stored.size
-                removeFiles(candidate)
-            }
+            evict(keeping: key)
         }
     }
 
-    private func writeMeta(_ entry: Entry, key: String) {
-        guard let data = try? JSONEncoder().encode(entry) else { return }
+    /// Removes the least recently used entries (other than `key`'s) while the entries' costs
+    /// exceed the capacity or they are more than `maximumEntries`; then, if `evenItself`, `key`'s
+    /// own entry when the cache is still over. Called with the lock held (or from `init`).
+    private func evict(keeping key: String?, evenItself: Bool = true) {
+        var total = index.values.reduce(0) { $0 + $1.cost }
+        var count = index.count
+        guard total > capacity || count > maximumEntries else { return }
+        for (candidate, stored) in index.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            guard total > capacity || count > maximumEntries else { break }
+            guard candidate != key else { continue }
+            index[candidate] = nil
+            total -= stored.cost
+            count -= 1
+            removeFiles(candidate)
+        }
+        if let key, evenItself, total > capacity || count > maximumEntries, index[key] != nil {
+            index[key] = nil
+            removeFiles(key)
+        }
+    }
+
+    /// Writes `entry`'s meta file (under a temporary name, renamed into place); returns its
+    /// size in bytes (what it will take once written; 0 when it could not be encoded).
+    @discardableResult
+    private func writeMeta(_ entry: Entry, key: String) -> Int {
+        guard let data = try? JSONEncoder().encode(entry) else { return 0 }
         let file = directory.appendingPathComponent(key + ".meta")
         try? data.write(to: file, options: .atomic)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        return data.count
     }
 
     private func bodyFile(_ key: String) -> URL {

@@ -31,7 +31,64 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// When it was first stored (the order of equally specific cookies).
     public var created: Date
 
-    /// A cookie. Stores usually make them from `Set-Cookie` headers.
+    // MARK: - Limits (RFC 6265bis §5.6 and §5.7)
+
+    /// The most bytes (UTF-8) of a cookie's name and value together: a `Set-Cookie` header, a
+    /// `document.cookie` assignment or a `CookieStore.setCookie` with more is ignored.
+    ///
+    /// ```swift
+    /// HTTPCookie(setCookie: "x=" + String(repeating: "v", count: 5000), from: url)  // nil
+    /// ```
+    public static let maximumNameAndValueBytes = 4096
+
+    /// The most bytes of one attribute's value (`Path`, `Domain`, `Expires`, `Max-Age`,
+    /// `SameSite`…). A longer attribute is ignored and the cookie kept, as RFC 6265bis says: an
+    /// over-long `Path` leaves the default path (the request's directory), an over-long `Domain`
+    /// a host-only cookie. A store refuses a cookie whose domain or path is longer still (a
+    /// default path from a very long URL, or one given to `HTTPCookie(name:value:domain:…)`),
+    /// and drops an over-long `sameSite`.
+    ///
+    /// ```swift
+    /// let cookie = HTTPCookie(setCookie: "id=1; Path=/" + String(repeating: "a", count: 2000), from: url)
+    /// print(cookie?.path)  // the default path: the over-long attribute was ignored
+    /// ```
+    public static let maximumAttributeValueBytes = 1024
+
+    /// The most bytes of a whole `Set-Cookie` header value or `document.cookie` assignment:
+    /// the name and value's 4,096 plus 8 KiB of attributes (12,288). A longer one is ignored
+    /// before it is parsed, so that parsing costs a bounded time whatever a server or script sends.
+    ///
+    /// ```swift
+    /// HTTPCookie(setCookie: "id=1; X=" + String(repeating: "a", count: 13_000), from: url)  // nil
+    /// ```
+    public static let maximumCookieStringBytes = maximumNameAndValueBytes + 8 * 1024
+
+    /// What the cookie counts against a store's byte limits: its name, value, domain and path,
+    /// in UTF-8 bytes.
+    ///
+    /// ```swift
+    /// let bytes = store.allCookies.reduce(0) { $0 + $1.byteCount }
+    /// ```
+    public var byteCount: Int {
+        name.utf8.count + value.utf8.count + domain.utf8.count + path.utf8.count
+    }
+
+    /// The cookie as a store keeps it, or nil for one it refuses: a name and value over
+    /// `maximumNameAndValueBytes`, a domain or path over `maximumAttributeValueBytes`, control
+    /// characters in the name or value. An over-long `sameSite` is dropped.
+    func bounded() -> HTTPCookie? {
+        guard name.utf8.count + value.utf8.count <= Self.maximumNameAndValueBytes,
+              domain.utf8.count <= Self.maximumAttributeValueBytes, path.utf8.count <= Self.maximumAttributeValueBytes,
+              !name.unicodeScalars.contains(where: Self.isControl), !value.unicodeScalars.contains(where: Self.isControl) else {
+            return nil
+        }
+        var cookie = self
+        if let sameSite, sameSite.utf8.count > Self.maximumAttributeValueBytes { cookie.sameSite = nil }
+        return cookie
+    }
+
+    /// A cookie. Stores usually make them from `Set-Cookie` headers. A store applies the limits
+    /// above when it is given one (`CookieStore.setCookie` ignores a cookie over them).
     ///
     /// ```swift
     /// let cookie = HTTPCookie(name: "session", value: "abc", domain: "example.com")
@@ -54,18 +111,22 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
 
     /// Parses a `Set-Cookie` header value received from `url` (RFC 6265 §5.2 and §5.3), or
     /// returns nil for one the user agent must ignore (no `=`, a `Domain` that `url`'s host
-    /// does not match, a `Secure` cookie from http, a value over 4,096 bytes).
+    /// does not match, a `Secure` cookie from http, a name and value over 4,096 bytes, a header
+    /// over `maximumCookieStringBytes`). An attribute whose value is over
+    /// `maximumAttributeValueBytes` is ignored (RFC 6265bis §5.6).
     ///
     /// ```swift
     /// let cookie = HTTPCookie(setCookie: "id=1; Path=/; Max-Age=60; HttpOnly", from: url)
     /// ```
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
+        // Refused before any parsing: the cost of what follows is bounded by this.
+        guard header.utf8.count <= Self.maximumCookieStringBytes else { return nil }
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         let parts = header.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: Self.whitespace)
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: Self.whitespace)
-        guard name.utf8.count + value.utf8.count <= 4096, !(name + value).unicodeScalars.contains(where: Self.isControl) else {
+        guard name.utf8.count + value.utf8.count <= Self.maximumNameAndValueBytes, !(name + value).unicodeScalars.contains(where: Self.isControl) else {
             return nil
         }
         var expires: Date?
@@ -78,6 +139,8 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
             let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = pieces[0].trimmingCharacters(in: Self.whitespace).lowercased()
             let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: Self.whitespace) : ""
+            // RFC 6265bis §5.6: an attribute value over 1,024 octets is ignored, the cookie kept.
+            guard argument.utf8.count <= Self.maximumAttributeValueBytes else { continue }
             switch key {
             case "expires":
                 if let date = Self.parseDate(argument) { expires = date }

@@ -114,6 +114,165 @@ struct CookieTests {
         let hostOnly = try #require(cookie("y=1", http))
         #expect(!hostOnly.applies(to: try #require(URL(string: "http://sub.www.example.com/a/b/c")), now: Date()))
     }
+
+    // MARK: - Limits (issue 32, class 8)
+
+    static func repeated(_ character: Character, _ count: Int) -> String { String(repeating: character, count: count) }
+
+    /// A server's `Set-Cookie` attributes over 1,024 bytes are ignored and the cookie kept (each
+    /// attribute in turn); a whole header over 12,288 bytes, or a name and value over 4,096, is
+    /// refused. The page is at /c/set, whose default path is /c.
+    @Test func overLongSetCookieAttributesAreIgnoredAndTheCookieKept() async throws {
+        let long = Self.repeated("a", 1100)
+        let headers = [
+            "Set-Cookie: p=1; Path=/" + long,                                          // default path
+            "Set-Cookie: edge=1; Path=/" + Self.repeated("e", 1023),                   // 1,024 bytes: kept
+            "Set-Cookie: d=1; Domain=" + long + ".127.0.0.1",                          // host-only
+            "Set-Cookie: e=1; Expires=Wed, 01 Jan 2098 00:00:00 GMT " + long,          // a session cookie
+            "Set-Cookie: m=1; Max-Age=" + Self.repeated("0", 1100),                    // not a deletion
+            "Set-Cookie: s=1; SameSite=Lax" + long,                                    // no SameSite
+            "Set-Cookie: lax=1; SameSite=Lax; Path=/",
+            "Set-Cookie: w=1; X=" + Self.repeated("x", HTTPCookie.maximumCookieStringBytes),  // the whole line: refused
+            "Set-Cookie: n=" + Self.repeated("v", 4095),                               // 4,096 bytes: kept
+            "Set-Cookie: n2=" + Self.repeated("v", 4095),                              // 4,097 bytes: refused
+        ]
+        let server = try await TestHTTPServer.start { _, responder in
+            try await responder.respond(headers: headers, text: "set")
+        }
+        defer { server.stop() }
+        let store = CookieStore()
+        var configuration = WebPageConfiguration()
+        configuration.cookieStore = store
+        configuration.httpCache = nil
+        try await using(try WebPage(configuration: configuration)) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            #expect(try await run(page, "return fetch('/c/set').then(function (r) { return r.text() })") == "set")
+        }
+        let cookies = Dictionary(store.allCookies.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(Set(cookies.keys) == ["p", "edge", "d", "e", "m", "s", "lax", "n"])
+        #expect(cookies["p"]?.path == "/c")
+        #expect(cookies["edge"]?.path == "/" + Self.repeated("e", 1023))
+        #expect(cookies["d"]?.domain == "127.0.0.1" && cookies["d"]?.isHostOnly == true)
+        #expect(cookies["e"].map { $0.expires == nil } == true)
+        #expect(cookies["m"].map { $0.expires == nil } == true)
+        #expect(cookies["s"].map { $0.sameSite == nil } == true)
+        #expect(cookies["lax"]?.sameSite == "Lax")
+        #expect(store.allCookies.allSatisfy { $0.path.utf8.count <= HTTPCookie.maximumAttributeValueBytes })
+    }
+
+    /// `document.cookie` has the same limits: an over-long attribute is ignored, an over-long
+    /// string (the issue's `path=/…` of megabytes, once per macrotask) refused, so the store
+    /// gains nothing from it.
+    @Test func documentCookieHasTheSameLimits() async throws {
+        let store = CookieStore()
+        try await withFetchPage(configure: { $0.cookieStore = store }) { page, _ in
+            let result = try await run(page, """
+                var long = new Array(1101).join('a');
+                document.cookie = 'p=1; path=/' + long;
+                document.cookie = 'm=1; max-age=' + new Array(1101).join('0');
+                document.cookie = 's=1; samesite=' + long;
+                document.cookie = 'w=1; x=' + new Array(13001).join('x');
+                document.cookie = 'big=' + new Array(4100).join('v');
+                return Promise.resolve(document.cookie);
+                """)
+            #expect(result == "p=1; m=1; s=1")
+            // Megabyte paths, one assignment per macrotask.
+            let flooded = try await run(page, """
+                var huge = new Array(1 << 20).join('x');
+                return new Promise(function (resolve) {
+                    var i = 0;
+                    (function next() {
+                        if (i === 20) { resolve(document.cookie); return; }
+                        document.cookie = 'c' + i + '=1; path=/' + i + '/' + huge;
+                        i++;
+                        setTimeout(next, 0);
+                    })();
+                });
+                """)
+            #expect(flooded == "p=1; m=1; s=1")
+        }
+        let cookies = store.allCookies
+        #expect(cookies.map(\.name).sorted() == ["m", "p", "s"])
+        #expect(cookies.allSatisfy { $0.path == "/" && $0.expires == nil && $0.sameSite == nil })
+        #expect(cookies.reduce(0) { $0 + $1.byteCount } < 100)
+    }
+
+    /// The public API: `setCookie` ignores a cookie over the limits (name and value, domain,
+    /// path, control characters) and drops an over-long `sameSite`.
+    @Test func setCookieAppliesTheLimitsToCookiesMadeInSwift() throws {
+        let store = CookieStore()
+        let url = try #require(URL(string: "http://example.com/"))
+        store.setCookie(HTTPCookie(name: "v", value: Self.repeated("v", 4096), domain: "example.com"))
+        store.setCookie(HTTPCookie(name: "exact", value: Self.repeated("v", 4091), domain: "example.com"))
+        store.setCookie(HTTPCookie(name: "path", value: "1", domain: "example.com", path: "/" + Self.repeated("p", 1024)))
+        store.setCookie(HTTPCookie(name: "domain", value: "1", domain: Self.repeated("d", 1025)))
+        store.setCookie(HTTPCookie(name: "control", value: "a\r\nb", domain: "example.com"))
+        store.setCookie(HTTPCookie(name: "same", value: "1", domain: "example.com", sameSite: Self.repeated("s", 1025)))
+        #expect(store.allCookies.map(\.name).sorted() == ["exact", "same"])
+        #expect(store.cookies(for: url).first { $0.name == "same" }.map { $0.sameSite == nil } == true)
+        // HTTPCookie's own parser refuses a string over the bound before parsing.
+        #expect(HTTPCookie(setCookie: "x=1; Y=" + Self.repeated("y", HTTPCookie.maximumCookieStringBytes), from: url) == nil)
+        #expect(HTTPCookie(setCookie: "x=1; Path=/" + Self.repeated("y", 2000), from: url)?.path == "/")
+    }
+
+    /// The jar is bounded in bytes: per domain (64 KiB) and in all (1 MiB), the oldest going
+    /// first, whichever way the cookies come (the API, a page's script, a persisted file).
+    @Test func theJarIsBoundedInBytes() async throws {
+        let store = CookieStore()
+        let value = Self.repeated("v", 4000)
+        var newest: HTTPCookie?
+        for domain in 0..<40 {
+            for index in 0..<60 {
+                let cookie = HTTPCookie(name: "n\(index)", value: value, domain: "d\(domain).example.com",
+                                        path: "/" + Self.repeated("p", 1000), created: Date(timeIntervalSinceReferenceDate: Double(domain * 100 + index)))
+                store.setCookie(cookie)
+                newest = cookie
+            }
+        }
+        func check(_ cookies: [HTTPCookie], sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(cookies.reduce(0) { $0 + $1.byteCount } <= CookieStore.maximumBytes, sourceLocation: sourceLocation)
+            #expect(cookies.count <= CookieStore.maximumCookies, sourceLocation: sourceLocation)
+            for (_, group) in Dictionary(grouping: cookies, by: \.domain) {
+                #expect(group.reduce(0) { $0 + $1.byteCount } <= CookieStore.maximumBytesPerDomain, sourceLocation: sourceLocation)
+                #expect(group.count <= CookieStore.maximumCookiesPerDomain, sourceLocation: sourceLocation)
+            }
+        }
+        let all = store.allCookies
+        check(all)
+        #expect(all.reduce(0) { $0 + $1.byteCount } > CookieStore.maximumBytes - 10_000)  // filled, not emptied
+        #expect(all.contains { $0 == newest })
+        #expect(!all.contains { $0.domain == "d0.example.com" })  // the oldest went first
+
+        // A page flooding its own domain through document.cookie.
+        let pageStore = CookieStore()
+        try await withFetchPage(configure: { $0.cookieStore = pageStore }) { page, _ in
+            let count = try await run(page, """
+                var value = new Array(4001).join('v'), tail = new Array(1001).join('x');
+                for (var i = 0; i < 100; i++) document.cookie = 'c' + i + '=' + value + '; path=/' + i + '/' + tail;
+                return Promise.resolve('done');
+                """)
+            #expect(count == "done")
+        }
+        let flooded = pageStore.allCookies
+        check(flooded)
+        #expect(flooded.count > 5 && flooded.contains { $0.name == "c99" })
+
+        // A persisted file holding more than the limits allow.
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cookies.json")
+        let later = Date().addingTimeInterval(3600)
+        var written = (0..<100).map {
+            HTTPCookie(name: "f\($0)", value: value, domain: "example.com", expires: later, created: Date(timeIntervalSinceReferenceDate: Double($0)))
+        }
+        written.append(HTTPCookie(name: "longPath", value: "1", domain: "example.com", path: "/" + Self.repeated("p", 2000), expires: later))
+        written.append(HTTPCookie(name: "longValue", value: Self.repeated("v", 5000), domain: "example.com", expires: later))
+        try JSONEncoder().encode(written).write(to: file)
+        let loaded = CookieStore(file: file).allCookies
+        check(loaded)
+        #expect(!loaded.contains { $0.name == "longPath" || $0.name == "longValue" })
+        #expect(loaded.contains { $0.name == "f99" } && !loaded.contains { $0.name == "f0" })
+    }
 }
 
 @Suite("HTTP cache", .timeLimit(.minutes(5)))
@@ -310,5 +469,96 @@ struct HTTPCacheTests {
             let files = try FileManager.default.contentsOfDirectory(atPath: small.directory.path)
             #expect(files.count == 20 && !files.contains { $0.hasSuffix(".partial") })
         }
+    }
+
+    // MARK: - Limits (issue 32, class 9)
+
+    /// The bytes of the files in `directory`.
+    static func bytesOnDisk(_ directory: URL) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).reduce(0) { total, name in
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            return total + ((attributes[.size] as? NSNumber)?.intValue ?? 0)
+        }
+    }
+
+    /// Responses with large headers and empty bodies: what is on disk stays within the
+    /// capacity (headers count, not only bodies), headers over an eighth of it are not stored,
+    /// and an ordinary response is still cached.
+    @Test func headersCountAgainstTheCapacity() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let capacity = 256 << 10
+        let cache = try HTTPCache(directory: directory, capacity: capacity)
+        let server = try await TestHTTPServer.start { request, responder in
+            let pad = Int(request.query["pad"] ?? "") ?? 0
+            try await responder.respond(headers: ["ETag: \"\(request.query["n"] ?? "")\"", "Cache-Control: max-age=3600",
+                                                  "X-Pad: " + String(repeating: "p", count: pad)], text: request.query["text"] ?? "")
+        }
+        defer { server.stop() }
+        var configuration = WebPageConfiguration()
+        configuration.httpCache = cache
+        try await using(try WebPage(configuration: configuration)) { page in
+            try await page.load(html: "", baseURL: URL(string: server.baseURL + "/page.html"))
+            let done = try await run(page, """
+                var chain = Promise.resolve();
+                for (var i = 0; i < 60; i++) (function (i) {
+                    chain = chain.then(function () { return fetch('/h?pad=20000&n=' + i).then(function (r) { return r.text() }) });
+                })(i);
+                return chain.then(function () { return 'done' });
+                """)
+            #expect(done == "done")
+            #expect(server.received.count == 60)
+            let stored = cache.storedURLs
+            #expect(!stored.isEmpty && stored.count <= capacity / 20_000)
+            #expect(stored.contains("\(server.baseURL)/h?pad=20000&n=59"))  // the most recent kept
+            #expect(try Self.bytesOnDisk(directory) <= capacity)
+            // Headers over an eighth of the capacity (32 KiB) are not stored.
+            try await expectText(page, "/h?pad=40000&n=big", is: "")
+            #expect(!cache.storedURLs.contains("\(server.baseURL)/h?pad=40000&n=big"))
+            // An ordinary response is stored and served from the cache.
+            try await expectText(page, "/h?n=small&text=hello", is: "hello")
+            try await expectText(page, "/h?n=small&text=hello", is: "hello")
+            #expect(server.received.count == 62)
+            #expect(cache.storedURLs.contains("\(server.baseURL)/h?n=small&text=hello"))
+            #expect(try Self.bytesOnDisk(directory) <= capacity)
+        }
+    }
+
+    /// The index is bounded in entries (by default one per KiB of capacity), empty bodies with
+    /// small headers included; headers count through the Writer too; a cache reopened with
+    /// fewer entries or a smaller capacity applies them to what it finds.
+    @Test func theIndexIsBoundedAndReopeningEvictsToTheCapacity() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, capacity: 64 << 10)
+        #expect(cache.maximumEntries == 64)
+        func store(_ cache: HTTPCache, _ url: String, headers: [String] = [], body: Int = 0) {
+            let writer = cache.writer(url: url, partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"e\""] + headers, requestHeaders: [])
+            writer?.append(Data(count: body))
+            writer?.commit()
+        }
+        for index in 0..<300 { store(cache, "http://x/\(index)") }
+        #expect(cache.storedURLs.count == 64 && cache.storedURLs.contains("http://x/299"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 128)
+        #expect(try Self.bytesOnDisk(directory) <= cache.capacity)
+        // 7,000 bytes of headers each: far fewer fit; 9,000 (over 8 KiB) are refused.
+        for index in 0..<30 { store(cache, "http://y/\(index)", headers: ["X-Pad", String(repeating: "p", count: 7000)]) }
+        #expect(cache.storedURLs.contains("http://y/29") && cache.storedURLs.count < 10)
+        #expect(try Self.bytesOnDisk(directory) <= cache.capacity)
+        #expect(cache.writer(url: "http://y/big", partition: nil, status: 200, statusText: "OK",
+                             headers: ["ETag", "\"e\"", "X-Pad", String(repeating: "p", count: 9000)], requestHeaders: []) == nil)
+        // Reopened with fewer entries allowed: the least recently used go at once.
+        let fewer = try HTTPCache(directory: directory, capacity: 64 << 10, maximumEntries: 2)
+        #expect(fewer.storedURLs == ["http://y/28", "http://y/29"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 4)
+        // Reopened smaller: entries whose headers are over its eighth (4 KiB) are dropped.
+        let smaller = try HTTPCache(directory: directory, capacity: 32 << 10)
+        #expect(smaller.storedURLs.isEmpty)
+        #expect(try Self.bytesOnDisk(directory) <= smaller.capacity)
+        // An explicit entry count.
+        let few = try HTTPCache(directory: try temporaryDirectory(), capacity: 1 << 20, maximumEntries: 5)
+        defer { try? FileManager.default.removeItem(at: few.directory) }
+        for index in 0..<20 { store(few, "http://z/\(index)", body: 100) }
+        #expect(few.storedURLs.count == 5 && few.storedURLs.contains("http://z/19"))
     }
 }
