@@ -14,6 +14,11 @@ extension EventLoop {
     func installGlobals(in context: JSContext) {
         let watch = ContextWatch(state: state)
         let state = self.state
+        let account = HostMemoryAccount(context: context)
+        state.withLock { state -> Void in
+            state.timers.account = account
+            state.immediates.account = account
+        }
         let (clock, origin) = (self.clock, self.origin)
         func timer(repeating: Bool) -> JSValue {
             let name = repeating ? "setInterval" : "setTimeout"
@@ -23,9 +28,9 @@ extension EventLoop {
                 let period = Duration.milliseconds(max(0, Self.webIDLLong(delay)))
                 let arguments = Self.callbackArguments(after: 2)
                 let entry = TimerQueue.Entry(
-                    callback: callback, arguments: arguments, charge: try Self.charge(for: arguments, in: JSContext.current()),
+                    callback: callback, arguments: arguments, charged: try Self.charge(for: arguments, to: account),
                     interval: repeating ? period : nil, due: (clock?.now ?? (ContinuousClock.now - origin)) + period, sequence: 0)
-                return Self.queue(in: state) { state in
+                return Self.queue(in: state, giveBack: entry.charged, to: account) { state in
                     let id = state.takeID()
                     state.timers.schedule(id, entry)
                     return id
@@ -36,8 +41,8 @@ extension EventLoop {
             withExtendedLifetime(watch) {}
             let callback = try Self.callback(handler, for: "setImmediate")
             let arguments = Self.callbackArguments(after: 1)
-            let immediate = ImmediateQueue.Entry(callback: callback, arguments: arguments, charge: try Self.charge(for: arguments, in: JSContext.current()))
-            return Self.queue(in: state) { state in
+            let immediate = ImmediateQueue.Entry(callback: callback, arguments: arguments, charged: try Self.charge(for: arguments, to: account))
+            return Self.queue(in: state, giveBack: immediate.charged, to: account) { state in
                 let id = state.takeID()
                 state.immediates.append(id, immediate)
                 return id
@@ -70,11 +75,10 @@ extension EventLoop {
     /// The host memory of a timer's or an immediate's record, charged to the VM's memory limit
     /// (the record and its JSValues live outside the heap: without the charge, a script under a
     /// limit could queue timers until the host ran out of memory).
-    private static func charge(for arguments: [JSValue], in context: JSContext) throws -> HostMemoryCharge {
-        guard let charge = HostMemoryCharge(bytes: Self.recordBytes + Self.valueBytes * (1 + arguments.count), in: context) else {
-            throw HostMemoryCharge.limitError(in: context)
-        }
-        return charge
+    private static func charge(for arguments: [JSValue], to account: HostMemoryAccount) throws -> Int {
+        let bytes = recordBytes + valueBytes * (1 + arguments.count)
+        guard account.charge(bytes) else { throw HostMemoryAccount.limitError(in: JSContext.current()) }
+        return bytes
     }
 
     /// What one queued record costs the host: the entry with its queue's share (the timer heap's
@@ -84,12 +88,16 @@ extension EventLoop {
 
     /// Queues a timer or immediate with `add` (which returns its id), unless the loop is stopped
     /// (0: nothing runs) or released (nil: undefined in JavaScript).
-    private static func queue(in state: Guarded<State>, _ add: (inout State) -> Int) -> Int? {
-        state.withLockWaking { state -> Int? in
+    private static func queue(
+        in state: Guarded<State>, giveBack charged: Int, to account: HostMemoryAccount, _ add: (inout State) -> Int
+    ) -> Int? {
+        let id = state.withLockWaking { state -> Int? in
             if state.isReleased { return nil }
             if state.isStopped { return 0 }
             return add(&state)
         }
+        if id == nil || id == 0 { account.discharge(charged) }  // not queued: its charge goes back
+        return id
     }
 
     /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers) and `clearImmediate`:

@@ -85,6 +85,15 @@ public struct RequestPolicy: Sendable, Equatable {
         return String(decoding: decoded, as: UTF8.self)
     }
 
+    /// Whether a file opened for a file URL may be read: `realPath`, the opened descriptor's own
+    /// path (what the kernel says it opened, after every link), is under `fileAccessRoot`. The
+    /// check of `refusal(of:)` resolved the path before it was opened; a link changed in between
+    /// is caught here.
+    func allowsOpenedFile(atRealPath realPath: String) -> Bool {
+        guard let root = fileAccessRoot else { return false }
+        return Self.isPath(realPath, under: root)
+    }
+
     private static func isPath(_ path: String, under root: URL) -> Bool {
         if path.utf8.contains(0) { return false }
         let resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path

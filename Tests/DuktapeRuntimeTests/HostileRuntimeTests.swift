@@ -40,6 +40,40 @@ struct HostileRuntimeTests {
         #expect(!reported.values.contains("undefined"), "\(script): \(reported.values.prefix(3))")
         #expect(caught?.isUndefined == false || !reported.values.isEmpty, "\(script): nothing reported")
     }
+
+    /// What timers and immediates charge is given back when they go (cleared, run, or dropped
+    /// with the loop): a script can fill the limit with timers, clear them, and fill it again.
+    @Test func chargesAreGivenBackWhenTimersGo() throws {
+        let vm = JSVirtualMachine()!
+        vm.memoryLimit = 8 << 20
+        let context = JSContext(virtualMachine: vm)!
+        let loop = EventLoop(context: context)
+        let fill = """
+            (function () {
+                var ids = [], n = 0;
+                ids.length = 100000;
+                try { for (;;) { ids[n] = setTimeout(function () {}, 1e9, 1, 2); n++ } } catch (e) {}
+                for (var i = 0; i < n; i++) clearTimeout(ids[i]);
+                return n
+            })()
+            """
+        // Collected before each fill: the callbacks of the last are garbage in cycles (each
+        // function with its prototype), which only a mark-and-sweep frees.
+        vm.garbageCollect()
+        let first = context.evaluateScript(fill)?.toInt32() ?? 0
+        vm.garbageCollect()
+        let second = context.evaluateScript(fill)?.toInt32() ?? 0
+        #expect(first > 1000)
+        #expect(abs(Int(second) - Int(first)) <= first / 10, "\(first) then \(second)")
+        // Immediates that ran gave theirs back too.
+        context.evaluateScript("for (var i = 0; i < 5000; i++) setImmediate(function () {}, i)")
+        try loop.run(until: Date().addingTimeInterval(20))
+        #expect(!loop.hasPendingWork)
+        vm.garbageCollect()
+        let third = context.evaluateScript(fill)?.toInt32() ?? 0
+        #expect(abs(Int(third) - Int(first)) <= first / 10, "\(first) then \(third)")
+        loop.stop()
+    }
 }
 
 /// Strings appended from callbacks.

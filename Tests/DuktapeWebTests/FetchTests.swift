@@ -887,6 +887,33 @@ struct FetchTests {
         }
     }
 
+    /// A file URL is opened once and what was opened is checked (issue 32: the policy resolved the
+    /// path, then the file was opened again later, a window for a link switched in between): a
+    /// FIFO or a directory under the root is no file (and opening a FIFO does not wait for a
+    /// writer); the opened descriptor's real path must be under the root.
+    @Test(.timeLimit(.minutes(1))) func fileURLsAreCheckedOnWhatWasOpened() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-root-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("dir"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(mkfifo(root.appendingPathComponent("pipe").path, 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("out").path, withDestinationPath: "/etc/hostname")
+        try await withFetchPage(configure: {
+            $0.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"], fileAccessRoot: root)
+        }) { page, _ in
+            for name in ["pipe", "dir"] {
+                let result = try await failure(page, "return fetch(url).then(function (r) { return r.text() })", root.appendingPathComponent(name).absoluteString)
+                #expect(result?.contains("no such file") == true, "\(name): \(result ?? "nil")")
+            }
+            let linked = try await failure(page, "return fetch(url)", root.appendingPathComponent("out").absoluteString)
+            #expect(linked?.contains("is refused by the page's request policy") == true, "\(linked ?? "nil")")
+        }
+        let policy = RequestPolicy(fileAccessRoot: root)
+        #expect(policy.allowsOpenedFile(atRealPath: root.resolvingSymlinksInPath().appendingPathComponent("a.txt").path))
+        #expect(!policy.allowsOpenedFile(atRealPath: "/etc/hostname"))
+        #expect(!policy.allowsOpenedFile(atRealPath: ""))
+        #expect(!RequestPolicy().allowsOpenedFile(atRealPath: root.appendingPathComponent("a.txt").path))
+    }
+
     @Test func policyRulesMatchHostsPortsAndSubdomains() throws {
         func allowed(_ rules: [String], _ url: String) -> Bool {
             RequestPolicy(allowedHosts: rules).refusal(of: URLRecord.parse(url)!) == nil

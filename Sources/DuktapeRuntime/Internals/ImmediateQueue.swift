@@ -7,16 +7,23 @@ struct ImmediateQueue {
     struct Entry {
         let callback: JSValue
         let arguments: [JSValue]
-        /// This entry's host memory, charged to the VM's memory limit while it is queued.
-        let charge: HostMemoryCharge
+        /// The host memory this entry charged to the VM's memory limit (`account`), given back
+        /// when it leaves the queue.
+        let charged: Int
     }
 
+    /// Where entries' host memory is charged (set with the loop's globals).
+    var account: HostMemoryAccount?
     private var ids: [Int] = []
     private var entries: [Entry?] = []
     private var head = 0
     private(set) var liveCount = 0
     /// False after an id smaller than the last one was appended (the counter wrapped).
     private var sorted = true
+
+    init(account: HostMemoryAccount? = nil) {
+        self.account = account
+    }
 
     var isEmpty: Bool { liveCount == 0 }
 
@@ -42,6 +49,7 @@ struct ImmediateQueue {
             head += 1
             if let entry {
                 liveCount -= 1
+                account?.discharge(entry.charged)
                 compactIfDrained(&end)
                 return entry
             }
@@ -55,6 +63,7 @@ struct ImmediateQueue {
         guard let index = position(of: id), let entry = entries[index] else { return nil }
         entries[index] = nil
         liveCount -= 1
+        account?.discharge(entry.charged)
         return entry
     }
 
@@ -75,8 +84,11 @@ struct ImmediateQueue {
 
     /// Empties the queue, returning the live entries (to be released outside the lock).
     mutating func removeAll() -> [Entry] {
-        defer { self = ImmediateQueue() }
-        return entries[head...].compactMap { $0 }
+        let account = self.account
+        defer { self = ImmediateQueue(account: account) }
+        let live = entries[head...].compactMap { $0 }
+        account?.discharge(live.reduce(0) { $0 + $1.charged })
+        return live
     }
 
     /// Drops what the head has passed: all of it once everything has run (keeping the storage),

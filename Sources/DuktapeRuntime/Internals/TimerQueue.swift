@@ -7,8 +7,9 @@ struct TimerQueue {
     struct Entry {
         let callback: JSValue
         let arguments: [JSValue]
-        /// This entry's host memory, charged to the VM's memory limit while it is scheduled.
-        let charge: HostMemoryCharge
+        /// The host memory this entry charged to the VM's memory limit (`account`), given back
+        /// when it leaves the queue.
+        let charged: Int
         /// The re-arm period of an interval; nil for a timeout.
         let interval: Duration?
         var due: Duration
@@ -28,6 +29,8 @@ struct TimerQueue {
     }
 
     private(set) var entries: [Int: Entry] = [:]
+    /// Where entries' host memory is charged (set with the loop's globals).
+    var account: HostMemoryAccount?
     private var heap: [Node] = []
     private var nextSequence = 0
     /// Heap nodes of cleared timers not yet popped: the heap is rebuilt when they outnumber
@@ -63,6 +66,7 @@ struct TimerQueue {
     /// Removes timer `id`, returning its entry (to be released outside the loop's lock).
     mutating func remove(_ id: Int) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
+        account?.discharge(entry.charged)
         staleNodes += 1
         if staleNodes > 64, staleNodes > 2 * entries.count { rebuild() }
         return entry
@@ -119,6 +123,7 @@ struct TimerQueue {
             schedule(top.id, next)
         } else {
             entries.remove(at: index)
+            account?.discharge(entry.charged)
         }
         return (top.id, entry)
     }
@@ -130,6 +135,7 @@ struct TimerQueue {
             heap = []
             staleNodes = 0
         }
+        account?.discharge(entries.values.reduce(0) { $0 + $1.charged })
         return Array(entries.values)
     }
 

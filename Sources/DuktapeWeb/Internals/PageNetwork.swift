@@ -606,10 +606,11 @@ final class PageNetwork: @unchecked Sendable {
         for _ in 0...20 {
             if let refusal = policy.refusal(of: url) { throw FetchFailure(refusal) }
             if url.scheme == "file" {
-                guard let path = RequestPolicy.filePath(url),
-                      (try? FileManager.default.attributesOfItem(atPath: path)[.type]) as? FileAttributeType == .typeRegular,
-                      let data = FileManager.default.contents(atPath: path) else {
-                    throw FetchFailure("\(url.href): no such file")
+                guard let path = RequestPolicy.filePath(url) else { throw FetchFailure("\(url.href): no such file") }
+                let (handle, size) = try openFile(path, for: url)
+                defer { try? handle.close() }
+                guard size <= 16 << 20, let data = try? handle.read(upToCount: (16 << 20) + 1), data.count <= 16 << 20 else {
+                    throw FetchFailure("\(url.href): the script is longer than 16 MB, or could not be read")
                 }
                 return TextCharset.utf8.decode(data)
             }
@@ -667,25 +668,42 @@ final class PageNetwork: @unchecked Sendable {
             throw FetchFailure("\(request.url.href): file URLs can only be read (GET), not \(request.method)")
         }
         guard let path = RequestPolicy.filePath(request.url) else { throw FetchFailure("\(request.url.href) is not a local file") }
-        // Regular files only: opening a FIFO or a device could block or never end.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular,
-              let handle = FileHandle(forReadingAtPath: path) else {
-            throw FetchFailure("\(request.url.href): no such file")
-        }
+        let (handle, size) = try openFile(path, for: request.url)
         defer { try? handle.close() }
-        let size = (attributes[.size] as? NSNumber)?.intValue
-        var headers = ["Content-Type", Self.contentType(ofPath: path)]
-        if let size { headers += ["Content-Length", String(size)] }
+        let headers = ["Content-Type", Self.contentType(ofPath: path), "Content-Length", String(size)]
         sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
         if request.method == "GET" { try await stream(handle, size: size, of: request.url.href, on: transfer) }
         finish(transfer, .end(transfer))
     }
 
+    /// Opens the file of a file URL once, and checks what was opened: a regular file (a FIFO or
+    /// a device could block or never end) whose real path, read from the open descriptor, is
+    /// under the policy's root. The policy's own check resolved the path before; checking the
+    /// descriptor closes the window in which a link could be switched to a file outside the root.
+    private func openFile(_ path: String, for url: URLRecord) throws -> (FileHandle, Int) {
+        // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FetchFailure("\(url.href): no such file") }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            try? handle.close()
+            throw FetchFailure("\(url.href): no such file")
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        let realPath = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        guard policy.allowsOpenedFile(atRealPath: realPath) else {
+            try? handle.close()
+            throw FetchFailure("\(url.href) is refused by the page's request policy: the file opened is not under the file access root")
+        }
+        return (handle, Int(info.st_size))
+    }
+
     /// Sends a file's bytes as the transfer's chunks (with the same flow control as the network's).
     /// A read that fails, or a file that turns out shorter or longer than `size`, fails the
     /// transfer: a body is never cut short as if it had ended.
-    private func stream(_ handle: FileHandle, size: Int?, of url: String, on transfer: FetchTransfer) async throws {
+    private func stream(_ handle: FileHandle, size: Int, of url: String, on transfer: FetchTransfer) async throws {
         var sent = 0
         while !transfer.isEnded, !Task.isCancelled {
             let chunk: Data
@@ -695,7 +713,7 @@ final class PageNetwork: @unchecked Sendable {
                 throw FetchFailure("\(url): reading the body failed after \(sent) bytes (\(error))")
             }
             if chunk.isEmpty {
-                if let size, sent != size { throw FetchFailure("\(url): the body has \(sent) bytes where \(size) were expected") }
+                if sent != size { throw FetchFailure("\(url): the body has \(sent) bytes where \(size) were expected") }
                 return
             }
             sent += chunk.count
