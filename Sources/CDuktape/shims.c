@@ -771,7 +771,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     duk_pop(ctx);
     cduk_install_promise(ctx);
     /* The realm's "RangeError: memory limit exceeded", made now, for when the heap is so full
-     * that not even an error can be made (see cduk_push_limit_error). */
+     * that not even an error can be made (see cduk_ppush_limit_error). */
     duk_push_global_object(ctx);
     duk_push_error_object(ctx, DUK_ERR_RANGE_ERROR, "memory limit exceeded");
     cduk_put_own_hidden(ctx, -2, CDUK__LIMIT_ERROR_KEY);

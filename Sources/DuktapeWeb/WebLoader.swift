@@ -131,7 +131,9 @@ public final class WebLoader: @unchecked Sendable {
 
     /// Runs `body` and gives its messages as an asynchronous sequence that ends after the
     /// terminal one (and throws the error of a failed request). Ending the iteration early
-    /// cancels the request.
+    /// cancels the request (its file is removed) once the loop's iterator is gone: at once in a
+    /// function; at the top level of `main.swift`, Swift keeps the iterator until the program
+    /// ends, so call `cancel(requestID:)` before leaving such a loop.
     ///
     /// ```swift
     /// for try await message in loader.stream(body) {

@@ -192,7 +192,11 @@ struct DukjsFetchTests {
         defer { try? FileManager.default.removeItem(at: temporary) }
         var arguments = ["fetch", server.baseURL + "/big"]
         if toFile { arguments += ["-o", directory.appendingPathComponent("out.bin").path] }
-        let child = try ChildProcess.start(DukjsTests.executable, arguments, environment: ["TMPDIR": temporary.path])
+        var environment = ["TMPDIR": temporary.path]
+        // Ended by a signal mid-transfer, the child exits with its page's threads still running:
+        // LeakSanitizer's exit check (the sanitized runs) would count what they hold.
+        if let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options + ":detect_leaks=0" }
+        let child = try ChildProcess.start(DukjsTests.executable, arguments, environment: environment)
         // The first progress line is written once the first chunk is in the partial file.
         let started = Date()
         while !child.stderrSoFar.contains("KB"), Date().timeIntervalSince(started) < 60 {

@@ -609,9 +609,13 @@ final class PageNetwork: @unchecked Sendable {
                 guard let path = RequestPolicy.filePath(url) else { throw FetchFailure("\(url.href): no such file") }
                 let (handle, size) = try openFile(path, for: url)
                 defer { try? handle.close() }
-                guard size <= 16 << 20, let data = try? handle.read(upToCount: (16 << 20) + 1), data.count <= 16 << 20 else {
-                    throw FetchFailure("\(url.href): the script is longer than 16 MB, or could not be read")
+                let data: Data
+                do {
+                    data = try handle.read(upToCount: (16 << 20) + 1) ?? Data()  // nil: an empty file
+                } catch {
+                    throw FetchFailure("\(url.href): the file could not be read (\(error))")
                 }
+                guard size <= 16 << 20, data.count <= 16 << 20 else { throw FetchFailure("\(url.href): the script is longer than 16 MB") }
                 return TextCharset.utf8.decode(data)
             }
             let request = FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
