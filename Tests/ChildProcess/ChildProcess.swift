@@ -116,6 +116,23 @@ public struct ChildProcess: Sendable {
         }
     }
 
+    /// Waits, on a thread of its own (never one of Swift concurrency's few), until `condition`
+    /// holds or `seconds` have passed; returns whether it held. For a child's state (its
+    /// output, its memory, whether it sleeps), which no event announces: it is read every 2 ms.
+    public static func waitUntil(within seconds: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let end = Date().addingTimeInterval(seconds)
+                var held = condition()
+                while !held, Date() < end {
+                    usleep(2_000)
+                    held = condition()
+                }
+                continuation.resume(returning: held)
+            }.start()
+        }
+    }
+
     /// Starts `executable` as `run` does, without waiting for it.
     public static func start(
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]

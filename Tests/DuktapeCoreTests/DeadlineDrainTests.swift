@@ -113,6 +113,8 @@ struct DeadlineDrainTests {
         context.unhandledRejectionHandler = { _, rejection in
             handler.call(withArguments: [rejection.promise, rejection.reason])
         }
+        // The handler holds a value of its context: cleared at the end, or the two keep each other.
+        defer { context.unhandledRejectionHandler = nil }
         let returned = finishes(within: 20) {
             context.evaluateScript("Promise.reject(new Error('first'))")
         }

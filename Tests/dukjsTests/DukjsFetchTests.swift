@@ -198,10 +198,7 @@ struct DukjsFetchTests {
         if let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options + ":detect_leaks=0" }
         let child = try ChildProcess.start(DukjsTests.executable, arguments, environment: environment)
         // The first progress line is written once the first chunk is in the partial file.
-        let started = Date()
-        while !child.stderrSoFar.contains("KB"), Date().timeIntervalSince(started) < 60 {
-            await Task.yield()
-        }
+        _ = await ChildProcess.waitUntil(within: 60) { child.stderrSoFar.contains("KB") }
         let partial = toFile ? directory : temporary
         #expect(entries(of: partial).count == 1, "no partial file to remove: \(child.stderrSoFar)")
         child.send(signal)
