@@ -9,7 +9,7 @@ import Testing
 /// and whatever keeps the queue going (jobs queued before the timeout, jobs that queue jobs,
 /// a rejection handler that makes new rejections). Each script runs on a thread of its own, so
 /// that a regression fails here instead of hanging the run; the VM stays usable afterwards.
-@Suite("Deadline-bounded draining")
+@Suite("Deadline-bounded draining", .serialized)
 struct DeadlineDrainTests {
     /// What keeps the engine busy past the deadline: bytecode, a backtracking regexp (native,
     /// seen only by the native stack check), a native built-in that allocates as it goes.

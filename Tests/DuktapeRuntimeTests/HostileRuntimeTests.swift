@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Issue 32's attacks on the runtime's globals.
-@Suite("Hostile runtime scripts", .timeLimit(.minutes(3)))
+@Suite("Hostile runtime scripts", .serialized, .timeLimit(.minutes(5)))
 struct HostileRuntimeTests {
     /// Class 7: running out of memory inside a native global (a timer or an immediate that
     /// cannot be queued) reaches the script's `catch` as a RangeError, and the host's exception

@@ -173,8 +173,12 @@ struct DukjsFetchTests {
         #expect(received.count == 200000)
         #expect(entries(of: directory) == ["pipe"])
     }
+}
 
-    // MARK: - Issue 32, class 4: an interrupted download leaves nothing behind
+/// Issue 32, class 4: an interrupted download leaves nothing behind. One child at a time: each
+/// downloads until it is signalled.
+@Suite("dukjs fetch: signals", .serialized, .timeLimit(.minutes(5)))
+struct DukjsFetchSignalTests {
 
     /// SIGINT, SIGTERM and SIGHUP during a download end dukjs with 128 + the signal, and its
     /// partial file is gone, whether it was beside the destination or in the temporary directory.
@@ -186,9 +190,9 @@ struct DukjsFetchTests {
             await responder.waitForClose()
         }
         defer { server.stop() }
-        let directory = try scratchDirectory()
+        let directory = try DukjsFetchTests().scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let temporary = try scratchDirectory()
+        let temporary = try DukjsFetchTests().scratchDirectory()
         defer { try? FileManager.default.removeItem(at: temporary) }
         var arguments = ["fetch", server.baseURL + "/big"]
         if toFile { arguments += ["-o", directory.appendingPathComponent("out.bin").path] }
@@ -200,14 +204,14 @@ struct DukjsFetchTests {
         // The first progress line is written once the first chunk is in the partial file.
         _ = await ChildProcess.waitUntil(within: 60) { child.stderrSoFar.contains("KB") }
         let partial = toFile ? directory : temporary
-        #expect(entries(of: partial).count == 1, "no partial file to remove: \(child.stderrSoFar)")
+        #expect(DukjsFetchTests().entries(of: partial).count == 1, "no partial file to remove: \(child.stderrSoFar)")
         child.send(signal)
         let output = try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try child.wait(deadline: 60) }) }.start()
         }
         #expect(output.status == 128 + signal, "\(output.stderr)")
-        #expect(entries(of: directory).isEmpty)
-        #expect(entries(of: temporary).isEmpty)
+        #expect(DukjsFetchTests().entries(of: directory).isEmpty)
+        #expect(DukjsFetchTests().entries(of: temporary).isEmpty)
     }
 }
 

@@ -187,43 +187,6 @@ struct DukjsRuntimeTests {
         #expect(output.stderr.contains("execution timeout"))
     }
 
-    /// Issue 32, class 6: timers and immediates (and their extra arguments) count against the
-    /// memory limit, so that a script queueing them forever is stopped by the limit instead of
-    /// growing the host (300,000 timers with 30 arguments each once took 755 MB under a 64 MiB
-    /// limit). The child's peak resident memory (VmHWM, since its exec) is sampled while it runs,
-    /// until it ends (the limit's RangeError, uncaught when even the catch has no memory left)
-    /// or waits idle for its timers.
-    @Test(arguments: [
-        "var args = []; for (var k = 0; k < 30; k++) args.push(k); var f = function () {}; for (;;) setTimeout.apply(null, [f, 1e9].concat(args))",
-        "for (;;) setTimeout(function () {}, 1e9, 1, 2, 3)",
-        "for (;;) setInterval(function () {}, 1e9)",
-        "for (;;) setImmediate(function () {}, 'x', 'y')",
-        "function f() { setImmediate(f); setImmediate(f) } f()",
-    ])
-    func queuedCallbacksAreBoundedByTheMemoryLimit(code: String) async throws {
-        // Under a sanitizer (the suite's second and third runs) everything is several times
-        // slower, and the child's memory is mostly the sanitizer's: a smaller limit, and only
-        // its ending counts.
-        let environment = ProcessInfo.processInfo.environment
-        let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
-        let child = try ChildProcess.start(
-            Self.executable, ["eval", "--memory-limit", sanitized ? "8M" : "32M", "try { \(code) } catch (e) {}"])
-        let samples = Samples()
-        _ = await ChildProcess.waitUntil(within: 120) {
-            guard let peak = child.statusKilobytes("VmHWM") else { return true }  // it ended
-            return samples.record(peak: peak, idle: child.schedulerState == "S") >= 50
-        }
-        let (peak, idleSamples) = samples.value
-        child.send(SIGKILL)
-        let output = try child.wait(deadline: 30)
-        #expect(idleSamples >= 50 || output.status == 0 || output.stderr.contains("RangeError"), "\(output.status): \(output.stderr)")
-        #expect(!output.stderr.contains("Uncaught undefined"))
-        // The limit plus the process's own (the runtime, the engine's code, allocator slack).
-        if !sanitized {
-            #expect(peak > 0 && peak < 160 << 10, "peak \(peak >> 10) MB")
-        }
-    }
-
     @Test func replThroughAPipe() throws {
         let input = """
             1 + 1
@@ -328,4 +291,47 @@ final class Samples: @unchecked Sendable {
     }
 
     var value: (peak: Int, idle: Int) { lock.withLock { (peak, idle) } }
+}
+
+/// Issue 32, class 6, through `dukjs`: one child at a time (each fills its memory limit, a few
+/// seconds of CPU, many more under a sanitizer; run side by side they starved the rest of the
+/// suite on two cores).
+@Suite("dukjs: queued callbacks under the memory limit", .serialized)
+struct DukjsMemoryLimitTests {
+    /// Issue 32, class 6: timers and immediates (and their extra arguments) count against the
+    /// memory limit, so that a script queueing them forever is stopped by the limit instead of
+    /// growing the host (300,000 timers with 30 arguments each once took 755 MB under a 64 MiB
+    /// limit). The child's peak resident memory (VmHWM, since its exec) is sampled while it runs,
+    /// until it ends (the limit's RangeError, uncaught when even the catch has no memory left)
+    /// or waits idle for its timers.
+    @Test(arguments: [
+        "var args = []; for (var k = 0; k < 30; k++) args.push(k); var f = function () {}; for (;;) setTimeout.apply(null, [f, 1e9].concat(args))",
+        "for (;;) setTimeout(function () {}, 1e9, 1, 2, 3)",
+        "for (;;) setInterval(function () {}, 1e9)",
+        "for (;;) setImmediate(function () {}, 'x', 'y')",
+        "function f() { setImmediate(f); setImmediate(f) } f()",
+    ])
+    func queuedCallbacksAreBoundedByTheMemoryLimit(code: String) async throws {
+        // Under a sanitizer (the suite's second and third runs) everything is several times
+        // slower, and the child's memory is mostly the sanitizer's: a smaller limit, and only
+        // its ending counts.
+        let environment = ProcessInfo.processInfo.environment
+        let sanitized = environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
+        let child = try ChildProcess.start(
+            DukjsRuntimeTests.executable, ["eval", "--memory-limit", sanitized ? "8M" : "32M", "try { \(code) } catch (e) {}"])
+        let samples = Samples()
+        _ = await ChildProcess.waitUntil(within: 120) {
+            guard let peak = child.statusKilobytes("VmHWM") else { return true }  // it ended
+            return samples.record(peak: peak, idle: child.schedulerState == "S") >= 50
+        }
+        let (peak, idleSamples) = samples.value
+        child.send(SIGKILL)
+        let output = try child.wait(deadline: 30)
+        #expect(idleSamples >= 50 || output.status == 0 || output.stderr.contains("RangeError"), "\(output.status): \(output.stderr)")
+        #expect(!output.stderr.contains("Uncaught undefined"))
+        // The limit plus the process's own (the runtime, the engine's code, allocator slack).
+        if !sanitized {
+            #expect(peak > 0 && peak < 160 << 10, "peak \(peak >> 10) MB")
+        }
+    }
 }
