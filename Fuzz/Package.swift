@@ -16,19 +16,13 @@ let runtime = Target.Dependency.product(name: "DuktapeRuntime", package: rootPac
 
 let package = Package(
     name: "DuktapeCoreFuzz",
-    dependencies: [.package(path: "../"), .package(url: "https://github.com/apple/swift-nio", from: "2.81.0")],
+    dependencies: [.package(path: "../")],
     targets: [
         .target(name: "FuzzSupport", dependencies: [core]),
         .executableTarget(name: "fuzz-evaluate", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-convert", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-callbacks", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-bridge", dependencies: [web, runtime, "FuzzSupport"]),
-        .executableTarget(
-            name: "fuzz-peers",
-            dependencies: [
-                web, "FuzzSupport", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,16 +1,4 @@
 import Foundation
-import NIOCore
-
-/// The host's response status guard, for the fuzz harness that feeds it a server's bytes through
-/// NIO's decoder (`Fuzz/`); not API.
-///
-/// ```swift
-/// try pipeline.addHandler(_responseStatusGuard())
-/// ```
-@_spi(Fuzzing)
-public func _responseStatusGuard() -> any ChannelHandler {
-    ResponseStatusGuard()
-}
 
 extension WebLoader {
     /// Feeds `messages` (bridge message bodies, as the page would post them, `requestId` and

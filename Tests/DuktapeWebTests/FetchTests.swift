@@ -144,7 +144,7 @@ struct FetchTests {
     /// A compressed body obeys the transfer's flow control: 64 MiB of zeros gzipped to 64 KB,
     /// which async-http-client's decompressor inflated whole from each read of the socket,
     /// holds the host at a megabyte and a step while the page does not read, then reads whole.
-    @Test(.timeLimit(.minutes(1))) func aCompressedBodyWaitsForTheReaderLikeAnyOther() async throws {
+    @Test(.timeLimit(.minutes(3))) func aCompressedBodyWaitsForTheReaderLikeAnyOther() async throws {
         try await withFetchPage { page, _ in
             let paused = Inbox()
             page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
@@ -284,7 +284,7 @@ struct FetchTests {
 
     /// A chunk the page's memory limit cannot hold errors the stream with a TypeError and ends
     /// the transfer: the body never reaches the page with a gap in it.
-    @Test(.timeLimit(.minutes(1))) func aChunkPastThePagesMemoryLimitErrorsTheStream() async throws {
+    @Test(.timeLimit(.minutes(3))) func aChunkPastThePagesMemoryLimitErrorsTheStream() async throws {
         try await withFetchPage { page, server in
             let paused = Inbox()
             page.network.pauseObserver = { unread in paused.receive(ScriptMessage(name: "paused", body: unread)) }
@@ -428,7 +428,7 @@ struct FetchTests {
 
     /// A page closed right after a fetch (its request still starting, or the client already
     /// shutting down) ends: the request's failure reaches whoever waits for it.
-    @Test(.timeLimit(.minutes(1))) func closingAPageRightAfterAFetchNeverHangs() async throws {
+    @Test(.timeLimit(.minutes(3))) func closingAPageRightAfterAFetchNeverHangs() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         for _ in 0..<20 {
@@ -800,7 +800,7 @@ struct FetchTests {
 
     /// The page's request timeout bounds a script's whole load: a server that sends the head
     /// and a first chunk, then nothing, makes the script skipped instead of holding the load.
-    @Test(.timeLimit(.minutes(1))) func aScriptWhoseBodyStallsIsSkippedAtTheTimeout() async throws {
+    @Test(.timeLimit(.minutes(3))) func aScriptWhoseBodyStallsIsSkippedAtTheTimeout() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         var configuration = WebPageConfiguration()
@@ -891,7 +891,7 @@ struct FetchTests {
     /// path, then the file was opened again later, a window for a link switched in between): a
     /// FIFO or a directory under the root is no file (and opening a FIFO does not wait for a
     /// writer); the opened descriptor's real path must be under the root.
-    @Test(.timeLimit(.minutes(1))) func fileURLsAreCheckedOnWhatWasOpened() async throws {
+    @Test(.timeLimit(.minutes(3))) func fileURLsAreCheckedOnWhatWasOpened() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-root-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("dir"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }

@@ -366,7 +366,7 @@ struct WebLoaderTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func shutdownReturnsOnceThePagesAreGone() async throws {
+    @Test(.timeLimit(.minutes(3))) func shutdownReturnsOnceThePagesAreGone() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         let loader = loader()
@@ -398,7 +398,7 @@ struct WebLoaderTests {
 
     /// Whatever the page ran (streams hold chunks, turns and files while they run), it is
     /// released once the loader is shut down.
-    @Test(.timeLimit(.minutes(1)), arguments: [WebLoaderMethod.getData, .downloadFile, .downloadStream])
+    @Test(.timeLimit(.minutes(3)), arguments: [WebLoaderMethod.getData, .downloadFile, .downloadStream])
     func aPageIsReleasedAfterShutdownWhateverItRan(method: WebLoaderMethod) async throws {
         try await withStreamingLoader { server, loader, directory in
             let url = try url(server, "/bytes?n=300000&chunk=30000")

@@ -393,7 +393,7 @@ struct WebPageTests {
 
     /// Also after `close()`, which returns without waiting. The reply handler outlives its
     /// cancellation until the test opens a gate: shutdown() has not returned before that.
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
     func shutdownReturnsOnceRequestsAndRepliesHaveEnded(closedFirst: Bool) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
@@ -440,7 +440,7 @@ struct WebPageTests {
 
     /// Two reply handlers that both shut their page down both return (each waits for the
     /// other only while it is not waiting itself).
-    @Test(.timeLimit(.minutes(1))) func replyHandlersCanShutTheirPageDown() async throws {
+    @Test(.timeLimit(.minutes(3))) func replyHandlersCanShutTheirPageDown() async throws {
         let holder = Guarded<WebPage?>(nil)
         let started = Inbox()
         let returned = Guarded(0)

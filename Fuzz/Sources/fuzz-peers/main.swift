@@ -1,4 +1,0 @@
-import Foundation
-import FuzzSupport
-
-exit(runFuzzer { data, size in fuzzPeers(data, size) })
