@@ -476,7 +476,12 @@ public final class WebLoader: @unchecked Sendable {
     private func closeWhenIdle(_ origin: String, _ task: Task<WebPage, any Error>) -> Task<Void, Never>? {
         guard let timeout = configuration.pageIdleTimeout, timeout.isFinite else { return nil }
         let delay = Duration.milliseconds(Int64(max(0, min(timeout, 1e9)) * 1000))
+        // Counted in the loader's activity, so that `shutdown()` (which cancels it) returns only
+        // once it has ended: nothing of the loader outlives it.
+        let activity = self.activity
+        let token = activity.begin()
         return Task { [weak self] in
+            defer { activity.end(token) }
             if delay > .zero {
                 do { try await Task.sleep(for: delay) } catch { return }  // used again, or closed
             }
