@@ -66,7 +66,7 @@ public struct WebPageConfiguration: Sendable {
     /// once: 32 by default. Later ones wait, in order, for one to end (their timeouts run while
     /// they wait). Each holds a connection and at most a megabyte of body the page has not read,
     /// so the page's unread bytes are bounded by about this many megabytes. Connections per host
-    /// are 6, as in browsers.
+    /// are 8.
     ///
     /// ```swift
     /// configuration.maximumConcurrentTransfers = 8

@@ -218,8 +218,8 @@ final class Counter: @unchecked Sendable {
 
 /// Issue 32, class 10: a page's transfers are bounded (512 unread endless bodies over 64 origins
 /// held 662 MB with a 64 MiB page heap): at most `maximumConcurrentTransfers` do network work at
-/// once, each with at most a megabyte unread, the rest wait in order; at most 6 connections per
-/// host, as in browsers.
+/// once, each with at most a megabyte unread, the rest wait in order; at most 8 connections per
+/// host.
 @Suite("Transfer bounds", .timeLimit(.minutes(3)))
 struct TransferBoundTests {
     @Test func transfersBeyondTheMaximumWaitInOrder() async throws {
@@ -253,7 +253,7 @@ struct TransferBoundTests {
         }
     }
 
-    @Test func aPageKeepsSixConnectionsPerHost() async throws {
+    @Test func aPageKeepsEightConnectionsPerHost() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         try await using(try WebPage()) { page in
@@ -262,8 +262,8 @@ struct TransferBoundTests {
                 for (var i = 0; i < 10; i++) fetch('/slow-body?n=' + i).then(function (r) { r.body.getReader().read() }, function () {});
                 return 0
                 """)
-            await server.wait { $0.received.count >= 6 }
-            #expect(server.received.count == 6)
+            await server.wait { $0.received.count >= 8 }
+            #expect(server.received.count == 8)
             #expect(page.network.runningCount == 10)
         }
     }
