@@ -76,6 +76,9 @@ struct WebLoaderTests {
     func loader(_ configure: (inout WebLoaderConfiguration) -> Void = { _ in }) -> WebLoader {
         var configuration = WebLoaderConfiguration()
         configuration.page.consoleOutput = ConsoleLines().output
+        // The watchdog a test does not set itself: generous, for the sanitized runs, where the
+        // whole suite shares two cores and a page can wait a minute for its turn.
+        configuration.timeout = 240
         configure(&configuration)
         return WebLoader(configuration: configuration)
     }
@@ -90,7 +93,7 @@ struct WebLoaderTests {
     /// A test server, and a loader writing its streams to a temporary directory; all closed
     /// (and removed) at the end.
     func withStreamingLoader(
-        timeout: TimeInterval = 60, _ body: (TestHTTPServer, WebLoader, URL) async throws -> Void
+        timeout: TimeInterval = 240, _ body: (TestHTTPServer, WebLoader, URL) async throws -> Void
     ) async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
@@ -533,8 +536,9 @@ struct WebLoaderTests {
 
     @Test func twoHundredConcurrentMixedRequestsNeverCross() async throws {
         // The loader's watchdog counts a request's wait behind the others (8 connections, 32
-        // transfers): under ThreadSanitizer on two cores the last ones waited past 60 seconds.
-        try await withStreamingLoader(timeout: 240) { server, loader, directory in
+        // transfers): under ThreadSanitizer on two cores the last ones waited past 60 seconds
+        // (the helpers' watchdog is 240 s).
+        try await withStreamingLoader { server, loader, directory in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<200 {
                     group.addTask {
