@@ -388,9 +388,7 @@ final class PageNetwork: @unchecked Sendable {
                 }
                 var sent = http
                 let conditional = stored.map { Self.addValidators(of: $0, to: &sent) } ?? false
-                guard Self.headerBytes(sent.headers) <= Self.maximumRequestHeaderBytes else {
-                    throw FetchFailure("the request's headers are longer than \(Self.maximumRequestHeaderBytes) bytes")
-                }
+                try Self.checkHeaderSize(sent.headers)
                 let outgoing = try HTTPClient.Request(url: sent.url, method: sent.method, headers: sent.headers,
                                                       body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) })
                 let (receiver, response) = try await Self.retryingStaleConnection(method: sent.method.rawValue) {
@@ -539,8 +537,12 @@ final class PageNetwork: @unchecked Sendable {
     /// is still unsent; no server takes heads that large anyway (most refuse past 8 to 16 KiB).
     static let maximumRequestHeaderBytes = 48 << 10
 
-    private static func headerBytes(_ headers: HTTPHeaders) -> Int {
-        headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    /// Throws when `headers` take more than `maximumRequestHeaderBytes` on the wire.
+    private static func checkHeaderSize(_ headers: HTTPHeaders) throws {
+        let bytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        guard bytes <= maximumRequestHeaderBytes else {
+            throw FetchFailure("the request's headers are longer than \(maximumRequestHeaderBytes) bytes")
+        }
     }
 
     /// Methods a browser sends again when a kept-alive connection turns out to be closed.
@@ -629,9 +631,7 @@ final class PageNetwork: @unchecked Sendable {
                     .now() + .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
                 } ?? .distantFuture
                 let outgoing = httpRequest(for: request, withCookies: withCookies)
-                guard Self.headerBytes(outgoing.headers) <= Self.maximumRequestHeaderBytes else {
-                    throw FetchFailure("the request's headers are longer than \(Self.maximumRequestHeaderBytes) bytes")
-                }
+                try Self.checkHeaderSize(outgoing.headers)
                 response = try await Self.retryingStaleConnection(method: "GET") {
                     try await self.client.execute(outgoing, deadline: deadline)
                 }
