@@ -18,6 +18,17 @@
  * heap's deadline has passed. engine.c. */
 duk_bool_t cduk_exec_timeout_check(void *_Nullable udata);
 
+/* What the engine is doing, for the allocator (see cduk__refused_for_limit): CDUK_MAKING_ERROR
+ * while Duktape makes the error it is about to throw, CDUK_COLLECTING while it collects
+ * garbage. engine.c. */
+enum { CDUK_MAKING_ERROR = 1, CDUK_COLLECTING = 2 };
+int cduk_heap_activity(void *_Nullable engine_heap);
+
+/* Records in state->limit_site where the running script is (see cduk_limit_site); allocates
+ * nothing. Does nothing without a site, a running thread, or while the engine makes an error or
+ * collects garbage. engine.c. */
+void cduk_record_limit_site(cduk_heap_state *state);
+
 /* The call-depth limit of the heap whose udata is `udata` (DUK_USE_CALLSTACK_LIMIT): the
  * state's callstack_limit, or Duktape's default 10,000. engine.c. */
 uint32_t cduk_callstack_limit(void *_Nullable udata);
@@ -96,6 +107,12 @@ void cduk_install_promise(duk_context *ctx);
  * engine.c. */
 void cduk_push_duktape_object(duk_context *ctx);
 void cduk_push_error_prototype(duk_context *ctx);
+
+/* [error] -> []: makes the object on top what the engine throws in ctx's realm when even an
+ * error object cannot be made (Duktape's built-in DoubleError, "error in error handling", is
+ * replaced), so that running out of memory reaches a script's catch as the realm's
+ * preallocated RangeError. Allocates nothing. engine.c. */
+void cduk_adopt_as_double_error(duk_context *ctx);
 
 /* ---- Hidden slots (engine.c; for shims.c, inside protected bodies) --------
  * Own properties only, written with DUK_DEFPROP_FORCE: an object's prototype chain

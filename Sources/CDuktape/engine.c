@@ -509,6 +509,99 @@ int cduk_heap_finalizing(void *engine_heap) {
     return heap != NULL && heap->finalize_list != NULL && DUK_HEAPHDR_HAS_FINALIZED(heap->finalize_list);
 }
 
+int cduk_heap_activity(void *engine_heap) {
+    duk_heap *heap = (duk_heap *) engine_heap;
+    if (heap == NULL) {
+        return 0;
+    }
+    return (heap->creating_error ? CDUK_MAKING_ERROR : 0) | (heap->ms_running ? CDUK_COLLECTING : 0);
+}
+
+/* Appends bytes to the site's stack, cut at its capacity. */
+static void cduk__site_append(cduk_limit_site *site, const void *bytes, size_t length) {
+    size_t room = sizeof(site->stack) - site->stack_length;
+    if (length > room) {
+        length = room;
+    }
+    memcpy(site->stack + site->stack_length, bytes, length);
+    site->stack_length += (uint32_t) length;
+}
+
+/* The own string property `stridx` of h (a symbol or anything else: NULL); reads only. */
+static duk_hstring *cduk__own_string(duk_heap *heap, duk_hobject *h, duk_small_uint_t stridx) {
+    duk_tval *tv = duk_hobject_find_entry_tval_ptr_stridx(heap, h, stridx);
+    if (tv == NULL || !DUK_TVAL_IS_STRING(tv)) {
+        return NULL;
+    }
+    duk_hstring *string = DUK_TVAL_GET_STRING(tv);
+    return DUK_HSTRING_HAS_SYMBOL(string) ? NULL : string;
+}
+
+/* Why not Duktape's traceback: making it allocates, and the heap is full. The frames are read
+ * as Duktape's stack getter (and cduk__stack_getter over it) would show them: "name@file:line"
+ * for script functions ("global code" for the program, "" for anonymous ones),
+ * "name@[native code]" for built-ins; lightweight functions are left out, as there. */
+void cduk_record_limit_site(cduk_heap_state *state) {
+    duk_heap *heap = (duk_heap *) state->engine_heap;
+    cduk_limit_site *site = state->limit_site;
+    if (site == NULL || heap == NULL || heap->curr_thread == NULL || heap->creating_error || heap->ms_running) {
+        return;
+    }
+    duk_hthread *thr = heap->curr_thread;
+    site->hits = state->limit_hits;
+    site->line = 0;
+    site->has_file = 0;
+    site->file_length = 0;
+    site->stack_length = 0;
+    int depth = 0;
+    for (duk_activation *act = thr->callstack_curr; act != NULL && depth < DUK_USE_TRACEBACK_DEPTH; act = act->parent) {
+        duk_hobject *func = DUK_ACT_GET_FUNC(act);
+        if (func == NULL || !(DUK_HOBJECT_HAS_NATFUNC(func) || DUK_HOBJECT_IS_COMPFUNC(func))) {
+            continue;
+        }
+        depth++;
+        if (site->stack_length > 0) {
+            cduk__site_append(site, "\n", 1);
+        }
+        duk_hstring *name = cduk__own_string(heap, func, DUK_STRIDX_NAME);
+        if (name != NULL && DUK_HSTRING_GET_BYTELEN(name) == 4 && memcmp(DUK_HSTRING_GET_DATA(name), "eval", 4) == 0) {
+            cduk__site_append(site, "global code", 11);
+        } else if (name != NULL) {
+            cduk__site_append(site, DUK_HSTRING_GET_DATA(name), DUK_HSTRING_GET_BYTELEN(name));
+        }
+        if (DUK_HOBJECT_HAS_NATFUNC(func)) {
+            cduk__site_append(site, "@[native code]", 14);
+            continue;
+        }
+        duk_uint_fast32_t line = 0;
+        duk_tval *pc2line = duk_hobject_find_entry_tval_ptr_stridx(heap, func, DUK_STRIDX_INT_PC2LINE);
+        if (pc2line != NULL && DUK_TVAL_IS_BUFFER(pc2line)) {
+            duk_hbuffer *buffer = DUK_TVAL_GET_BUFFER(pc2line);
+            if (!DUK_HBUFFER_HAS_DYNAMIC(buffer) && !DUK_HBUFFER_HAS_EXTERNAL(buffer)) {
+                line = duk__hobject_pc2line_query_raw(thr, (duk_hbuffer_fixed *) buffer, duk_hthread_get_act_prev_pc(thr, act));
+            }
+        }
+        duk_hstring *file = cduk__own_string(heap, func, DUK_STRIDX_FILE_NAME);
+        char number[24];
+        int number_length = snprintf(number, sizeof(number), ":%lu", (unsigned long) line);
+        cduk__site_append(site, "@", 1);
+        if (file != NULL) {
+            cduk__site_append(site, DUK_HSTRING_GET_DATA(file), DUK_HSTRING_GET_BYTELEN(file));
+        }
+        cduk__site_append(site, number, number_length > 0 ? (size_t) number_length : 0);
+        if (file != NULL && !site->has_file) {
+            size_t length = DUK_HSTRING_GET_BYTELEN(file);
+            if (length > sizeof(site->file)) {
+                length = 0; /* a cut name would name another file: none */
+            }
+            memcpy(site->file, DUK_HSTRING_GET_DATA(file), length);
+            site->file_length = (uint32_t) length;
+            site->has_file = 1;
+            site->line = (uint32_t) line;
+        }
+    }
+}
+
 void *cduk_engine_heap(duk_context *ctx) {
     return ((duk_hthread *) ctx)->heap;
 }
@@ -601,6 +694,16 @@ void cduk_push_duktape_object(duk_context *ctx) {
 
 void cduk_push_error_prototype(duk_context *ctx) {
     duk_push_hobject_bidx((duk_hthread *) ctx, DUK_BIDX_ERROR_PROTOTYPE);
+}
+
+void cduk_adopt_as_double_error(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *adopted = duk_require_hobject(thr, -1);
+    duk_hobject *replaced = thr->builtins[DUK_BIDX_DOUBLE_ERROR];
+    DUK_HOBJECT_INCREF(thr, adopted);
+    thr->builtins[DUK_BIDX_DOUBLE_ERROR] = adopted;
+    DUK_HOBJECT_DECREF_NORZ_ALLOWNULL(thr, replaced);
+    duk_pop(ctx);
 }
 
 static duk_ret_t cduk__date(duk_context *ctx, void *udata) {

@@ -1094,7 +1094,8 @@ static duk_ret_t cduk__run_own_jobs(duk_context *ctx, void *udata) {
         if (cduk__past_deadline(state)) {
             (void) cduk__clear_jobs(ctx, state);
             report->event = CDUK_JOBS_TIMEOUT;
-            return duk_range_error(ctx, "execution timeout");
+            duk_push_undefined(ctx); /* no script was running: the caller makes the realm's error */
+            return duk_throw(ctx);
         }
         if (thread == NULL) {
             duk_pop_n(ctx, 5);

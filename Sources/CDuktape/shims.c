@@ -203,7 +203,7 @@ uint64_t cduk_clock_now(const cduk_heap_state *state) {
 
 /* Allocation accounting uses malloc_usable_size so that no header is added to
  * Duktape's many small allocations. A refused allocation (NULL) makes Duktape run
- * an emergency GC, retry, and then throw RangeError "alloc failed". */
+ * an emergency GC, retry, and then throw (see cduk__refused_for_limit). */
 /* Why: every finalizer DuktapeCore installs releases a Swift box or reports a watched
  * object's death, and Duktape frees the object even when the finalizer could not be called
  * (calling it allocates an activation). Refused then, a Swift object would leak, and a
@@ -279,14 +279,37 @@ static inline void cduk__shrunk(cduk_heap_state *state) {
     }
 }
 
-static void *cduk__alloc(void *udata, duk_size_t size) {
-    cduk_heap_state *state = (cduk_heap_state *) udata;
-    if (cduk__refused_past_deadline(state)) {
-        return NULL;
+/* Whether an allocation of `grow` more bytes is refused for the memory limit.
+ * Why the streak: when Duktape cannot allocate, it throws `Error: alloc failed`, made right
+ * then, which is no RangeError, and which fits whenever the refused allocation was larger
+ * than an error. So from a refusal for the limit to the next allocation granted to the
+ * script (not to a collection, which Duktape runs before retrying, nor to our finalizers),
+ * the memory for the engine's own error is refused too: Duktape then throws its double-fault
+ * error instead, which is the realm's preallocated `RangeError: memory limit exceeded`
+ * (cduk_adopt_as_double_error). */
+static int cduk__refused_for_limit(cduk_heap_state *state, size_t grow) {
+    int activity = state->limit_refused ? cduk_heap_activity(state->engine_heap) : 0;
+    if ((activity & CDUK_MAKING_ERROR) && !(activity & CDUK_COLLECTING) && !cduk__exempt(state)) {
+        return 1;
     }
-    if (state->memory_limit != 0 && state->memory_used + cduk__host_charged(state) + size > state->memory_limit &&
+    if (state->memory_limit != 0 && state->memory_used + cduk__host_charged(state) + grow > state->memory_limit &&
         !cduk__exempt(state)) {
         state->limit_hits++;
+        if (!state->limit_refused) {
+            cduk_record_limit_site(state);
+        }
+        state->limit_refused = 1;
+        return 1;
+    }
+    if (state->limit_refused && !(activity & CDUK_COLLECTING) && !cduk__exempt(state)) {
+        state->limit_refused = 0;
+    }
+    return 0;
+}
+
+static void *cduk__alloc(void *udata, duk_size_t size) {
+    cduk_heap_state *state = (cduk_heap_state *) udata;
+    if (cduk__refused_past_deadline(state) || cduk__refused_for_limit(state, size)) {
         return NULL;
     }
     void *ptr = malloc(size);
@@ -311,12 +334,7 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
         cduk__shrunk(state);
         return NULL;
     }
-    if (size > old && cduk__refused_past_deadline(state)) {
-        return NULL;
-    }
-    if (state->memory_limit != 0 && size > old && state->memory_used + cduk__host_charged(state) - old + size > state->memory_limit &&
-        !cduk__exempt(state)) {
-        state->limit_hits++;
+    if (size > old && (cduk__refused_past_deadline(state) || cduk__refused_for_limit(state, size - old))) {
         return NULL;
     }
     void *grown = realloc(ptr, size);
@@ -654,6 +672,7 @@ static duk_ret_t cduk__alias_getter(duk_context *ctx) {
 
 #define CDUK__ORIGINAL_STACK_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreOriginalStack")
 #define CDUK__LIMIT_ERROR_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreLimitError")
+#define CDUK__LIMIT_MARK_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreIsLimitError")
 
 static int cduk__has_word(const char *text, size_t length, const char *word) {
     size_t word_length = strlen(word);
@@ -771,9 +790,16 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     duk_pop(ctx);
     cduk_install_promise(ctx);
     /* The realm's "RangeError: memory limit exceeded", made now, for when the heap is so full
-     * that not even an error can be made (see cduk_ppush_limit_error). */
+     * that not even an error can be made (see cduk_ppush_limit_error). Frozen, since every such
+     * failure throws this one object; and the engine's own double fault throws it too, instead
+     * of Duktape's DoubleError ("error in error handling"), which is no RangeError. */
     duk_push_global_object(ctx);
     duk_push_error_object(ctx, DUK_ERR_RANGE_ERROR, "memory limit exceeded");
+    duk_push_true(ctx);
+    cduk_put_own_hidden(ctx, -2, CDUK__LIMIT_MARK_KEY);
+    duk_freeze(ctx, -1);
+    duk_dup(ctx, -1);
+    cduk_adopt_as_double_error(ctx);
     cduk_put_own_hidden(ctx, -2, CDUK__LIMIT_ERROR_KEY);
     duk_pop(ctx);
     return 0;
@@ -789,6 +815,25 @@ static duk_ret_t cduk__push_limit_error(duk_context *ctx, void *udata) {
 
 duk_int_t cduk_ppush_limit_error(duk_context *ctx) {
     return cduk__protect(ctx, cduk__push_limit_error, NULL, 0, 1);
+}
+
+static duk_ret_t cduk__is_limit_error(duk_context *ctx, void *udata) {
+    cduk_get_own_hidden(ctx, -1, CDUK__LIMIT_MARK_KEY);
+    *(int *) udata = duk_get_boolean_default(ctx, -1, 0);
+    return 0;
+}
+
+int cduk_is_limit_error(duk_context *ctx, duk_idx_t idx) {
+    int is = 0;
+    if (!duk_check_stack(ctx, 2) || !duk_is_object(ctx, idx)) {
+        return 0;
+    }
+    duk_dup(ctx, idx);
+    duk_int_t rc = cduk__protect(ctx, cduk__is_limit_error, &is, 1, 0);
+    if (rc == DUK_EXEC_ERROR) {
+        duk_pop(ctx);
+    }
+    return rc == DUK_EXEC_SUCCESS && is;
 }
 
 duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed) {
@@ -982,6 +1027,18 @@ void cduk_drain_freed(cduk_heap_state *state) {
         if (cduk__finalized != NULL && state->swift_owner != NULL) cduk__finalized(state->swift_owner, death.object);
         if (death.box != NULL && cduk__release_box != NULL) cduk__release_box(death.box);
     }
+}
+
+int cduk_heap_limit_site_make(cduk_heap_state *state) {
+    if (state->limit_site == NULL) {
+        state->limit_site = calloc(1, sizeof(cduk_limit_site));
+    }
+    return state->limit_site != NULL;
+}
+
+void cduk_heap_limit_site_free(cduk_heap_state *state) {
+    free(state->limit_site);
+    state->limit_site = NULL;
 }
 
 void cduk_free_death_tables(cduk_heap_state *state) {

@@ -66,8 +66,10 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// The most bytes the heap may hold, or nil for no limit.
     ///
     /// An allocation that would pass the limit fails; Duktape then collects garbage, retries, and
-    /// if that does not help the running script gets `RangeError: alloc failed` (a `JSException`).
-    /// The VM stays usable afterwards. A limit below the current usage only stops further growth.
+    /// if that does not help the running script gets `RangeError: memory limit exceeded`, which
+    /// its own `catch` can see, and Swift a `JSException` with that name, message, and the line
+    /// and stack where the script was stopped. The VM stays usable afterwards. A limit below the
+    /// current usage only stops further growth.
     ///
     /// ```swift
     /// vm.memoryLimit = 8 << 20

@@ -7,38 +7,57 @@ import Testing
 @Suite("Hostile runtime scripts", .serialized, .timeLimit(.minutes(5)))
 struct HostileRuntimeTests {
     /// Class 7: running out of memory inside a native global (a timer or an immediate that
-    /// cannot be queued) reaches the script's `catch` as a RangeError, and the host's exception
-    /// handler as the memory-limit error, never as `undefined`.
-    @Test(arguments: [
+    /// cannot be queued), or inside the engine itself (an array, a string or an object that
+    /// cannot grow, even when the engine cannot make its own error), reaches the script's `catch`
+    /// as a RangeError, and the host's exception handler as the memory-limit error, never as
+    /// `undefined` or Duktape's "error in error handling".
+    @Test(arguments: [4 << 20, 8 << 20], [
         "for (;;) setTimeout(function () {}, 1e9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)",
         "for (;;) setInterval(function () {}, 1e9, 'x')",
         "for (;;) setImmediate(function () {}, 1, 2)",
         "var list = []; for (;;) list.push(setTimeout(function () {}, 1e9))",
+        "var list = []; for (;;) list.push(setImmediate(function () {}))",
+        "var list = []; for (;;) list.push({ a: 1 })",
+        "var o = {}, i = 0; for (;;) o['k' + i++] = i",
+        "var s = 'x'; for (;;) s += s",
+        "var list = []; for (;;) list.push(new Uint8Array(4096))",
     ])
-    func outOfMemoryInANativeGlobalIsARangeError(script: String) throws {
+    func outOfMemoryIsARangeError(limit: Int, script: String) throws {
         let vm = JSVirtualMachine()!
-        vm.memoryLimit = 8 << 20
+        vm.memoryLimit = limit
         let context = JSContext(virtualMachine: vm)!
         let loop = EventLoop(context: context)
         let reported = LockedList()
         context.exceptionHandler = { _, exception in
             reported.append((exception?.isUndefined ?? true) ? "undefined" : (exception?.forProperty("name")?.toString() ?? "?") + ": " + (exception?.forProperty("message")?.toString() ?? "?"))
         }
-        // What the script's own catch saw is kept in a preallocated slot, read afterwards.
-        context.evaluateScript("var seen = [undefined, undefined]; seen.length = 2")
-        context.evaluateScript("try { \(script) } catch (e) { seen[0] = e; seen[1] = (e instanceof RangeError) }")
+        // What the script's own catch saw is kept in a preallocated slot (the catch cannot
+        // count on more memory: what filled the heap is still held there), read afterwards.
+        context.evaluateScript("var seen = [undefined]; seen.length = 1")
+        context.evaluateScript("try { \(script) } catch (e) { seen[0] = e }")
         // The loops fail at once (scripts that reach the limit over many turns, by immediates
         // that double, run through dukjs in DukjsMemoryLimitTests).
         try? loop.run(until: Date().addingTimeInterval(1))
         loop.stop()
-        let seen = context.objectForKeyedSubscript("seen")
-        let caught = seen?.atIndex(0)
+        // Let go of what filled the heap without compiling anything (a full heap may have no
+        // room for that).
+        for name in ["list", "o", "s"] { context.setObject(JSValue(undefinedIn: context), forKeyedSubscript: name) }
+        vm.garbageCollect()
+        let caught = context.evaluateScript("seen[0]")
         if let caught, !caught.isUndefined {
             #expect(caught.forProperty("message")?.toString() == "memory limit exceeded", "\(script)")
-            #expect(seen?.atIndex(1)?.toBool() == true, "\(script)")
+            #expect(context.evaluateScript("seen[0] instanceof RangeError")?.toBool() == true, "\(script)")
         }
-        #expect(!reported.values.contains("undefined"), "\(script): \(reported.values.prefix(3))")
+        #expect(reported.values.allSatisfy { $0 == "RangeError: memory limit exceeded" }, "\(script): \(reported.values.prefix(3))")
         #expect(caught?.isUndefined == false || !reported.values.isEmpty, "\(script): nothing reported")
+        // The realm still works, and what a script caught cannot change what the next failure
+        // throws (the preallocated error is one object, frozen).
+        context.evaluateScript("if (seen[0]) { seen[0].message = 'changed'; seen[0].extra = 1; delete seen[0].message }")
+        context.evaluateScript("seen[0] = undefined; try { var big = []; for (;;) big.push([1, 2, 3]) } catch (e) { seen[0] = e }")
+        context.setObject(JSValue(undefinedIn: context), forKeyedSubscript: "big")
+        #expect(context.evaluateScript("seen[0].message")?.toString() == "memory limit exceeded", "\(script)")
+        #expect(context.evaluateScript("seen[0].extra")?.isUndefined == true, "\(script)")
+        #expect(context.evaluateScript("[1, 2, 3].map(function (x) { return x * 2 }).join()")?.toString() == "2,4,6")
     }
 
     /// What timers and immediates charge is given back when they go (cleared, run, or dropped

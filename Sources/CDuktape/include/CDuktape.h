@@ -68,7 +68,27 @@ typedef struct cduk_heap_state {
     size_t collect_budget;   /* large_allocated past which a safe point collects garbage */
     size_t collect_below;    /* memory_used under which collect_budget is lowered */
     size_t host_charged;     /* host-side bytes charged to the memory limit (atomic: cduk_host_*) */
+    uint32_t limit_refused;  /* 1 from a refusal for the limit to the next allocation granted */
+    struct cduk_limit_site *_Nullable limit_site; /* where the script was at such a refusal */
 } cduk_heap_state;
+
+/* Where a script was when the heap first refused it memory for the limit (the script's frames,
+ * innermost first, as Error.prototype.stack reads them), recorded without allocating from the
+ * heap: the error the engine then throws is the realm's preallocated one, which has no place of
+ * its own. Made with the state's first limit (cduk_heap_limit_site_make), freed with the heap. */
+typedef struct cduk_limit_site {
+    uint32_t hits;          /* the state's limit_hits when recorded: 0 = never */
+    uint32_t line;          /* of the first frame with a file name; 0 = none */
+    uint32_t has_file;      /* whether a frame had a file name (file may be empty) */
+    uint32_t file_length;
+    uint32_t stack_length;
+    char file[512];
+    char stack[2048];
+} cduk_limit_site;
+
+/* Gives the state a cduk_limit_site (once; 0 when it cannot be allocated), and frees it. */
+int cduk_heap_limit_site_make(cduk_heap_state *state);
+void cduk_heap_limit_site_free(cduk_heap_state *state);
 
 /* Host memory charged to a heap's memory limit: records the host keeps for a script outside the
  * heap (a timer's, an immediate's) count against the limit as if they were in the heap, so that
@@ -275,6 +295,11 @@ duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
  * interned), so it succeeds at the memory limit. */
 duk_int_t cduk_ppush_limit_error(duk_context *ctx);
 
+/* Whether the value at idx is the limit error of any realm of the heap (see
+ * cduk_ppush_limit_error): 0 for everything else, including any value a script made, and when
+ * the question cannot be answered (no memory). */
+int cduk_is_limit_error(duk_context *ctx, duk_idx_t idx);
+
 /* [] -> []: prepares ctx's realm: Promise and AggregateError (promise.c), JavaScriptCore's spellings on Error.prototype
  * (`line` reads lineNumber, `sourceURL` reads fileName; configurable, non-enumerable
  * accessors), Duktape.fin wrapped so that scripts cannot detach our finalizers, and with
@@ -291,7 +316,8 @@ duk_int_t cduk_pinstall_realm(duk_context *ctx, int sandboxed);
 typedef enum cduk_jobs_event {
     CDUK_JOBS_IDLE = 0,      /* nothing left: queue and rejection events empty */
     CDUK_JOBS_THREW = 1,     /* a job threw (error pushed): report it, then call again */
-    CDUK_JOBS_TIMEOUT = 2,   /* the deadline passed (error pushed); the queue was emptied */
+    CDUK_JOBS_TIMEOUT = 2,   /* the deadline passed (error pushed: undefined when it passed
+                              * between jobs); the queue was emptied */
     CDUK_JOBS_UNHANDLED = 3, /* [promise reason]: a rejection nobody handled, reported once */
     CDUK_JOBS_HANDLED = 4    /* [promise reason]: a reported rejection got a handler after all */
 } cduk_jobs_event;

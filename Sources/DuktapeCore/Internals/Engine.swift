@@ -131,6 +131,7 @@ final class Engine: @unchecked Sendable {
             duk_destroy_heap(heapContext)
             reportLateDeaths()
             cduk_free_death_tables(state)
+            cduk_heap_limit_site_free(state)
             state.pointee.deadline_ns = 0
             state.pointee.job_queue = nil
             state.pointee.rejections = nil
@@ -286,8 +287,18 @@ final class Engine: @unchecked Sendable {
             case DUK_EXEC_ERROR:
                 let timedOut = report.event == CDUK_JOBS_TIMEOUT || isPastDeadline
                 var exception: JSException?
-                if let context {
-                    exception = EngineStack(ctx: heapContext, context: context).takeException()
+                if let context, let thread = report.thread, duk_check_stack(thread, 2) != 0 {
+                    // Described in the job's realm: the errors made for it (a timeout's) are
+                    // that realm's. A deadline that passed between jobs (undefined thrown) gets
+                    // the realm's timeout error, with no place in any script.
+                    if thread != heapContext { duk_xcopymove_raw(thread, heapContext, 1, 0) }
+                    let stack = EngineStack(ctx: thread, context: context)
+                    if report.event == CDUK_JOBS_TIMEOUT, duk_is_undefined(thread, -1) != 0 {
+                        duk_pop(thread)
+                        exception = stack.makeError(.rangeError, "execution timeout")
+                    } else {
+                        exception = stack.takeException()
+                    }
                 } else {
                     duk_pop(heapContext)
                 }
@@ -383,7 +394,12 @@ final class Engine: @unchecked Sendable {
     /// The memory limit in bytes, nil for none; any `Int` is accepted (below 1 counts as 1).
     var memoryLimit: Int? {
         get { lock.withLock { state.pointee.memory_limit == 0 ? nil : Int(clamping: state.pointee.memory_limit) } }
-        set { lock.withLock { state.pointee.memory_limit = newValue.map { size_t(clamping: max(1, $0)) } ?? 0 } }
+        set {
+            lock.withLock {
+                state.pointee.memory_limit = newValue.map { size_t(clamping: max(1, $0)) } ?? 0
+                if newValue != nil { _ = cduk_heap_limit_site_make(state) }
+            }
+        }
     }
 
     /// The most nested calls per context, nil for the engine's 10,000; any `Int` is accepted.
@@ -423,6 +439,29 @@ final class Engine: @unchecked Sendable {
     var memoryLimitReachedInEntry: Bool {
         lock.assertHeld("memoryLimitReachedInEntry")
         return state.pointee.limit_hits != limitHitsAtEntry
+    }
+
+    /// Where the script was when the heap first refused it memory for the limit in the current
+    /// outermost entry (`cduk_limit_site`, recorded by the allocator): the place of the realm's
+    /// preallocated limit error, which has none of its own. Nil when nothing was recorded.
+    func limitSiteInEntry() -> (stack: String?, line: Int?, sourceURL: String?)? {
+        lock.assertHeld("limitSiteInEntry")
+        guard let site = state.pointee.limit_site else { return nil }
+        let sinceEntry = site.pointee.hits &- limitHitsAtEntry
+        guard site.pointee.hits != 0, sinceEntry != 0, sinceEntry <= state.pointee.limit_hits &- limitHitsAtEntry else {
+            return nil
+        }
+        let stack = withUnsafeBytes(of: &site.pointee.stack) { bytes in
+            StringCoding.string(fromEngineBytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(Int(site.pointee.stack_length))))
+        }
+        let file = withUnsafeBytes(of: &site.pointee.file) { bytes in
+            StringCoding.string(fromEngineBytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(Int(site.pointee.file_length))))
+        }
+        let hasFile = site.pointee.has_file != 0
+        return (
+            stack: stack.isEmpty ? nil : stack, line: hasFile ? Int(site.pointee.line) : nil,
+            sourceURL: hasFile && !file.isEmpty ? file : nil
+        )
     }
 
     /// The most exception-handler calls one chain may make: the outermost handler call and every
