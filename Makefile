@@ -85,11 +85,12 @@ bench-check: bench-check-deps
 		--check Benchmarks/instruction-thresholds.json
 
 # libFuzzer harnesses (Fuzz/, see its Package.swift): each runs SECONDS seconds, starting from
-# the committed seeds (Fuzz/Corpus) plus what earlier runs kept (Fuzz/.corpus). A crash, a leak
+# the committed seeds (Fuzz/Corpus) plus what earlier runs kept (Fuzz/.corpus), with the
+# dictionary Fuzz/NAME.dict when there is one (else Fuzz/js.dict). A crash, a leak
 # or a failed round trip stops the run and leaves the input in Fuzz/.findings.
 # `make fuzz SECONDS=600 FUZZERS=convert` runs one harness for ten minutes.
 SECONDS ?= 60
-FUZZERS ?= evaluate convert callbacks bridge
+FUZZERS ?= evaluate convert callbacks bridge peers
 FUZZ_BUILD = $(SWIFT) build -c release --package-path Fuzz --scratch-path Fuzz/.build \
 	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 fuzz-build: deps
@@ -101,7 +102,8 @@ fuzz: fuzz-build
 		mkdir -p Fuzz/.corpus/$$name; \
 		echo "== fuzz-$$name for $(SECONDS) s"; \
 		SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_stack_use_after_return=0 Fuzz/.build/release/fuzz-$$name \
-			Fuzz/.corpus/$$name Fuzz/Corpus/$$name -dict=Fuzz/js.dict -max_total_time=$(SECONDS) \
+			Fuzz/.corpus/$$name Fuzz/Corpus/$$name -dict=$$(test -f Fuzz/$$name.dict && echo Fuzz/$$name.dict || echo Fuzz/js.dict) \
+			-max_total_time=$(SECONDS) \
 			-max_len=4096 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
 			-artifact_prefix=Fuzz/.findings/$$name- || exit 1; \
 	done

@@ -11,7 +11,7 @@ struct HostileRuntimeTests {
     /// cannot grow, even when the engine cannot make its own error), reaches the script's `catch`
     /// as a RangeError, and the host's exception handler as the memory-limit error, never as
     /// `undefined` or Duktape's "error in error handling".
-    @Test(arguments: [4 << 20, 8 << 20], [
+    @Test(arguments: sanitized ? [4 << 20] : [4 << 20, 8 << 20], [
         "for (;;) setTimeout(function () {}, 1e9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)",
         "for (;;) setInterval(function () {}, 1e9, 'x')",
         "for (;;) setImmediate(function () {}, 1, 2)",
@@ -35,9 +35,9 @@ struct HostileRuntimeTests {
         // count on more memory: what filled the heap is still held there), read afterwards.
         context.evaluateScript("var seen = [undefined]; seen.length = 1")
         context.evaluateScript("try { \(script) } catch (e) { seen[0] = e }")
-        // The loops fail at once (scripts that reach the limit over many turns, by immediates
-        // that double, run through dukjs in DukjsMemoryLimitTests).
-        try? loop.run(until: Date().addingTimeInterval(1))
+        // The loops fail at once, in this one call (scripts that reach the limit over many
+        // turns, by immediates that double, run through dukjs in DukjsMemoryLimitTests); what
+        // they queued is dropped with the loop.
         loop.stop()
         // Let go of what filled the heap without compiling anything (a full heap may have no
         // room for that).
@@ -94,6 +94,13 @@ struct HostileRuntimeTests {
         loop.stop()
     }
 }
+
+/// True in the suite's sanitized runs (`make test-sanitize` sets these for the test process),
+/// where filling a heap costs ten times as much: the limits that show nothing new are left out.
+let sanitized: Bool = {
+    let environment = ProcessInfo.processInfo.environment
+    return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
+}()
 
 /// Strings appended from callbacks.
 final class LockedList: @unchecked Sendable {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// libFuzzer's driver (from `-sanitize=fuzzer`), called from each harness's `main.swift`: the
 /// harness keeps its own `main`, as every SwiftPM executable must, and hands the command line
 /// to libFuzzer with its test function.
@@ -17,4 +19,15 @@ public func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CIn
     var argc = CommandLine.argc
     var argv = CommandLine.unsafeArgv
     return LLVMFuzzerRunDriver(&argc, &argv, test)
+}
+
+/// Stops the harness with `text` on standard error; libFuzzer reports the input (a broken
+/// invariant is a finding, as a crash is).
+///
+/// ```swift
+/// if terminals != 1 { fail("\(terminals) terminal messages") }
+/// ```
+public func fail(_ text: String) -> Never {
+    _ = (text + "\n").withCString { write(2, $0, strlen($0)) }
+    abort()
 }

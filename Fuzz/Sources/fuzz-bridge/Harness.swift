@@ -1,6 +1,7 @@
 import DuktapeRuntime
 @_spi(Fuzzing) import DuktapeWeb
 import Foundation
+import FuzzSupport
 
 /// Harness 4: the web host's message paths.
 /// - First byte even: fuzzed `bridge` messages (types, values of every kind, chunk orders,
@@ -168,9 +169,4 @@ struct Reader {
         default: return next() % 2 == 0
         }
     }
-}
-
-func fail(_ text: String) -> Never {
-    _ = (text + "\n").withCString { write(2, $0, strlen($0)) }
-    abort()
 }
