@@ -9,11 +9,14 @@ import Testing
 /// in-memory method has a maximum size (an endless body once passed 1.2 GB within seconds), the
 /// loader's pages have a memory limit by default, and the page pool (a page and a thread per
 /// origin) is bounded in count and idle time (300 origins left 324 threads behind).
-@Suite("WebLoader limits", .timeLimit(.minutes(3)))
+@Suite("WebLoader limits", .timeLimit(.minutes(5)))
 struct LoaderLimitsTests {
     func loader(_ configure: (inout WebLoaderConfiguration) -> Void = { _ in }) -> WebLoader {
         var configuration = WebLoaderConfiguration()
         configuration.page.consoleOutput = ConsoleLines().output
+        // The watchdog of WebLoaderTests' loaders: a full ThreadSanitizer run on two cores left
+        // these pages past the default 60 s without their turn (each test passes alone in seconds).
+        configuration.timeout = 240
         configure(&configuration)
         return WebLoader(configuration: configuration)
     }

@@ -163,6 +163,7 @@ final class Engine: @unchecked Sendable {
 
     private func beginOutermostEntry() {
         limitHitsAtEntry = state.pointee.limit_hits
+        state.pointee.limit_refused = 0  // an earlier entry's refusal says nothing about this one's errors
         deadlineStopsAtEntry = deadlineStops
         state.pointee.past_deadline = 0
         if let limit = timeLimitNanoseconds {
