@@ -24,14 +24,8 @@ struct HostileRuntimeTests {
     ])
     func outOfMemoryIsARangeError(limit: Int, script: String) async {
         await onAThreadOfItsOwn { check in
-            let vm = JSVirtualMachine()!
-            vm.memoryLimit = limit
-            let context = JSContext(virtualMachine: vm)!
+            let (vm, context, reported) = Self.limitedContext(limit)
             let loop = EventLoop(context: context)
-            let reported = LockedList()
-            context.exceptionHandler = { _, exception in
-                reported.append((exception?.isUndefined ?? true) ? "undefined" : (exception?.forProperty("name")?.toString() ?? "?") + ": " + (exception?.forProperty("message")?.toString() ?? "?"))
-            }
             // What the script's own catch saw is kept in a preallocated slot (the catch cannot
             // count on more memory: what filled the heap is still held there), read afterwards.
             context.evaluateScript("var seen = [undefined]; seen.length = 1")
@@ -61,13 +55,7 @@ struct HostileRuntimeTests {
     /// the limit error it caught changes nothing for the next failure (it is one frozen object).
     @Test func theCallsAfterOutOfMemoryGetTheirOwnErrors() async {
         await onAThreadOfItsOwn { check in
-            let vm = JSVirtualMachine()!
-            vm.memoryLimit = 4 << 20
-            let context = JSContext(virtualMachine: vm)!
-            let reported = LockedList()
-            context.exceptionHandler = { _, exception in
-                reported.append((exception?.forProperty("name")?.toString() ?? "?") + ": " + (exception?.forProperty("message")?.toString() ?? "?"))
-            }
+            let (_, context, reported) = Self.limitedContext(4 << 20)
             let fill = context.evaluateScript("""
                 (function () {
                     var list = [];
@@ -89,13 +77,25 @@ struct HostileRuntimeTests {
         }
     }
 
+    /// A context of a VM with `limit`, and what its exception handler saw ("Name: message", or
+    /// "undefined").
+    static func limitedContext(_ limit: Int) -> (JSVirtualMachine, JSContext, LockedList) {
+        let vm = JSVirtualMachine()!
+        vm.memoryLimit = limit
+        let context = JSContext(virtualMachine: vm)!
+        let reported = LockedList()
+        context.exceptionHandler = { _, exception in
+            guard let exception, !exception.isUndefined else { return reported.append("undefined") }
+            reported.append((exception.forProperty("name")?.toString() ?? "?") + ": " + (exception.forProperty("message")?.toString() ?? "?"))
+        }
+        return (vm, context, reported)
+    }
+
     /// What timers and immediates charge is given back when they go (cleared, run, or dropped
     /// with the loop): a script can fill the limit with timers, clear them, and fill it again.
     @Test func chargesAreGivenBackWhenTimersGo() async {
         await onAThreadOfItsOwn { check in
-            let vm = JSVirtualMachine()!
-            vm.memoryLimit = 8 << 20
-            let context = JSContext(virtualMachine: vm)!
+            let (vm, context, _) = Self.limitedContext(8 << 20)
             let loop = EventLoop(context: context)
             let fill = """
                 (function () {
@@ -146,7 +146,8 @@ func onAThreadOfItsOwn(_ body: @escaping @Sendable (_ check: Checks) -> Void, so
         thread.stackSize = 8 << 20
         thread.start()
     }
-    for failure in checks.failures { Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation) }
+    let failures = checks.failures
+    #expect(failures.isEmpty, Comment(rawValue: failures.joined(separator: "\n")), sourceLocation: sourceLocation)
 }
 
 /// Expectations checked off Swift Testing's tasks, recorded when the body is done.

@@ -11,14 +11,10 @@ import Testing
 /// origin) is bounded in count and idle time (300 origins left 324 threads behind).
 @Suite("WebLoader limits", .timeLimit(.minutes(5)))
 struct LoaderLimitsTests {
+    /// A loader as WebLoaderTests make theirs (quiet console, the 240 s watchdog of the
+    /// sanitized runs), changed by `configure`.
     func loader(_ configure: (inout WebLoaderConfiguration) -> Void = { _ in }) -> WebLoader {
-        var configuration = WebLoaderConfiguration()
-        configuration.page.consoleOutput = ConsoleLines().output
-        // The watchdog of WebLoaderTests' loaders: a full ThreadSanitizer run on two cores left
-        // these pages past the default 60 s without their turn (each test passes alone in seconds).
-        configuration.timeout = 240
-        configure(&configuration)
-        return WebLoader(configuration: configuration)
+        WebLoaderTests().loader(configure)
     }
 
     /// A server whose every response is an endless body (chunks until the client goes away),

@@ -143,25 +143,23 @@ struct EngineStack {
     private func describeThrownValue() -> JSException {
         let value = pinnedValue(at: -1) ?? JSValue(context: context, storage: .undefined)
         // Duktape reports a refused allocation by throwing the realm's preallocated limit error
-        // (the allocator refuses the memory for its own `Error: alloc failed`, and the limit
-        // error replaced Duktape's DoubleError when the realm was installed), or, when the
-        // refusal came from the deadline, as `Error: alloc failed` (with " (line N)" when it
-        // happens while compiling). When the refusal came from the deadline (a
-        // native built-in ran past it) or from the memory limit, callers and the exception
-        // handler get one clear RangeError instead, made now that the allocator is relaxed; if
-        // even that cannot be allocated, the engine's value is kept under the clear name and
-        // message.
+        // (the allocator refuses the memory for Duktape's own `Error: alloc failed`, and the
+        // limit error replaced Duktape's DoubleError when the realm was installed), or, when the
+        // deadline refused it, as `Error: alloc failed` (with " (line N)" while compiling).
+        // Callers and the exception handler get one clear RangeError instead, made now that the
+        // allocator is relaxed; if even that cannot be allocated, the engine's value is kept
+        // under the clear name and message.
         // The counters are read first: most exceptions are not allocation failures, and reading
         // an error's name and message is not free.
         let engine = vm.engine
         let limit = engine.deadlineReachedInEntry ? "execution timeout"
             : engine.memoryLimitReachedInEntry ? "memory limit exceeded" : nil
-        if let limit, isLimitFailure(at: -1, timedOut: limit == "execution timeout") {
+        let preallocated = limit != nil && cduk_is_limit_error(ctx, -1) != 0
+        if let limit, preallocated || isLimitFailure(at: -1, timedOut: limit == "execution timeout") {
             // Where the script was stopped: the engine's own error recorded it; the preallocated
-            // limit error (thrown when even that error could not be made) did not, and the
-            // allocator recorded it instead.
+            // limit error has no place of its own, and the allocator recorded it instead.
             let location = duk_is_object(ctx, -1) == 0 ? (stack: nil, line: nil, sourceURL: nil)
-                : isRealmLimitError(at: -1) ? engine.limitSiteInEntry() ?? (stack: nil, line: nil, sourceURL: nil)
+                : preallocated ? engine.limitSiteInEntry() ?? (stack: nil, line: nil, sourceURL: nil)
                 : errorLocation(at: -1)
             let made = makeError(.rangeError, limit)
             return JSException(
@@ -202,17 +200,12 @@ struct EngineStack {
     /// guard's RangeError (a regexp's backtracking stopped at the deadline).
     private func isLimitFailure(at index: Int32, timedOut: Bool) -> Bool {
         guard duk_is_object(ctx, index) != 0 else { return false }
-        if isRealmLimitError(at: index) { return true }
         let name = quietProperty("name", ofValueAt: index) { $0.stringIfString(at: -1) }
         let message = quietProperty("message", ofValueAt: index) { $0.stringIfString(at: -1) } ?? ""
         return message.hasPrefix("alloc failed")
             || (timedOut && name == "RangeError" && message == "C stack depth limit")
     }
 
-    /// Whether the value at `index` is a realm's preallocated limit error (see `limitError`).
-    private func isRealmLimitError(at index: Int32) -> Bool {
-        cduk_is_limit_error(ctx, index) != 0
-    }
 
     /// `String(value)` for the value at `index` (works for symbols too), nil if it throws.
     func describe(at index: Int32) -> String? {
