@@ -12,7 +12,7 @@ import FuzzSupport
 /// - 1: cookie strings (the bytes split at 0xFF) set through `document.cookie`: every cookie
 ///   stored within RFC 6265bis's limits, the jar within its bounds.
 /// - 2: a flood of script messages (counts and sizes from the bytes) to a reply handler that
-///   does not answer until the flood is over: each `postMessage` is delivered or refused with
+///   does not answer until the flood is over: each `postMessage` is delivered or refused (its promise rejected) with
 ///   an `Error`, no more are in flight than the page's bounds allow, and once the handler
 ///   answers, the page takes messages again.
 /// A broken invariant traps, which libFuzzer reports with the input.
@@ -100,12 +100,16 @@ private func flood(_ bytes: [UInt8]) {
     let outcome = try? run {
         try await page.callAsyncJavaScript(
             """
-            var accepted = 0, refused = 0;
+            // A reply handler's post refuses by rejecting its promise (seen a turn later).
+            var refused = 0, odd = [];
+            function refuse(e) { if (e instanceof Error) refused++; else odd.push(String(e)) }
             for (var i = 0; i < sizes.length; i++) {
-                try { webkit.messageHandlers.held.postMessage(new Array(sizes[i] + 1).join('x')); accepted++ }
-                catch (e) { if (!(e instanceof Error)) throw e; refused++ }
+                try { webkit.messageHandlers.held.postMessage(new Array(sizes[i] + 1).join('x')).then(null, refuse) }
+                catch (e) { refuse(e) }
             }
-            return [accepted, refused]
+            return new Promise(function (resolve) {
+                setTimeout(function () { resolve(odd.length ? odd : [sizes.length - refused, refused]) }, 0)
+            })
             """, arguments: ["sizes": sizes])
     }
     gate.open()
@@ -119,7 +123,7 @@ private func flood(_ bytes: [UInt8]) {
     while true {
         let taken = try? run {
             try await page.callAsyncJavaScript(
-                "try { webkit.messageHandlers.held.postMessage(1); return true } catch (e) { return false }")
+                "return webkit.messageHandlers.held.postMessage(1).then(function () { return true }, function () { return false })")
         }
         if taken as? Bool == true { break }
         if Date() > deadline { fail("flood: the page's messages were not given back after \(accepted) in flight") }
