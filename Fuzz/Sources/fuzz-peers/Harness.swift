@@ -97,23 +97,26 @@ private func cookies(_ bytes: [UInt8]) {
 private func flood(_ bytes: [UInt8]) {
     gate.close()
     let sizes = bytes.prefix(64).map { Int($0) * 512 }
-    let outcome = try? run {
+    let outcome = Result {
+        try run {
         try await page.callAsyncJavaScript(
             """
             // A reply handler's post refuses by rejecting its promise (seen a turn later).
             var refused = 0, odd = [];
             function refuse(e) { if (e instanceof Error) refused++; else odd.push(String(e)) }
+            function text(n) { var s = 'x'; while (s.length < n) s += s; return s.substring(0, n) }
             for (var i = 0; i < sizes.length; i++) {
-                try { webkit.messageHandlers.held.postMessage(new Array(sizes[i] + 1).join('x')).then(null, refuse) }
+                try { webkit.messageHandlers.held.postMessage(text(sizes[i])).then(null, refuse) }
                 catch (e) { refuse(e) }
             }
             return new Promise(function (resolve) {
                 setTimeout(function () { resolve(odd.length ? odd : [sizes.length - refused, refused]) }, 0)
             })
             """, arguments: ["sizes": sizes])
+        }
     }
     gate.open()
-    guard let counts = outcome as? [Any], counts.count == 2, let accepted = counts[0] as? Int, let refused = counts[1] as? Int else {
+    guard let counts = (try? outcome.get()) as? [Any], counts.count == 2, let accepted = counts[0] as? Int, let refused = counts[1] as? Int else {
         fail("flood: \(String(describing: outcome))")
     }
     if accepted + refused != sizes.count { fail("flood: \(accepted) + \(refused) of \(sizes.count)") }
