@@ -151,15 +151,17 @@ private func checkTheJar() {
     if all.count > 200 { store.removeAll() }  // keep each input's work small
 }
 
-/// Runs `body` to its end from this synchronous function (the fuzzer's thread).
-private func run(_ body: @escaping @Sendable () async throws -> Any?) throws -> Any? {
+/// Runs `body` to its end from this synchronous function (the fuzzer's thread); a call that
+/// has not ended after 25 s is a finding, named with `what` (libFuzzer's own timeout would
+/// not say which call hung).
+private func run(_ what: String = #function, line: Int = #line, _ body: @escaping @Sendable () async throws -> Any?) throws -> Any? {
     let finished = DispatchSemaphore(value: 0)
     let outcome = Outcome()
     Task {
         do { outcome.value = .success(try await body()) } catch { outcome.value = .failure(error) }
         finished.signal()
     }
-    finished.wait()
+    if finished.wait(timeout: .now() + 25) == .timedOut { fail("\(what) (line \(line)): no answer after 25 s") }
     return try outcome.value?.get() ?? nil
 }
 
