@@ -478,21 +478,23 @@ public final class WebLoader: @unchecked Sendable {
         let delay = Duration.milliseconds(Int64(max(0, min(timeout, 1e9)) * 1000))
         // Counted in the loader's activity, so that `shutdown()` (which cancels it) returns only
         // once it has ended: nothing of the loader outlives it.
-        let activity = self.activity
-        let token = activity.begin()
-        return Task { [weak self] in
-            defer { activity.end(token) }
+        return activity.task { [weak self] in
             if delay > .zero {
                 do { try await Task.sleep(for: delay) } catch { return }  // used again, or closed
             }
-            guard let self else { return }
-            let idle = self.lock.withLock { () -> Bool in
-                guard let pooled = self.pages[origin], pooled.task == task, pooled.running == 0 else { return false }
-                self.pages[origin] = nil
-                return true
-            }
-            if idle { self.retire(task) }
+            // Held for this statement only: the loader is not held when the task counts as ended.
+            self?.retireIfIdle(origin, task)
         }
+    }
+
+    /// Closes the page of `origin` if it is still `task`'s and idle.
+    private func retireIfIdle(_ origin: String, _ task: Task<WebPage, any Error>) {
+        let idle = lock.withLock { () -> Bool in
+            guard let pooled = pages[origin], pooled.task == task, pooled.running == 0 else { return false }
+            pages[origin] = nil
+            return true
+        }
+        if idle { retire(task) }
     }
 
     /// Makes room for one more page: the least recently used idle page is closed when the pool

@@ -541,11 +541,8 @@ public final class WebPage: @unchecked Sendable {
             }
             let activity = replyActivity
             let token = activity.begin()
-            replies[token] = Task { [weak self] in
-                defer {
-                    self?.messageEnded(bytes: bytes)
-                    activity.end(token)
-                }
+            replies[token] = activity.task(continuing: token) { [weak self] in
+                defer { self?.messageEnded(bytes: bytes) }
                 let outcome: (fulfilled: Bool, value: Box<Any?>)
                 switch handler {
                 case .withReply(let reply):

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DuktapeCore
 import DuktapeRuntime
 import DuktapeWeb
 import Foundation
@@ -230,13 +231,25 @@ extension DukJS.Fetch {
     /// closed), as a program must before it exits: `close()` alone left the page's teardown
     /// racing the process's exit, which the leak checker caught as a weak reference's side table
     /// left behind.
+    /// Shuts `loader` down and returns once nothing but the caller holds it: the task that
+    /// awaited the shutdown has let go of it before the caller is woken (the process exits just
+    /// after, and a loader still held then is memory the exit leaves behind).
     static func shutDown(_ loader: WebLoader) {
         let done = DispatchSemaphore(value: 0)
+        let held = Guarded<WebLoader?>(loader)
         Task {
-            await loader.shutdown()
+            await shutDown(taking: held)
             done.signal()
         }
         done.wait()
+    }
+
+    private static func shutDown(taking held: Guarded<WebLoader?>) async {
+        let loader = held.withLock { loader -> WebLoader? in
+            defer { loader = nil }
+            return loader
+        }
+        await loader?.shutdown()
     }
 }
 

@@ -50,11 +50,21 @@ final class ActivityCount: Sendable {
         return token
     }
 
-    /// Starts `work` as a task counted until it returns.
-    func task(_ work: @escaping @Sendable () async -> Void) {
-        let token = begin()
-        Task {
-            await work()
+    /// Starts `work` as a task counted until it returns. What `work` holds is released before
+    /// it counts as ended: a waiter that `idle()` wakes finds nothing of it left (a process
+    /// that exits then, or a caller that drops its last reference, sees no task holding on).
+    @discardableResult
+    func task(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        task(continuing: begin(), work)
+    }
+
+    /// Starts `work` as the task of `token` (begun already), ended when `work` returns, as
+    /// `task(_:)` does. Returns the task, to cancel it.
+    @discardableResult
+    func task(continuing token: UInt64, _ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        let once = RunOnce<Void>(work)
+        return Task {
+            await once.run(())
             end(token)
         }
     }
@@ -94,5 +104,23 @@ final class ActivityCount: Sendable {
     /// Whether nothing counted runs (tests).
     var isIdle: Bool {
         state.withLock { $0.running.isEmpty }
+    }
+}
+
+/// A piece of work that is run once and then dropped, with everything it captured: a task
+/// that runs it holds nothing of it once it returned.
+final class RunOnce<Input: Sendable>: Sendable {
+    private let work: Guarded<(@Sendable (Input) async -> Void)?>
+
+    init(_ work: @escaping @Sendable (Input) async -> Void) {
+        self.work = Guarded(work)
+    }
+
+    func run(_ input: Input) async {
+        let taken = work.withLock { work -> (@Sendable (Input) async -> Void)? in
+            defer { work = nil }
+            return work
+        }
+        await taken?(input)
     }
 }

@@ -158,10 +158,7 @@ final class PageNetwork: @unchecked Sendable {
         guard let (all, token) = closing else { return }
         let client = self.client
         for transfer in all { transfer.abandon() }
-        Task {
-            try? await client.shutdown()
-            activity.end(token)
-        }
+        activity.task(continuing: token) { try? await client.shutdown() }
     }
 
     /// `cancelAll()`, then returns once every transfer's task has returned and the client is
@@ -175,8 +172,9 @@ final class PageNetwork: @unchecked Sendable {
     private func start(_ transfer: FetchTransfer, _ work: @escaping @Sendable (FetchTransfer) async -> Void) {
         let activity = self.activity
         let token = activity.begin()
+        let once = RunOnce(work)  // released before the work counts as ended
         transfer.start { transfer in
-            await work(transfer)
+            await once.run(transfer)
             activity.end(token)
         }
     }
