@@ -1,3 +1,4 @@
+import DuktapeCore
 import Foundation
 
 extension WebLoader {
@@ -65,4 +66,15 @@ private final class DeliveryLog: @unchecked Sendable {
         let stray = left.filter { $0 != reported }
         return stray.isEmpty ? nil : "files left behind: \(stray.map(\.lastPathComponent)) after \(responses.map(\.type))"
     }
+}
+
+extension WebPage {
+    /// The bytes the page's heap holds now (`JSVirtualMachine.memoryUsage`), read from any
+    /// thread. For the fuzz harnesses (`Fuzz/`), which watch it over a long run; not API.
+    ///
+    /// ```swift
+    /// print(page._heapBytes)
+    /// ```
+    @_spi(Fuzzing)
+    public var _heapBytes: Int { context.virtualMachine.memoryUsage }
 }

@@ -31,3 +31,22 @@ public func fail(_ text: String) -> Never {
     _ = (text + "\n").withCString { write(2, $0, strlen($0)) }
     abort()
 }
+
+/// Writes every thread's stack of this process to standard error (with gdb, when the machine
+/// has it), for a finding that is a hang: where each thread waits is the first thing to know.
+///
+/// ```swift
+/// dumpThreads()
+/// fail("the call did not end")
+/// ```
+public func dumpThreads() {
+    let gdb = URL(fileURLWithPath: "/usr/bin/gdb")
+    guard FileManager.default.isExecutableFile(atPath: gdb.path) else { return }
+    let process = Process()
+    process.executableURL = gdb
+    process.arguments = ["-p", String(getpid()), "-batch", "-nx", "-ex", "thread apply all bt 40"]
+    process.standardOutput = FileHandle.standardError
+    process.standardError = FileHandle.standardError
+    guard (try? process.run()) != nil else { return }
+    process.waitUntilExit()
+}

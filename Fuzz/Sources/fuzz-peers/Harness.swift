@@ -1,5 +1,5 @@
 import DuktapeRuntime
-import DuktapeWeb
+@_spi(Fuzzing) import DuktapeWeb
 import Foundation
 import FuzzSupport
 
@@ -23,13 +23,15 @@ let origin: URL = {
     return url
 }()
 let store = CookieStore()
+let console = RecentLines()
+let inputs = Counter()
 let gate = Gate()
 let maximumMessages = 8
 let maximumMessageBytes = 64 << 10
 
 let page: WebPage = {
     var configuration = WebPageConfiguration()
-    configuration.consoleOutput = ConsoleOutput { _, _ in }
+    configuration.consoleOutput = ConsoleOutput { _, line in console.append(line) }
     configuration.executionTimeLimit = 5
     configuration.memoryLimit = 64 << 20
     configuration.requestTimeout = 5
@@ -50,6 +52,11 @@ let page: WebPage = {
 public func fuzzPeers(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // The page's heap over a long run: a host or page structure that grows input after input
+    // shows here long before it fills the memory limit.
+    if inputs.next() % 500 == 0 {
+        report("fuzz-peers: \(inputs.value) inputs, page heap \(page._heapBytes) bytes")
+    }
     switch bytes[0] % 3 {
     case 0: response(Array(bytes.dropFirst()))
     case 1: cookies(Array(bytes.dropFirst()))
@@ -161,7 +168,12 @@ private func run(_ what: String = #function, line: Int = #line, _ body: @escapin
         do { outcome.value = .success(try await body()) } catch { outcome.value = .failure(error) }
         finished.signal()
     }
-    if finished.wait(timeout: .now() + 25) == .timedOut { fail("\(what) (line \(line)): no answer after 25 s") }
+    if finished.wait(timeout: .now() + 25) == .timedOut {
+        report("the page's last console lines:\n" + console.lines.joined(separator: "\n"))
+        report("page heap \(page._heapBytes) bytes after \(inputs.value) inputs")
+        dumpThreads()
+        fail("\(what) (line \(line)): no answer after 25 s")
+    }
     return try outcome.value?.get() ?? nil
 }
 
@@ -198,4 +210,34 @@ final class Gate: @unchecked Sendable {
         }
         for continuation in released { continuation.resume() }
     }
+}
+
+/// The last lines the page wrote to its console (printed with a finding).
+final class RecentLines: @unchecked Sendable {
+    // @unchecked: behind `lock`.
+    private let lock = NSLock()
+    private var recent: [String] = []
+
+    func append(_ line: String) {
+        lock.withLock {
+            recent.append(String(line.prefix(300)))
+            if recent.count > 30 { recent.removeFirst() }
+        }
+    }
+
+    var lines: [String] { lock.withLock { recent } }
+}
+
+/// How many inputs the harness has run.
+final class Counter: @unchecked Sendable {
+    // @unchecked: behind `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func next() -> Int { lock.withLock { count += 1; return count } }
+    var value: Int { lock.withLock { count } }
+}
+
+private func report(_ text: String) {
+    _ = (text + "\n").withCString { write(2, $0, strlen($0)) }
 }
