@@ -182,6 +182,31 @@ struct ScriptMessageBoundTests {
         }
     }
 
+    /// fuzz-peers' finding: each refused post to a reply handler left its promise's functions
+    /// in the page (about 300 bytes), until the page's heap was full and its timers failed.
+    @Test func refusedPostsLeaveNothingBehindInThePage() async throws {
+        var configuration = WebPageConfiguration()
+        configuration.maximumMessagesInFlight = 2
+        configuration.userContentController.addWithReply(name: "never") { _ in
+            try await Task.sleep(for: .seconds(3600))  // cancelled when the page closes
+            return nil
+        }
+        try await using(try WebPage(configuration: configuration)) { page in
+            let round = """
+                var refused = 0;
+                for (var i = 0; i < 2000; i++) webkit.messageHandlers.never.postMessage(i).then(null, function () { refused++ });
+                return new Promise(function (resolve) { setTimeout(function () { resolve(refused) }, 0) })
+                """
+            #expect(try await page.callAsyncJavaScript(round) as? Int == 1998)
+            let vm = try #require(page.context.virtualMachine)
+            vm.garbageCollect()
+            let before = vm.memoryUsage
+            for _ in 0..<5 { #expect(try await page.callAsyncJavaScript(round) as? Int == 2000) }
+            vm.garbageCollect()
+            #expect(vm.memoryUsage - before < 100_000, "\(vm.memoryUsage - before) bytes more after 10,000 refused posts")
+        }
+    }
+
     @Test func largeMessagesAreBoundedInBytes() async throws {
         let gate = DispatchSemaphore(value: 0)
         var configuration = WebPageConfiguration()

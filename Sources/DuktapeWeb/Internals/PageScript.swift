@@ -125,7 +125,9 @@ function MessageHandler(name, withReply) {
         var id = nextReply++;
         return new PromiseCtor(function (resolve, reject) {
             pendingReplies[id] = { resolve: resolve, reject: reject };
-            post(name, copy, id);
+            // A post the host refuses (too many messages in flight, out of memory) will never be
+            // settled: its entry goes now, and the promise rejects with the refusal.
+            try { post(name, copy, id); } catch (error) { delete pendingReplies[id]; throw error; }
         });
     } });
 }
