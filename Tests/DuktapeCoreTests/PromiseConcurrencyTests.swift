@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 
@@ -133,5 +134,74 @@ struct PromiseConcurrencyTests {
         release.signal()
         #expect(try await context.objectForKeyedSubscript("p").awaited().toString() == "done")
         #expect(context.objectForKeyedSubscript("settled").toBool())
+    }
+}
+
+/// Work a thread leaves for the one holding the VM's lock runs when that thread lets go, however
+/// it held the lock (here outside any entry, as a property read holds it) and however late it
+/// posted (after the holder's last look): never at "the next entry", which may never come.
+/// fuzz-peers' hang: a page's call awaited a promise whose reactions were left for a holder that
+/// had already looked, and nothing entered that page's VM again.
+@Suite("Work left for the lock's holder")
+struct LeftWorkTests {
+    @Test(.timeLimit(.minutes(1))) func workLeftWhileTheLockIsHeldRunsWhenItIsLetGo() async throws {
+        let context = JSContext()!
+        let promise = context.evaluateScript("Promise.resolve('registered')")!
+        let engine = context.virtualMachine.engine
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            engine.lock.lock()  // no entry: what a getter does
+            held.signal()
+            release.wait()
+            engine.lock.unlock()
+            released.signal()
+        }
+        holder.start()
+        await waiting(for: held)
+        let outcome = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await promise.awaited().toString() }
+            while engine.pendingWorkCount == 0 { await Task.yield() }  // its registration was left
+            release.signal()
+            await waiting(for: released)
+            // Nothing enters the VM from here on: the holder's release must have run the work.
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        #expect(outcome == "registered")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func workLeftByManyThreadsAgainstABusyVMAllRuns() async throws {
+        // Many threads take and let go of the lock while tasks await settled promises: each
+        // await ends, whichever thread last held the lock.
+        let context = JSContext()!
+        let promises = (0..<200).map { context.evaluateScript("Promise.resolve(\($0))")! }
+        let engine = context.virtualMachine.engine
+        let stop = Atomic<Bool>(false)
+        let busy = (0..<2).map { _ in
+            Thread {
+                while !stop.load(ordering: .relaxed) { _ = engine.memoryUsage }
+            }
+        }
+        for thread in busy { thread.start() }
+        defer { stop.store(true, ordering: .relaxed) }
+        let sum = try await withThrowingTaskGroup(of: Int.self) { group in
+            for promise in promises { group.addTask { Int(try await promise.awaited().toInt32()) } }
+            return try await group.reduce(0, +)
+        }
+        #expect(sum == (0..<200).reduce(0, +))
+    }
+}
+
+/// Waits for `semaphore` on a thread of its own (the task's pool thread is never blocked).
+func waiting(for semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { continuation in
+        Thread {
+            semaphore.wait()
+            continuation.resume()
+        }.start()
     }
 }

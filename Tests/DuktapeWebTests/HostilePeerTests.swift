@@ -293,3 +293,51 @@ struct TransferBoundTests {
         }
     }
 }
+
+/// fuzz-peers' flood hang, as a class: a call into a page ends (with its value or an error)
+/// whatever memory the page has left, however little.
+@Suite("Calls into a full page", .timeLimit(.minutes(3)))
+struct FullPageCallTests {
+    @Test(arguments: [0, 1, 4, 16, 64, 256, 1024, 4096])
+    func aCallEndsWhateverMemoryIsLeft(freed: Int) async throws {
+        var configuration = WebPageConfiguration()
+        configuration.memoryLimit = 8 << 20
+        configuration.consoleOutput = ConsoleOutput { _, _ in }
+        try await using(try WebPage(configuration: configuration)) { page in
+            // The heap filled with small strings, then `freed` of them given back.
+            _ = try? await page.callAsyncJavaScript("""
+                hog = [];
+                try { for (var i = 0; ; i++) hog.push('entry ' + i) } catch (e) {}
+                hog.length -= Math.min(hog.length, freed);
+                return hog.length
+                """, arguments: ["freed": freed])
+            let ended = await endsWithin(.seconds(20)) {
+                _ = try? await page.callAsyncJavaScript("""
+                    var list = [];
+                    return new Promise(function (resolve) { setTimeout(function () { resolve([list.length, 1]) }, 0) })
+                    """)
+            }
+            #expect(ended, "freed \(freed): the call did not end")
+            _ = try? await page.callAsyncJavaScript("hog = null")
+            let sum = try await page.callAsyncJavaScript("return 1 + 1")
+            #expect(sum as? Int == 2)
+        }
+    }
+}
+
+/// Whether `work` returned within `limit` (it is left running when it did not).
+func endsWithin(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await work()
+            return true
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}

@@ -67,10 +67,9 @@ final class Engine: @unchecked Sendable {
     @exclusivity(unchecked) private var handlerDepth = 0
     /// Handler calls made since the outermost running one began (itself included).
     @exclusivity(unchecked) private var handlerCallsInChain = 0
-    /// Work for the outermost entry's end, from threads that found the VM busy.
+    /// Work for the outermost entry's end, from threads that found the VM busy; whether it may
+    /// hold some is `lock.workWaiting`, read at every outermost release without its mutex.
     private let pending = Guarded<[PendingWork]>([])
-    /// Whether `pending` may hold work: read at every outermost exit without taking its mutex.
-    private let hasPendingWork = Atomic<Bool>(false)
     private var destroyed = false
 
     /// What a thread that found the VM busy leaves for the lock's holder.
@@ -106,9 +105,11 @@ final class Engine: @unchecked Sendable {
         self.heapContext = heap
         self.registry = registry
         self.clock = clock
+        lock.whenWorkWaits = { [unowned self] in runPendingWorkIfIdle() }
     }
 
     deinit {
+        lock.whenWorkWaits = nil  // nothing else holds the engine: no thread is releasing its lock
         destroy()
         state.deallocate()
     }
@@ -139,7 +140,10 @@ final class Engine: @unchecked Sendable {
             state.pointee.job_tail = 0
             state.pointee.rejection_head = 0
             state.pointee.rejection_slots = 0
-            pending.withLock { $0.removeAll() }
+            pending.withLock { (list: inout [PendingWork]) -> Void in
+                list.removeAll()
+                lock.workWaiting.store(false, ordering: .sequentiallyConsistent)
+            }
         }
     }
 
@@ -184,7 +188,7 @@ final class Engine: @unchecked Sendable {
     /// to collect.
     @inline(__always)
     private var hasEntryWork: Bool {
-        hasPendingWork.load(ordering: .acquiring) || state.pointee.freed_count != 0 || (drainsJobsAutomatically && hasJobs)
+        lock.workWaiting.load(ordering: .sequentiallyConsistent) || state.pointee.freed_count != 0 || (drainsJobsAutomatically && hasJobs)
             || cduk_heap_grown(state) != 0
     }
 
@@ -215,7 +219,7 @@ final class Engine: @unchecked Sendable {
             if !jobsStopped, hasJobs {
                 jobsStopped = !runJobs()
             }
-        } while hasPendingWork.load(ordering: .acquiring) || (!jobsStopped && hasJobs)
+        } while lock.workWaiting.load(ordering: .sequentiallyConsistent) || (!jobsStopped && hasJobs)
     }
 
     // MARK: - Jobs (promise reactions)
@@ -348,7 +352,7 @@ final class Engine: @unchecked Sendable {
     private func runPendingWork() {
         while true {
             let work = pending.withLock { list -> [PendingWork] in
-                hasPendingWork.store(false, ordering: .releasing)
+                lock.workWaiting.store(false, ordering: .sequentiallyConsistent)
                 defer { list.removeAll() }
                 return list
             }
@@ -362,12 +366,22 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Runs pending work if no thread is in the VM (else the thread inside runs it when its
-    /// outermost entry ends).
+    /// Runs pending work if no thread holds the lock, until none is left; else the holder runs
+    /// it, at its outermost entry's end or, at the latest, as it lets go of the lock.
     private func runPendingWorkIfIdle() {
-        guard lock.tryLock() else { return }  // the holder runs it when its entry ends
-        enter {}
-        lock.unlock()
+        while lock.workWaiting.load(ordering: .sequentiallyConsistent) {
+            guard lock.tryLock() else { return }  // the holder looks again as it lets go
+            if destroyed {  // dropped, as the heap's destruction dropped what was left then
+                pending.withLock { (list: inout [PendingWork]) -> Void in
+                    list.removeAll()
+                    lock.workWaiting.store(false, ordering: .sequentiallyConsistent)
+                }
+                lock.unlockLeavingWork()
+                return
+            }
+            enter {}  // the outermost entry's end runs the work (its own release is nested)
+            lock.unlockLeavingWork()
+        }
     }
 
     /// Runs `work` under the lock as an entry: now when no other thread is in the VM, else when
@@ -383,7 +397,7 @@ final class Engine: @unchecked Sendable {
         }
         pending.withLock { list -> Void in
             list.append(work)
-            hasPendingWork.store(true, ordering: .releasing)
+            lock.workWaiting.store(true, ordering: .sequentiallyConsistent)
         }
         // The thread inside may have checked for pending work just before this and left since:
         // then run it now. (If it is still leaving, the work waits for the next entry.)

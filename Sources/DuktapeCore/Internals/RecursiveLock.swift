@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,10 +18,20 @@ final class RecursiveLock: @unchecked Sendable {
     // through pthread calls, which are thread-safe. `owner` and `depth` (debug builds) are written
     // only by the thread holding the mutex and read by `assertHeld`, on that thread.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// How many times the holder holds it (written only by the holder).
+    private var depth = 0
     #if DEBUG
     private var owner: pthread_t?
-    private var depth = 0
     #endif
+    /// Set by a thread that found the lock taken and left work for its holder: the holder looks
+    /// at it after each release of its outermost hold (a getter's as well as an entry's), so
+    /// work left after the holder's last look inside still runs now, not at a next entry that
+    /// may never come. Sequentially consistent on both sides: the store and the failed
+    /// `tryLock` of the thread leaving work, and the release and the load of the holder, must
+    /// not pass each other.
+    let workWaiting = Atomic<Bool>(false)
+    /// Runs the work left (set once, by the engine, before the lock is shared).
+    var whenWorkWaits: (@Sendable () -> Void)?
 
     /// Nil when the system cannot make a recursive mutex.
     init?() {
@@ -50,9 +62,9 @@ final class RecursiveLock: @unchecked Sendable {
     func lock() {
         let status = pthread_mutex_lock(mutex)
         precondition(status == 0, "DuktapeCore: pthread_mutex_lock failed (\(status))")
+        depth += 1
         #if DEBUG
         owner = pthread_self()
-        depth += 1
         #endif
     }
 
@@ -60,21 +72,36 @@ final class RecursiveLock: @unchecked Sendable {
     @inline(__always)
     func tryLock() -> Bool {
         guard pthread_mutex_trylock(mutex) == 0 else { return false }
+        depth += 1
         #if DEBUG
         owner = pthread_self()
-        depth += 1
         #endif
         return true
     }
 
+    /// Lets go of one hold; after the outermost, runs the work other threads left meanwhile.
     @inline(__always)
     func unlock() {
-        #if DEBUG
+        if releaseHold() && workWaiting.load(ordering: .sequentiallyConsistent) { whenWorkWaits?() }
+    }
+
+    /// Lets go of one hold without looking for work left (the engine's own loop that runs it).
+    @inline(__always)
+    func unlockLeavingWork() {
+        _ = releaseHold()
+    }
+
+    /// Lets go of one hold; true when it was the outermost.
+    @inline(__always)
+    private func releaseHold() -> Bool {
         depth -= 1
-        if depth == 0 { owner = nil }
+        let outermost = depth == 0
+        #if DEBUG
+        if outermost { owner = nil }
         #endif
         let status = pthread_mutex_unlock(mutex)
         precondition(status == 0, "DuktapeCore: pthread_mutex_unlock failed (\(status))")
+        return outermost
     }
 
     @inline(__always)
