@@ -88,7 +88,7 @@ extension JSValue {
     /// No thread is blocked while waiting: the continuation resumes when the promise settles,
     /// during whichever API call or job drain settles it (another thread's call, a Swift async
     /// closure finishing, a runtime's timer). Registering takes the VM lock only if it is free;
-    /// otherwise the thread inside the VM registers it when its call ends. Cancelling the
+    /// otherwise the thread holding it registers it when it lets go (however it held it). Cancelling the
     /// awaiting task ends the wait with `CancellationError`; the promise is not affected. When the
     /// execution time limit stops a drain (the queue is emptied), every wait in progress on the VM
     /// ends with that timeout's exception: its reaction may have been among the dropped jobs.
