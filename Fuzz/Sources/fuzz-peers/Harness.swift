@@ -3,8 +3,9 @@ import DuktapeRuntime
 import Foundation
 import FuzzSupport
 
-/// Harness 5: what peers and pages can send the web host (issue 32's blind spots).
-/// - First byte % 3 == 0: the rest, under one of four prefixes (none, a status line's start, a
+/// Harness 5: what peers and pages can send the web host (issue 32's blind spots). The mode is
+/// the first byte % 3, or `FUZZ_PEERS_MODE`'s:
+/// - 0: the rest, under one of four prefixes (none, a status line's start, a
 ///   status line, a `Set-Cookie` header's start), is the whole HTTP response a raw server on
 ///   127.0.0.1 sends for the page's `fetch`: status lines of any kind, headers, cookie
 ///   attributes, bodies, chunking, early close. The fetch must settle within its timeout, the
@@ -25,6 +26,9 @@ let origin: URL = {
 let store = CookieStore()
 let console = RecentLines()
 let inputs = Counter()
+/// `FUZZ_PEERS_MODE=response|cookies|flood` runs every input in that mode (its first byte is
+/// then ignored), to give each blind spot a run of its own.
+let forcedMode: Int? = ProcessInfo.processInfo.environment["FUZZ_PEERS_MODE"].flatMap { ["response": 0, "cookies": 1, "flood": 2][$0] }
 let gate = Gate()
 let maximumMessages = 8
 let maximumMessageBytes = 64 << 10
@@ -57,7 +61,7 @@ public func fuzzPeers(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if inputs.next() % 500 == 0 {
         report("fuzz-peers: \(inputs.value) inputs, page heap \(page._heapBytes) bytes")
     }
-    switch bytes[0] % 3 {
+    switch forcedMode ?? Int(bytes[0] % 3) {
     case 0: response(Array(bytes.dropFirst()))
     case 1: cookies(Array(bytes.dropFirst()))
     default: flood(Array(bytes.dropFirst()))
