@@ -140,8 +140,8 @@ struct PromiseConcurrencyTests {
 /// Work a thread leaves for the one holding the VM's lock runs when that thread lets go, however
 /// it held the lock (here outside any entry, as a property read holds it) and however late it
 /// posted (after the holder's last look): never at "the next entry", which may never come.
-/// fuzz-peers' hang: a page's call awaited a promise whose reactions were left for a holder that
-/// had already looked, and nothing entered that page's VM again.
+/// Found by fuzz-peers (a hang): a page's call awaited a promise whose reactions were left for
+/// a holder that had already looked, and nothing entered that page's VM again.
 @Suite("Work left for the lock's holder")
 struct LeftWorkTests {
     @Test(.timeLimit(.minutes(5))) func workLeftWhileTheLockIsHeldRunsWhenItIsLetGo() async throws {

@@ -182,7 +182,7 @@ struct ScriptMessageBoundTests {
         }
     }
 
-    /// fuzz-peers' finding: each refused post to a reply handler left its promise's functions
+    /// Found by fuzz-peers: each refused post to a reply handler left its promise's functions
     /// in the page (about 300 bytes), until the page's heap was full and its timers failed.
     @Test func refusedPostsLeaveNothingBehindInThePage() async throws {
         var configuration = WebPageConfiguration()
