@@ -384,8 +384,8 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Runs `work` under the lock as an entry: now when no other thread is in the VM, else when
-    /// the thread inside leaves its outermost entry. Never blocks.
+    /// Runs `work` under the lock as an entry: now when no other thread holds the lock, else when
+    /// the holder leaves its outermost entry or, at the latest, lets go of the lock. Never blocks.
     func perform(_ work: PendingWork) {
         if lock.tryLock() {
             switch work {
@@ -399,8 +399,8 @@ final class Engine: @unchecked Sendable {
             list.append(work)
             lock.workWaiting.store(true, ordering: .sequentiallyConsistent)
         }
-        // The thread inside may have checked for pending work just before this and left since:
-        // then run it now. (If it is still leaving, the work waits for the next entry.)
+        // The thread inside may have looked for pending work just before this and left since:
+        // then run it now. (If it still holds the lock, it runs the work as it lets go.)
         runPendingWorkIfIdle()
     }
 

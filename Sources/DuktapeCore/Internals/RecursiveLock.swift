@@ -15,8 +15,8 @@ import Darwin
 /// Debug builds record the owning thread, so that code which requires the lock can `assertHeld()`.
 final class RecursiveLock: @unchecked Sendable {
     // @unchecked: the mutex is the synchronisation primitive itself; its storage is only touched
-    // through pthread calls, which are thread-safe. `owner` and `depth` (debug builds) are written
-    // only by the thread holding the mutex and read by `assertHeld`, on that thread.
+    // through pthread calls, which are thread-safe. `depth` and `owner` (debug builds) are written
+    // only by the thread holding the mutex, and read by it (`assertHeld`, `releaseHold`).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// How many times the holder holds it (written only by the holder).
     private var depth = 0
