@@ -163,12 +163,7 @@ struct ScriptMessageBoundTests {
     }
 
     @Test func aReplyHandlerThatNeverAnswersBoundsTheMessagesInFlight() async throws {
-        var configuration = WebPageConfiguration()
-        configuration.maximumMessagesInFlight = 10
-        configuration.userContentController.addWithReply(name: "never") { _ in
-            try await Task.sleep(for: .seconds(3600))  // cancelled when the page closes
-            return nil
-        }
+        let configuration = neverAnswering(maximumMessagesInFlight: 10)
         try await using(try WebPage(configuration: configuration)) { page in
             let outcome = try await page.callAsyncJavaScript("""
                 var rejected = 0, last = '', settled = 0;
@@ -183,14 +178,9 @@ struct ScriptMessageBoundTests {
     }
 
     /// Found by fuzz-peers: each refused post to a reply handler left its promise's functions
-    /// in the page (about 300 bytes), until the page's heap was full and its timers failed.
+    /// in the page (about 2 KB with what they hold), until the page's heap was full and its timers failed.
     @Test func refusedPostsLeaveNothingBehindInThePage() async throws {
-        var configuration = WebPageConfiguration()
-        configuration.maximumMessagesInFlight = 2
-        configuration.userContentController.addWithReply(name: "never") { _ in
-            try await Task.sleep(for: .seconds(3600))  // cancelled when the page closes
-            return nil
-        }
+        let configuration = neverAnswering(maximumMessagesInFlight: 2)
         try await using(try WebPage(configuration: configuration)) { page in
             let round = """
                 var refused = 0;
@@ -205,6 +195,17 @@ struct ScriptMessageBoundTests {
             vm.garbageCollect()
             #expect(vm.memoryUsage - before < 100_000, "\(vm.memoryUsage - before) bytes more after 10,000 refused posts")
         }
+    }
+
+    /// A page configuration whose reply handler `never` does not answer while the page is open.
+    func neverAnswering(maximumMessagesInFlight: Int) -> WebPageConfiguration {
+        var configuration = WebPageConfiguration()
+        configuration.maximumMessagesInFlight = maximumMessagesInFlight
+        configuration.userContentController.addWithReply(name: "never") { _ in
+            try await Task.sleep(for: .seconds(3600))  // cancelled when the page closes
+            return nil
+        }
+        return configuration
     }
 
     @Test func largeMessagesAreBoundedInBytes() async throws {
