@@ -103,6 +103,21 @@ void cduk_push_to_string_tag_symbol(duk_context *ctx);
  * throw: call it inside a protected body. promise.c. */
 void cduk_install_promise(duk_context *ctx);
 
+/* Installs the accessors that make Map, Set, WeakMap, WeakSet and the iterators of arrays and
+ * strings on first use. May throw: call it inside a protected body. collections.c. */
+void cduk_install_lazy_builtins(duk_context *ctx);
+
+/* The realm objects that lazy built-ins are defined on. */
+typedef enum cduk_realm_object {
+    CDUK_REALM_GLOBAL = 0,
+    CDUK_REALM_ARRAY_PROTOTYPE = 1,
+    CDUK_REALM_STRING_PROTOTYPE = 2,
+    CDUK_REALM_OBJECT_COUNT = 3
+} cduk_realm_object;
+
+/* [] -> [that object of ctx's realm]. engine.c. */
+void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which);
+
 /* [] -> [the realm's Duktape object] and [] -> [the realm's Error.prototype]; may throw.
  * engine.c. */
 void cduk_push_duktape_object(duk_context *ctx);
@@ -128,6 +143,13 @@ void cduk_get_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
  * obj's state. */
 #define cduk_put_own_hidden(ctx, obj_idx, key) cduk_put_own_hidden_raw((ctx), (obj_idx), (key), sizeof(key) - 1U)
 void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *key, duk_size_t length);
+
+/* The same with the key (an interned string or symbol, e.g. a hidden symbol made at run time)
+ * on the stack: [key] -> [value] (returns 1 when the property exists), [key value] -> [], and
+ * [key] -> [] (returns 1 when a property was deleted; deletes whatever its attributes). */
+int cduk_get_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
+void cduk_put_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
+int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
 
 /* Grows obj's property table to hold `count` properties (when it holds fewer), so that the
  * next definitions do not reallocate it one by one. May throw (allocation). engine.c. */

@@ -452,19 +452,25 @@ void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);
     duk_push_literal_raw(thr, key, length); /* [value key] */
-    /* An existing slot (a writable data property: all of ours are) is overwritten in place, as
-     * the forced define would; the slot is written before the old value is released. */
+    duk_insert(thr, -2);                    /* [key value] */
+    cduk_put_own_keyed(ctx, obj_idx);
+}
+
+void cduk_put_own_keyed(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    obj_idx = duk_require_normalize_index(thr, obj_idx);
+    /* [key value]: an existing slot (a writable data property: all of ours are) is overwritten in
+     * place, as the forced define would; the slot is written before the old value is released. */
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
     duk_uint_t attributes = 0;
     duk_tval *found = h == NULL ? NULL
-                                : duk_hobject_find_entry_tval_ptr_and_attrs(thr->heap, h, duk_known_hstring(thr, -1),
+                                : duk_hobject_find_entry_tval_ptr_and_attrs(thr->heap, h, duk_known_hstring(thr, -2),
                                                                             &attributes);
     if (found != NULL && (attributes & DUK_PROPDESC_FLAG_WRITABLE)) {
-        DUK_TVAL_SET_TVAL_UPDREF(thr, found, duk_get_tval(thr, -2));
+        DUK_TVAL_SET_TVAL_UPDREF(thr, found, duk_get_tval(thr, -1));
         duk_pop_2(thr);
         return;
     }
-    duk_insert(thr, -2); /* [key value] */
     if (found == NULL && h != NULL && !DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(h)) {
         /* A new slot on an ordinary object: the engine's internal definition (what a forced
          * define comes down to there, without the descriptor checks), whatever the object's
@@ -474,6 +480,40 @@ void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
         return;
     }
     duk_def_prop(thr, obj_idx, CDUK__HIDDEN_SLOT);
+}
+
+int cduk_get_own_keyed(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    duk_tval *found = h == NULL ? NULL : duk_hobject_find_entry_tval_ptr(thr->heap, h, duk_require_hstring(thr, -1));
+    if (found != NULL) {
+        duk_push_tval(thr, found);
+    } else {
+        duk_push_undefined(thr);
+    }
+    duk_remove(thr, -2);
+    return found != NULL;
+}
+
+int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    duk_hstring *key = duk_require_hstring(thr, -1);
+    int deleted = 0;
+    if (h != NULL && duk_hobject_find_entry_tval_ptr(thr->heap, h, key) != NULL) {
+        deleted = duk_hobject_delprop_raw(thr, h, key, DUK_DELPROP_FLAG_FORCE) ? 1 : 0;
+    }
+    duk_pop(thr);
+    return deleted;
+}
+
+void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    switch (which) {
+    case CDUK_REALM_ARRAY_PROTOTYPE: duk_push_hobject_bidx(thr, DUK_BIDX_ARRAY_PROTOTYPE); break;
+    case CDUK_REALM_STRING_PROTOTYPE: duk_push_hobject_bidx(thr, DUK_BIDX_STRING_PROTOTYPE); break;
+    default: duk_push_hobject_bidx(thr, DUK_BIDX_GLOBAL); break;
+    }
 }
 
 void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {

@@ -789,6 +789,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
                               DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_FORCE);
     duk_pop(ctx);
     cduk_install_promise(ctx);
+    cduk_install_lazy_builtins(ctx);
     /* The realm's "RangeError: memory limit exceeded", made now, for when the heap is so full
      * that not even an error can be made (see cduk_ppush_limit_error). Frozen, since every such
      * failure throws this one object; and the engine's own double fault throws it too, instead
