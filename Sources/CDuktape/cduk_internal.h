@@ -99,24 +99,82 @@ void cduk_push_resume_root(duk_context *ctx);
 /* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
 void cduk_push_to_string_tag_symbol(duk_context *ctx);
 
-/* Installs Promise and AggregateError in ctx's realm (ctx is the realm's main thread). May
- * throw: call it inside a protected body. promise.c. */
+/* Prepares ctx's realm for promises (ctx is the realm's main thread); Promise and AggregateError
+ * themselves are made on first need (cduk_install_promise_globals, a lazy entry, or the host's
+ * first promise). May throw: call it inside a protected body. promise.c. */
 void cduk_install_promise(duk_context *ctx);
+void cduk_install_promise_globals(duk_context *ctx, duk_idx_t owner, int unused);
 
-/* Installs the accessors that make Map, Set, WeakMap, WeakSet and the iterators of arrays and
- * strings on first use. May throw: call it inside a protected body. collections.c. */
+/* True when owner's own property `name` is still a lazy built-in's accessor (not yet made, not
+ * replaced or deleted by a script). lazy.c. */
+int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name);
+
+/* ---- Built-ins made on first use (lazy.c, collections.c, methods.c) ---------------------- */
+
+/* Installs the accessors that make ES2015+ built-ins on first use (lazy.c). May throw: call it
+ * inside a protected body, on the realm's main thread. */
 void cduk_install_lazy_builtins(duk_context *ctx);
 
 /* The realm objects that lazy built-ins are defined on. */
 typedef enum cduk_realm_object {
     CDUK_REALM_GLOBAL = 0,
-    CDUK_REALM_ARRAY_PROTOTYPE = 1,
-    CDUK_REALM_STRING_PROTOTYPE = 2,
-    CDUK_REALM_OBJECT_COUNT = 3
+    CDUK_REALM_ARRAY_PROTOTYPE,
+    CDUK_REALM_ARRAY_CONSTRUCTOR,
+    CDUK_REALM_OBJECT_CONSTRUCTOR,
+    CDUK_REALM_STRING_PROTOTYPE,
+    CDUK_REALM_STRING_CONSTRUCTOR,
+    CDUK_REALM_SYMBOL_CONSTRUCTOR,
+    CDUK_REALM_SYMBOL_PROTOTYPE,
+    CDUK_REALM_TYPED_ARRAY_PROTOTYPE,
+    CDUK_REALM_OBJECT_COUNT
 } cduk_realm_object;
 
-/* [] -> [that object of ctx's realm]. engine.c. */
+/* [] -> [that object of ctx's realm] (undefined when the realm has none). May throw. engine.c. */
 void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which);
+
+/* [key] -> []: owner[key] = the accessor (getter, setter), configurable, not enumerable, made as
+ * the engine makes its own built-ins' accessors (no descriptor object). Returns 0, with nothing
+ * defined, when the owner has the key already or is exotic: the caller then uses duk_def_prop.
+ * engine.c. */
+int cduk_define_lazy_accessor(duk_context *ctx, duk_idx_t owner, duk_idx_t getter, duk_idx_t setter);
+
+/* With [key] on top (left there): 1 when the object at obj_idx has an own accessor for key
+ * whose getter is the function at `getter`. Allocates nothing. engine.c. */
+int cduk_is_own_accessor_getter(duk_context *ctx, duk_idx_t obj_idx, duk_idx_t getter);
+
+/* Defines the real properties a lazy entry stands for on the owner at `owner`. */
+typedef void (*cduk_installer)(duk_context *ctx, duk_idx_t owner, int argument);
+void cduk_install_collection(duk_context *ctx, duk_idx_t owner, int kind);
+void cduk_install_array_iteration(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_string_iteration(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_array_methods(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_array_statics(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_object_statics(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_string_methods(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_string_statics(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_math(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_symbol_statics(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_symbol_methods(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_reflect(duk_context *ctx, duk_idx_t owner, int unused);
+void cduk_install_typed_array_methods(duk_context *ctx, duk_idx_t owner, int unused);
+
+/* [] -> [the value the owner had under `name` before a lazy entry replaced it]. lazy.c. */
+void cduk_get_original(duk_context *ctx, duk_idx_t owner, const char *name);
+
+/* owner[name] = a native function with its name, length and magic (writable, configurable, not
+ * enumerable, as built-ins). collections.c. */
+void cduk_define_function(duk_context *ctx, duk_idx_t owner, const char *name, duk_c_function fn, duk_idx_t nargs,
+                          duk_idx_t length, int magic);
+
+/* The iterator protocol over the iterable at `iterable`: item(ctx, udata, index) is called with
+ * each value on top of the stack (it consumes it); when it throws, the iterator is closed (an
+ * error of its `return` is ignored) and the first error rethrown. Returns the number of items.
+ * collections.c. */
+typedef void (*cduk_item_fn)(duk_context *ctx, void *_Nullable udata, double index);
+double cduk_for_each_item(duk_context *ctx, duk_idx_t iterable, cduk_item_fn item, void *_Nullable udata);
+
+/* [] -> [the realm's %IteratorPrototype%]. collections.c. */
+void cduk_push_iterator_prototype(duk_context *ctx);
 
 /* [] -> [the realm's Duktape object] and [] -> [the realm's Error.prototype]; may throw.
  * engine.c. */
@@ -154,6 +212,9 @@ int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
 /* Grows obj's property table to hold `count` properties (when it holds fewer), so that the
  * next definitions do not reallocate it one by one. May throw (allocation). engine.c. */
 void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count);
+
+/* Grows obj's property table to hold `extra` more properties than it has. May throw. engine.c. */
+void cduk_reserve_more_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t extra);
 
 /* [fn] -> []: makes fn obj's finalizer, whatever obj's state (duk_set_finalizer
  * throws on a frozen or non-extensible object). */

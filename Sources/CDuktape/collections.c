@@ -86,9 +86,9 @@ static const char *const cduk__kind_names[5] = { "", "Map", "Set", "WeakMap", "W
 
 /* ---- Small helpers ------------------------------------------------------------------------ */
 
-/* [obj] -> [obj]: obj[name] = a native function (with its name and length). */
-static void cduk__def_function(duk_context *ctx, const char *name, duk_c_function fn, duk_idx_t nargs,
-                               duk_idx_t length, int magic) {
+void cduk_define_function(duk_context *ctx, duk_idx_t owner, const char *name, duk_c_function fn, duk_idx_t nargs,
+                          duk_idx_t length, int magic) {
+    owner = duk_normalize_index(ctx, owner);
     duk_push_string(ctx, name);
     duk_push_c_function(ctx, fn, nargs);
     duk_set_magic(ctx, -1, magic);
@@ -98,7 +98,13 @@ static void cduk__def_function(duk_context *ctx, const char *name, duk_c_functio
     duk_push_literal(ctx, "length");
     duk_push_int(ctx, length);
     duk_def_prop(ctx, -3, CDUK__NAME_PROP);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+}
+
+/* [obj] -> [obj]: obj[name] = a native function (with its name and length). */
+static void cduk__def_function(duk_context *ctx, const char *name, duk_c_function fn, duk_idx_t nargs,
+                               duk_idx_t length, int magic) {
+    cduk_define_function(ctx, -1, name, fn, nargs, length, magic);
 }
 
 /* [obj] -> [obj]: obj[Symbol.toStringTag] = tag (read-only, configurable). */
@@ -330,19 +336,15 @@ static duk_int_t cduk__cursor_next(duk_context *ctx, duk_idx_t data, duk_uarridx
 
 /* ---- Iterating an iterable (constructors) ------------------------------------------------- */
 
-/* Consumes the item on top of the stack: adds it to the collection at `target` through the
- * function at `adder`. */
-typedef void (*cduk__item_fn)(duk_context *ctx, duk_idx_t target, duk_idx_t adder);
-
 typedef struct {
-    cduk__item_fn item;
-    duk_idx_t target;
-    duk_idx_t adder;
+    cduk_item_fn item;
+    void *udata;
+    double index;
 } cduk__item_call;
 
 static duk_ret_t cduk__item_body(duk_context *ctx, void *udata) {
     const cduk__item_call *call = (const cduk__item_call *) udata;
-    call->item(ctx, call->target, call->adder);
+    call->item(ctx, call->udata, call->index);
     return 0;
 }
 
@@ -357,12 +359,9 @@ static duk_ret_t cduk__close_iterator(duk_context *ctx, void *udata) {
     return 0;
 }
 
-/* Calls item(ctx, target, adder) with each value of the iterable at `iterable` (the iterator
- * protocol, GetIterator and IteratorStep); when item throws, closes the iterator (an error of its
- * `return` is ignored) and rethrows the first error. */
-static void cduk__for_each_item(duk_context *ctx, duk_idx_t iterable, duk_idx_t target, duk_idx_t adder,
-                                cduk__item_fn item) {
-    cduk__item_call call = { item, target, adder };
+double cduk_for_each_item(duk_context *ctx, duk_idx_t iterable, cduk_item_fn item, void *udata) {
+    cduk__item_call call = { item, udata, 0 };
+    iterable = duk_normalize_index(ctx, iterable);
     duk_require_stack(ctx, 12);
     duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
     duk_get_prop(ctx, iterable); /* [method] */
@@ -386,7 +385,7 @@ static void cduk__for_each_item(duk_context *ctx, duk_idx_t iterable, duk_idx_t 
         duk_get_prop_literal(ctx, -1, "done");
         if (duk_to_boolean(ctx, -1)) {
             duk_pop_n(ctx, 4);
-            return;
+            return call.index;
         }
         duk_pop(ctx);
         duk_get_prop_literal(ctx, -1, "value"); /* [iterator next result value] */
@@ -398,11 +397,21 @@ static void cduk__for_each_item(duk_context *ctx, duk_idx_t iterable, duk_idx_t 
             (void) duk_throw(ctx);
         }
         duk_pop(ctx);
+        call.index++;
     }
 }
 
+/* What the constructors add with: the collection at `target` and its set/add at `adder`. */
+typedef struct {
+    duk_idx_t target;
+    duk_idx_t adder;
+} cduk__adder;
+
 /* Map: the item must be an object; adder.call(map, item[0], item[1]). */
-static void cduk__add_entry(duk_context *ctx, duk_idx_t target, duk_idx_t adder) {
+static void cduk__add_entry(duk_context *ctx, void *udata, double index) {
+    const cduk__adder *add = (const cduk__adder *) udata;
+    duk_idx_t target = add->target, adder = add->adder;
+    (void) index;
     if (!duk_is_object(ctx, -1)) {
         (void) duk_type_error(ctx, "iterator value %s is not an entry object", duk_safe_to_string(ctx, -1));
     }
@@ -415,7 +424,10 @@ static void cduk__add_entry(duk_context *ctx, duk_idx_t target, duk_idx_t adder)
 }
 
 /* Set, WeakSet: adder.call(set, item). */
-static void cduk__add_value(duk_context *ctx, duk_idx_t target, duk_idx_t adder) {
+static void cduk__add_value(duk_context *ctx, void *udata, double index) {
+    const cduk__adder *add = (const cduk__adder *) udata;
+    duk_idx_t target = add->target, adder = add->adder;
+    (void) index;
     duk_dup(ctx, adder);
     duk_dup(ctx, target);
     duk_dup(ctx, -3);
@@ -463,8 +475,9 @@ static duk_ret_t cduk__collection_constructor(duk_context *ctx) {
             return duk_type_error(ctx, "%s.prototype.%s is not a function", cduk__kind_names[kind],
                                   kind == CDUK__MAP || kind == CDUK__WEAK_MAP ? "set" : "add");
         }
-        cduk__for_each_item(ctx, 0, 1, 2, kind == CDUK__MAP || kind == CDUK__WEAK_MAP ? cduk__add_entry
-                                                                                      : cduk__add_value);
+        cduk__adder add = { 1, 2 };
+        (void) cduk_for_each_item(ctx, 0, kind == CDUK__MAP || kind == CDUK__WEAK_MAP ? cduk__add_entry : cduk__add_value,
+                                  &add);
         duk_pop(ctx);
     }
     return 1;
@@ -650,6 +663,8 @@ static duk_ret_t cduk__weak_method(duk_context *ctx) {
 
 /* [] -> [the realm's iterator prototype `stash_key`, made on first use]. */
 static void cduk__push_iterator_prototype(duk_context *ctx, const char *stash_key);
+
+void cduk_push_iterator_prototype(duk_context *ctx) { cduk__push_iterator_prototype(ctx, CDUK__STASH_ITERATOR_PROTO); }
 
 /* [target] -> [iterator]: a new iterator of `kind` over target. */
 static void cduk__push_iterator(duk_context *ctx, const char *proto_key, int kind) {
@@ -851,7 +866,7 @@ static void cduk__def_getter(duk_context *ctx, const char *name, duk_c_function 
 }
 
 /* Defines the constructor `kind` on owner (the global object at `owner`). */
-static void cduk__install_collection(duk_context *ctx, duk_idx_t owner, int kind) {
+void cduk_install_collection(duk_context *ctx, duk_idx_t owner, int kind) {
     const char *name = cduk__kind_names[kind];
     owner = duk_normalize_index(ctx, owner);
     duk_push_string(ctx, name);
@@ -913,7 +928,7 @@ static void cduk__install_collection(duk_context *ctx, duk_idx_t owner, int kind
 }
 
 /* Defines keys, values, entries and @@iterator (= values) on Array.prototype at `owner`. */
-static void cduk__install_array_iteration(duk_context *ctx, duk_idx_t owner, int unused) {
+void cduk_install_array_iteration(duk_context *ctx, duk_idx_t owner, int unused) {
     (void) unused;
     duk_dup(ctx, owner);
     cduk__def_function(ctx, "keys", cduk__array_iterator, 0, 0, CDUK__ITER_KEYS);
@@ -924,7 +939,7 @@ static void cduk__install_array_iteration(duk_context *ctx, duk_idx_t owner, int
 }
 
 /* Defines @@iterator on String.prototype at `owner`. */
-static void cduk__install_string_iteration(duk_context *ctx, duk_idx_t owner, int unused) {
+void cduk_install_string_iteration(duk_context *ctx, duk_idx_t owner, int unused) {
     (void) unused;
     duk_dup(ctx, owner);
     duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
@@ -936,97 +951,3 @@ static void cduk__install_string_iteration(duk_context *ctx, duk_idx_t owner, in
     duk_pop(ctx);
 }
 
-/* What a realm gets on first use: the owner, the key, and what defines it (with the other keys
- * the same installer defines, each of which has its own entry). */
-typedef struct {
-    cduk_realm_object owner;
-    const char *key;
-    void (*install)(duk_context *ctx, duk_idx_t owner, int argument);
-    int argument;
-} cduk__lazy_entry;
-
-static const cduk__lazy_entry cduk__lazy_entries[] = {
-    { CDUK_REALM_GLOBAL, "Map", cduk__install_collection, CDUK__MAP },
-    { CDUK_REALM_GLOBAL, "Set", cduk__install_collection, CDUK__SET },
-    { CDUK_REALM_GLOBAL, "WeakMap", cduk__install_collection, CDUK__WEAK_MAP },
-    { CDUK_REALM_GLOBAL, "WeakSet", cduk__install_collection, CDUK__WEAK_SET },
-    { CDUK_REALM_ARRAY_PROTOTYPE, "keys", cduk__install_array_iteration, 0 },
-    { CDUK_REALM_ARRAY_PROTOTYPE, "values", cduk__install_array_iteration, 0 },
-    { CDUK_REALM_ARRAY_PROTOTYPE, "entries", cduk__install_array_iteration, 0 },
-    { CDUK_REALM_ARRAY_PROTOTYPE, CDUK__SYMBOL_ITERATOR, cduk__install_array_iteration, 0 },
-    { CDUK_REALM_STRING_PROTOTYPE, CDUK__SYMBOL_ITERATOR, cduk__install_string_iteration, 0 },
-};
-#define CDUK__LAZY_COUNT (sizeof cduk__lazy_entries / sizeof cduk__lazy_entries[0])
-
-/* The getter of a lazy property: magic = its owner; the key is Duktape's extra argument. Makes
- * the value (the installer replaces the accessor with data properties) and reads it. */
-static duk_ret_t cduk__lazy_get(duk_context *ctx) {
-    cduk_realm_object owner = (cduk_realm_object) duk_get_current_magic(ctx);
-    duk_size_t length = 0;
-    const char *key = duk_get_lstring(ctx, 0, &length);
-    cduk_push_realm_object(ctx, owner); /* [key owner] */
-    for (size_t i = 0; key != NULL && i < CDUK__LAZY_COUNT; i++) {
-        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
-        if (entry->owner == owner && strlen(entry->key) == length && memcmp(entry->key, key, length) == 0) {
-            entry->install(ctx, 1, entry->argument);
-            duk_dup(ctx, 0);
-            duk_get_prop(ctx, 1);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* True when the object at idx is one of the realm's lazy owners. */
-static int cduk__is_lazy_owner(duk_context *ctx, duk_idx_t idx) {
-    void *object = duk_get_heapptr(ctx, idx);
-    for (int owner = 0; owner < (int) CDUK_REALM_OBJECT_COUNT; owner++) {
-        cduk_push_realm_object(ctx, (cduk_realm_object) owner);
-        void *candidate = duk_get_heapptr(ctx, -1);
-        duk_pop(ctx);
-        if (candidate == object) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The setter of a lazy property: assignment makes a data property on the receiver, as it would
- * with the data property the accessor stands for (writable); the owner keeps its attributes. */
-static duk_ret_t cduk__lazy_set(duk_context *ctx) {
-    /* [value key] */
-    duk_push_this(ctx);
-    if (!duk_is_object(ctx, 2)) {
-        return 0;
-    }
-    duk_dup(ctx, 1);
-    duk_dup(ctx, 0);
-    duk_def_prop(ctx, 2, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_CONFIGURABLE |
-                             DUK_DEFPROP_FORCE |
-                             (cduk__is_lazy_owner(ctx, 2) ? DUK_DEFPROP_CLEAR_ENUMERABLE : DUK_DEFPROP_SET_ENUMERABLE));
-    return 0;
-}
-
-void cduk_install_lazy_builtins(duk_context *ctx) {
-    duk_require_stack(ctx, 8);
-    duk_push_c_function(ctx, cduk__lazy_set, 2); /* [setter] */
-    cduk_realm_object current = CDUK_REALM_OBJECT_COUNT;
-    for (size_t i = 0; i < CDUK__LAZY_COUNT; i++) {
-        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
-        if (entry->owner != current) {
-            if (current != CDUK_REALM_OBJECT_COUNT) {
-                duk_pop_2(ctx);
-            }
-            current = entry->owner;
-            cduk_push_realm_object(ctx, current);
-            duk_push_c_function(ctx, cduk__lazy_get, 1); /* [setter owner getter] */
-            duk_set_magic(ctx, -1, (int) current);
-        }
-        duk_push_string(ctx, entry->key);
-        duk_dup(ctx, -2);
-        duk_dup(ctx, -5);
-        duk_def_prop(ctx, -5, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER | DUK_DEFPROP_CLEAR_ENUMERABLE |
-                                  DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE);
-    }
-    duk_pop_3(ctx);
-}

@@ -452,7 +452,19 @@ void cduk_put_own_hidden_raw(duk_context *ctx, duk_idx_t obj_idx, const char *ke
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);
     duk_push_literal_raw(thr, key, length); /* [value key] */
-    duk_insert(thr, -2);                    /* [key value] */
+    /* An existing slot (a writable data property: all of ours are) is overwritten in place, as
+     * the forced define would; the slot is written before the old value is released. */
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    duk_uint_t attributes = 0;
+    duk_tval *found = h == NULL ? NULL
+                                : duk_hobject_find_entry_tval_ptr_and_attrs(thr->heap, h, duk_known_hstring(thr, -1),
+                                                                            &attributes);
+    if (found != NULL && (attributes & DUK_PROPDESC_FLAG_WRITABLE)) {
+        DUK_TVAL_SET_TVAL_UPDREF(thr, found, duk_get_tval(thr, -2));
+        duk_pop_2(thr);
+        return;
+    }
+    duk_insert(thr, -2); /* [key value] */
     cduk_put_own_keyed(ctx, obj_idx);
 }
 
@@ -507,11 +519,61 @@ int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx) {
     return deleted;
 }
 
+int cduk_define_lazy_accessor(duk_context *ctx, duk_idx_t owner, duk_idx_t getter, duk_idx_t setter) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *obj = duk_require_hobject(thr, owner);
+    duk_hobject *get = duk_require_hobject(thr, getter);
+    duk_hobject *set = duk_require_hobject(thr, setter);
+    duk_hstring *key = duk_require_hstring(thr, -1);
+    duk_int_t e_idx = -1, h_idx = -1;
+    duk_hobject_find_entry(thr->heap, obj, key, &e_idx, &h_idx);
+    /* Exotic owners (Array.prototype is an array, String.prototype a String object) are fine:
+     * their exotic behaviour is for "length" and indices, which no lazy key is; a Proxy is not. */
+    if (e_idx >= 0 || DUK_HOBJECT_IS_PROXY(obj) || DUK_HSTRING_HAS_ARRIDX(key) || key == DUK_HTHREAD_STRING_LENGTH(thr)) {
+        duk_pop(thr);
+        return 0; /* the general path (cduk_define_lazy_accessor's caller) */
+    }
+    /* A new entry, as Duktape's own built-in initialization makes accessors. */
+    e_idx = duk__hobject_alloc_entry_checked(thr, obj, key);
+    DUK_HOBJECT_E_SET_VALUE_GETTER(thr->heap, obj, e_idx, get);
+    DUK_HOBJECT_E_SET_VALUE_SETTER(thr->heap, obj, e_idx, set);
+    DUK_HOBJECT_INCREF(thr, get);
+    DUK_HOBJECT_INCREF(thr, set);
+    DUK_HOBJECT_E_SET_FLAGS(thr->heap, obj, e_idx, DUK_PROPDESC_FLAG_ACCESSOR | DUK_PROPDESC_FLAG_CONFIGURABLE);
+    duk_pop(thr);
+    return 1;
+}
+
+int cduk_is_own_accessor_getter(duk_context *ctx, duk_idx_t obj_idx, duk_idx_t getter) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *obj = duk_get_hobject(thr, obj_idx);
+    duk_hobject *get = duk_get_hobject(thr, getter);
+    duk_hstring *key = duk_get_hstring(thr, -1);
+    if (obj == NULL || get == NULL || key == NULL) {
+        return 0;
+    }
+    duk_int_t e_idx = -1, h_idx = -1;
+    duk_hobject_find_entry(thr->heap, obj, key, &e_idx, &h_idx);
+    return e_idx >= 0 && DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, obj, e_idx) &&
+           DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, obj, e_idx) == get;
+}
+
 void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which) {
     duk_hthread *thr = (duk_hthread *) ctx;
     switch (which) {
     case CDUK_REALM_ARRAY_PROTOTYPE: duk_push_hobject_bidx(thr, DUK_BIDX_ARRAY_PROTOTYPE); break;
+    case CDUK_REALM_ARRAY_CONSTRUCTOR: duk_push_hobject_bidx(thr, DUK_BIDX_ARRAY_CONSTRUCTOR); break;
+    case CDUK_REALM_OBJECT_CONSTRUCTOR: duk_push_hobject_bidx(thr, DUK_BIDX_OBJECT_CONSTRUCTOR); break;
     case CDUK_REALM_STRING_PROTOTYPE: duk_push_hobject_bidx(thr, DUK_BIDX_STRING_PROTOTYPE); break;
+    case CDUK_REALM_STRING_CONSTRUCTOR: duk_push_hobject_bidx(thr, DUK_BIDX_STRING_CONSTRUCTOR); break;
+    case CDUK_REALM_SYMBOL_PROTOTYPE: duk_push_hobject_bidx(thr, DUK_BIDX_SYMBOL_PROTOTYPE); break;
+    case CDUK_REALM_TYPED_ARRAY_PROTOTYPE:
+        duk_push_hobject_bidx(thr, DUK_BIDX_UINT8ARRAY_PROTOTYPE);
+        duk_get_prototype(thr, -1);
+        duk_remove(thr, -2);
+        break;
+    /* No built-in index: the global's property (read when the realm is made, before any script). */
+    case CDUK_REALM_SYMBOL_CONSTRUCTOR: duk_push_hobject_bidx(thr, DUK_BIDX_GLOBAL); duk_get_prop_literal(thr, -1, "Symbol"); duk_remove(thr, -2); break;
     default: duk_push_hobject_bidx(thr, DUK_BIDX_GLOBAL); break;
     }
 }
@@ -521,6 +583,14 @@ void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t c
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
     if (h != NULL && DUK_HOBJECT_GET_ESIZE(h) < count) {
         duk_hobject_resize_entrypart(thr, h, count);
+    }
+}
+
+void cduk_reserve_more_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t extra) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h != NULL && DUK_HOBJECT_GET_ESIZE(h) < DUK_HOBJECT_GET_ENEXT(h) + extra) {
+        duk_hobject_resize_entrypart(thr, h, DUK_HOBJECT_GET_ENEXT(h) + extra);
     }
 }
 

@@ -51,6 +51,7 @@
 #define CDUK__STASH_CONSTRUCTOR "PromiseConstructor"
 #define CDUK__STASH_THREAD "PromiseRealmThread"
 #define CDUK__STASH_AGGREGATE "AggregateErrorPrototype"
+#define CDUK__STASH_AGGREGATE_CONSTRUCTOR "AggregateErrorConstructor"
 
 /* Heap stash. */
 #define CDUK__HEAP_QUEUE "JobQueue"
@@ -115,6 +116,8 @@ static void cduk__define_named(duk_context *ctx, duk_idx_t obj, const char *name
     duk_def_prop(ctx, obj, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
                                DUK_DEFPROP_SET_CONFIGURABLE);
 }
+
+static void cduk__ensure_promise(duk_context *ctx);
 
 static void cduk__push_stash_value(duk_context *ctx, const char *key) {
     duk_push_global_stash(ctx);
@@ -848,16 +851,15 @@ static void cduk__def_method(duk_context *ctx, const char *name, duk_c_function 
     duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
 }
 
-void cduk_install_promise(duk_context *ctx) {
+/* Makes Promise, AggregateError and their prototypes for ctx's realm and keeps them in the
+ * realm's stash (not in globals: see cduk_install_promise_globals). [] -> []. */
+static void cduk__make_promise(duk_context *ctx) {
     duk_require_stack(ctx, 12);
-    duk_push_global_object(ctx);  /* [global] */
-    duk_push_global_stash(ctx);   /* [global stash] */
-    duk_push_pointer(ctx, (void *) ctx);
-    duk_put_prop_string(ctx, -2, CDUK__STASH_THREAD);
+    duk_push_global_stash(ctx); /* [stash] */
 
     /* Promise and Promise.prototype */
-    duk_push_c_function(ctx, cduk__promise_constructor, 1); /* [global stash Promise] */
-    duk_push_object(ctx);                                     /* [global stash Promise proto] */
+    duk_push_c_function(ctx, cduk__promise_constructor, 1); /* [stash Promise] */
+    duk_push_object(ctx);                                     /* [stash Promise proto] */
     cduk__def_method(ctx, "then", cduk__promise_then, 2, 0);
     cduk__def_method(ctx, "catch", cduk__promise_catch, 1, 0);
     cduk__def_method(ctx, "finally", cduk__promise_finally, 1, 0);
@@ -871,7 +873,7 @@ void cduk_install_promise(duk_context *ctx) {
     duk_put_prop_string(ctx, -4, CDUK__STASH_PROTOTYPE);
     duk_push_string(ctx, "prototype");
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, -3, CDUK__FIXED_PROP); /* [global stash Promise] */
+    duk_def_prop(ctx, -3, CDUK__FIXED_PROP); /* [stash Promise] */
     cduk__def_string(ctx, "name", "Promise", CDUK__NAME_PROP);
     cduk__def_method(ctx, "resolve", cduk__promise_static_resolve, 1, 0);
     cduk__def_method(ctx, "reject", cduk__promise_static_reject, 1, 0);
@@ -879,14 +881,10 @@ void cduk_install_promise(duk_context *ctx) {
     cduk__def_method(ctx, "allSettled", cduk__promise_combinator, 1, CDUK__ALL_SETTLED);
     cduk__def_method(ctx, "any", cduk__promise_combinator, 1, CDUK__ANY);
     cduk__def_method(ctx, "race", cduk__promise_combinator, 1, CDUK__RACE);
-    duk_dup(ctx, -1);
-    duk_put_prop_string(ctx, -3, CDUK__STASH_CONSTRUCTOR);
-    duk_push_string(ctx, "Promise");
-    duk_insert(ctx, -2);
-    duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP); /* [global stash] */
+    duk_put_prop_string(ctx, -2, CDUK__STASH_CONSTRUCTOR); /* [stash] */
 
     /* AggregateError and its prototype (inheriting Error.prototype) */
-    duk_push_c_function(ctx, cduk__aggregate_error_constructor, 2); /* [global stash AE] */
+    duk_push_c_function(ctx, cduk__aggregate_error_constructor, 2); /* [stash AE] */
     cduk_push_builtin(ctx, CDUK_BUILTIN_ERROR);
     duk_set_prototype(ctx, -2); /* AggregateError inherits from Error, as the other error types */
     duk_push_string(ctx, "length");
@@ -894,7 +892,7 @@ void cduk_install_promise(duk_context *ctx) {
     duk_def_prop(ctx, -3, CDUK__NAME_PROP); /* own: it would read Error.length (1) otherwise */
     duk_push_object(ctx);
     cduk_push_error_prototype(ctx);
-    duk_set_prototype(ctx, -2); /* [global stash AE proto] */
+    duk_set_prototype(ctx, -2); /* [stash AE proto] */
     cduk__def_string(ctx, "name", "AggregateError", CDUK__BUILTIN_PROP);
     cduk__def_string(ctx, "message", "", CDUK__BUILTIN_PROP);
     duk_push_string(ctx, "constructor");
@@ -906,10 +904,47 @@ void cduk_install_promise(duk_context *ctx) {
     duk_insert(ctx, -2);
     duk_def_prop(ctx, -3, CDUK__FIXED_PROP);
     cduk__def_string(ctx, "name", "AggregateError", CDUK__NAME_PROP);
-    duk_push_string(ctx, "AggregateError");
-    duk_insert(ctx, -2);
-    duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP);
+    duk_put_prop_string(ctx, -2, CDUK__STASH_AGGREGATE_CONSTRUCTOR);
+    duk_pop(ctx);
+}
+
+/* [] -> []: the realm's Promise machinery exists (made on first need: a script reading the
+ * global `Promise` or `AggregateError`, or the host making or awaiting a promise). The globals
+ * that still stand for it (lazy accessors) become the made values. */
+static void cduk__ensure_promise(duk_context *ctx) {
+    duk_push_global_stash(ctx);
+    duk_get_prop_string(ctx, -1, CDUK__STASH_CONSTRUCTOR);
+    int made = duk_is_function(ctx, -1);
     duk_pop_2(ctx);
+    if (made) {
+        return;
+    }
+    cduk__make_promise(ctx);
+    duk_push_global_object(ctx);
+    duk_push_global_stash(ctx); /* [global stash] */
+    static const char *const names[2] = { "Promise", "AggregateError" };
+    static const char *const stash_keys[2] = { CDUK__STASH_CONSTRUCTOR, CDUK__STASH_AGGREGATE_CONSTRUCTOR };
+    for (int i = 0; i < 2; i++) {
+        if (cduk_is_pending_lazy(ctx, -2, names[i])) {
+            duk_push_string(ctx, names[i]);
+            duk_get_prop_string(ctx, -2, stash_keys[i]);
+            duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP);
+        }
+    }
+    duk_pop_2(ctx);
+}
+
+void cduk_install_promise(duk_context *ctx) {
+    duk_push_global_stash(ctx);
+    duk_push_pointer(ctx, (void *) ctx);
+    duk_put_prop_string(ctx, -2, CDUK__STASH_THREAD);
+    duk_pop(ctx);
+}
+
+void cduk_install_promise_globals(duk_context *ctx, duk_idx_t owner, int unused) {
+    (void) owner;
+    (void) unused;
+    cduk__ensure_promise(ctx);
 }
 
 /* ---- Running jobs ------------------------------------------------------------------------- */
@@ -1184,6 +1219,7 @@ duk_int_t cduk_pclear_jobs(duk_context *ctx) {
 
 static duk_ret_t cduk__new_promise(duk_context *ctx, void *udata) {
     (void) udata;
+    cduk__ensure_promise(ctx);
     cduk__push_new_promise(ctx);
     cduk__push_resolving_record(ctx, -1);
     cduk__push_resolving_functions(ctx, -1); /* [promise record resolve reject] */
@@ -1199,6 +1235,7 @@ static duk_ret_t cduk__await(duk_context *ctx, void *udata) {
     (void) udata;
     /* [value onFulfilled onRejected] */
     duk_idx_t base = duk_get_top(ctx) - 3;
+    cduk__ensure_promise(ctx);
     cduk__push_promise_resolve(ctx, base);
     duk_push_undefined(ctx);
     cduk__perform_then(ctx, -2, base + 1, base + 2, -1);

@@ -239,6 +239,14 @@ typedef enum cduk_builtin {
  * this way do not go through the Duktape.errCreate hook (they are the library's own). */
 duk_int_t cduk_pbuiltin(duk_context *ctx, cduk_builtin builtin, duk_idx_t nargs, int construct);
 
+/* String.prototype.normalize's Unicode tables come from the host: `normalize` gets a string's
+ * bytes (Duktape's CESU-8), the form (0 NFC, 1 NFD, 2 NFKC, 3 NFKD), and returns the normalized
+ * string's bytes in a buffer allocated with malloc (the engine frees it), its length in
+ * *length; or NULL to leave the string as it is. Set once, before the first engine; it must not
+ * call into Duktape. */
+typedef char *_Nullable (*cduk_normalizer)(const char *_Nonnull bytes, size_t count, int form, size_t *_Nonnull length);
+void cduk_set_normalizer(cduk_normalizer _Nullable normalizer);
+
 /* [obj key] -> [obj[key]]. */
 duk_int_t cduk_pget_prop(duk_context *ctx);
 

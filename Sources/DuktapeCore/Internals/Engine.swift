@@ -83,6 +83,7 @@ final class Engine: @unchecked Sendable {
     /// A new heap whose deadlines are read on `clock` (nil: the system's monotonic clock).
     init?(clock: ManualClock?) {
         EngineBox.installCallbacks
+        StringCoding.installNormalizer
         guard let lock = RecursiveLock() else { return nil }
         let state = UnsafeMutablePointer<cduk_heap_state>.allocate(capacity: 1)
         state.initialize(to: cduk_heap_state())

@@ -1,3 +1,6 @@
+import CDuktape
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -154,5 +157,44 @@ enum StringCoding {
         let minimum: UInt32 = count == 2 ? 0x80 : count == 3 ? 0x800 : 0x10000
         guard value >= minimum, value <= 0x10FFFF else { return (nil, count) }
         return (value, count)
+    }
+}
+
+extension StringCoding {
+    /// String.prototype.normalize's Unicode tables (methods.c calls it; see cduk_set_normalizer):
+    /// the engine's bytes in, the normalized string's engine bytes out (malloc'd), or nil to leave
+    /// the string as it is, which is what happens when it holds a lone surrogate (decoding would
+    /// replace it with U+FFFD).
+    static let installNormalizer: Void = {
+        cduk_set_normalizer { bytes, count, form, length in
+            let input = UnsafeRawBufferPointer(start: bytes, count: count)
+            let string = StringCoding.string(fromEngineBytes: input)
+            if string.unicodeScalars.contains("\u{FFFD}") && !StringCoding.containsReplacementCharacter(input) {
+                return nil
+            }
+            let normalized: String
+            switch form {
+            case 1: normalized = string.decomposedStringWithCanonicalMapping
+            case 2: normalized = string.precomposedStringWithCompatibilityMapping
+            case 3: normalized = string.decomposedStringWithCompatibilityMapping
+            default: normalized = string.precomposedStringWithCanonicalMapping
+            }
+            return StringCoding.withEngineBytes(normalized) { pointer, count in
+                guard let copy = malloc(max(count, 1)) else { return nil }
+                memcpy(copy, pointer, count)
+                length.pointee = count
+                return copy.assumingMemoryBound(to: CChar.self)
+            }
+        }
+    }()
+
+    /// True when the bytes hold U+FFFD itself (EF BF BD), so that a U+FFFD after decoding is not
+    /// a replaced lone surrogate.
+    private static func containsReplacementCharacter(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 3 else { return false }
+        for index in 0...(bytes.count - 3) where bytes[index] == 0xEF && bytes[index + 1] == 0xBF && bytes[index + 2] == 0xBD {
+            return true
+        }
+        return false
     }
 }

@@ -1,0 +1,243 @@
+/*
+ * Built-ins made on first use. A realm gets, for each name in the table below, an accessor on its
+ * owner (the global object, Array.prototype...): one getter function per owner (the owner is kept
+ * on it) and one setter for all, since Duktape passes the property key to accessors as an extra
+ * argument. The first read runs the entry's installer, which defines the real data properties (it
+ * may define several names at once, each of which has its own entry) in place of the accessors,
+ * then reads the value. So a context that never names `Map` or `Array.prototype.find` pays a few
+ * property slots for them, not their function objects (W1).
+ *
+ * What a script can see before first use: Object.getOwnPropertyDescriptor(owner, name) gives an
+ * accessor (README, "Built-ins made on first use"). Assignment and delete behave as on the data
+ * property (the setter defines a data property on the receiver).
+ */
+#include "cduk_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define CDUK__ORIGINAL_PREFIX "\xff" "LazyOriginal:"
+
+typedef struct {
+    cduk_realm_object owner;
+    const char *key;
+    cduk_installer install;
+    int argument;
+    int replaces; /* the owner has a value under this key already (kept: cduk_get_original) */
+} cduk__lazy_entry;
+
+#define CDUK__ITERATOR DUK_WELLKNOWN_SYMBOL("Symbol.iterator")
+
+/* Grouped by owner (install walks it in order). */
+static const cduk__lazy_entry cduk__lazy_entries[] = {
+    { CDUK_REALM_GLOBAL, "Map", cduk_install_collection, 1, 0 },
+    { CDUK_REALM_GLOBAL, "Set", cduk_install_collection, 2, 0 },
+    { CDUK_REALM_GLOBAL, "WeakMap", cduk_install_collection, 3, 0 },
+    { CDUK_REALM_GLOBAL, "WeakSet", cduk_install_collection, 4, 0 },
+    { CDUK_REALM_GLOBAL, "Promise", cduk_install_promise_globals, 0, 0 },
+    { CDUK_REALM_GLOBAL, "AggregateError", cduk_install_promise_globals, 0, 0 },
+    /* Math and Reflect are reachable only through their global names: made complete on its first
+     * read (one accessor, not one per function). */
+    { CDUK_REALM_GLOBAL, "Math", cduk_install_math, 0, 1 },
+    { CDUK_REALM_GLOBAL, "Reflect", cduk_install_reflect, 0, 1 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "keys", cduk_install_array_iteration, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "values", cduk_install_array_iteration, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "entries", cduk_install_array_iteration, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, CDUK__ITERATOR, cduk_install_array_iteration, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "includes", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "find", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "findIndex", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "findLast", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "findLastIndex", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "fill", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "flat", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "flatMap", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "copyWithin", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_PROTOTYPE, "at", cduk_install_array_methods, 0, 0 },
+    { CDUK_REALM_ARRAY_CONSTRUCTOR, "from", cduk_install_array_statics, 0, 0 },
+    { CDUK_REALM_ARRAY_CONSTRUCTOR, "of", cduk_install_array_statics, 0, 0 },
+    { CDUK_REALM_OBJECT_CONSTRUCTOR, "entries", cduk_install_object_statics, 0, 0 },
+    { CDUK_REALM_OBJECT_CONSTRUCTOR, "values", cduk_install_object_statics, 0, 0 },
+    { CDUK_REALM_OBJECT_CONSTRUCTOR, "fromEntries", cduk_install_object_statics, 0, 0 },
+    { CDUK_REALM_OBJECT_CONSTRUCTOR, "getOwnPropertyDescriptors", cduk_install_object_statics, 0, 0 },
+    { CDUK_REALM_OBJECT_CONSTRUCTOR, "hasOwn", cduk_install_object_statics, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, CDUK__ITERATOR, cduk_install_string_iteration, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "padStart", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "padEnd", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "trimStart", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "trimEnd", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "trimLeft", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "trimRight", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "at", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "matchAll", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_PROTOTYPE, "normalize", cduk_install_string_methods, 0, 0 },
+    { CDUK_REALM_STRING_CONSTRUCTOR, "raw", cduk_install_string_statics, 0, 0 },
+    { CDUK_REALM_SYMBOL_CONSTRUCTOR, "asyncIterator", cduk_install_symbol_statics, 0, 0 },
+    { CDUK_REALM_SYMBOL_PROTOTYPE, "description", cduk_install_symbol_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "indexOf", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "lastIndexOf", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "join", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "forEach", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "every", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "some", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "reduce", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "reduceRight", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "reverse", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "keys", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "values", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "entries", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "includes", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "find", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "findIndex", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "findLast", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "findLastIndex", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "fill", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "at", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "copyWithin", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "slice", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "map", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "filter", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, "sort", cduk_install_typed_array_methods, 0, 0 },
+    { CDUK_REALM_TYPED_ARRAY_PROTOTYPE, CDUK__ITERATOR, cduk_install_typed_array_methods, 0, 0 },
+};
+#define CDUK__LAZY_COUNT (sizeof cduk__lazy_entries / sizeof cduk__lazy_entries[0])
+
+/* [] -> [the hidden key under which the owner keeps its original `name`]. */
+static void cduk__push_original_key(duk_context *ctx, const char *name) {
+    char key[64];
+    (void) snprintf(key, sizeof key, "%s%s", CDUK__ORIGINAL_PREFIX, name); /* names are short */
+    duk_push_string(ctx, key);
+}
+
+void cduk_get_original(duk_context *ctx, duk_idx_t owner, const char *name) {
+    owner = duk_normalize_index(ctx, owner);
+    cduk__push_original_key(ctx, name);
+    (void) cduk_get_own_keyed(ctx, owner);
+}
+
+/* The getter of a lazy property: magic = its owner's kind; the key is Duktape's extra argument.
+ * The owner is the object on the receiver's prototype chain that holds this accessor (so a
+ * getter reached from another realm installs into its own realm's owner). */
+static duk_ret_t cduk__lazy_get(duk_context *ctx) {
+    cduk_realm_object kind = (cduk_realm_object) duk_get_current_magic(ctx);
+    duk_size_t length = 0;
+    const char *key = duk_get_lstring(ctx, 0, &length);
+    if (key == NULL) {
+        return 0;
+    }
+    duk_push_current_function(ctx); /* [key fn] */
+    duk_push_this(ctx);
+    if (duk_is_null_or_undefined(ctx, 2)) {
+        cduk_push_realm_object(ctx, kind);
+        duk_replace(ctx, 2);
+    }
+    duk_dup(ctx, 2);
+    duk_to_object(ctx, -1); /* [key fn this owner?] */
+    for (int depth = 0;; depth++) {
+        duk_dup(ctx, 0);
+        int found = cduk_is_own_accessor_getter(ctx, 3, 1);
+        duk_pop(ctx);
+        if (found) {
+            break;
+        }
+        duk_get_prototype(ctx, 3);
+        if (!duk_is_object(ctx, -1) || depth > 1000) {
+            duk_pop(ctx);
+            cduk_push_realm_object(ctx, kind); /* not on the chain (a getter called directly) */
+            duk_replace(ctx, 3);
+            break;
+        }
+        duk_replace(ctx, 3);
+    }
+    for (size_t i = 0; i < CDUK__LAZY_COUNT; i++) {
+        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
+        if (entry->owner == kind && strlen(entry->key) == length && memcmp(entry->key, key, length) == 0) {
+            entry->install(ctx, 3, entry->argument);
+            /* Read through the receiver: an accessor the installer defined (a getter such as
+             * Symbol.prototype.description) must see the real `this`. */
+            duk_dup(ctx, 0);
+            duk_get_prop(ctx, 2);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name) {
+    owner = duk_normalize_index(ctx, owner);
+    duk_push_string(ctx, name);
+    duk_get_prop_desc(ctx, owner, 0); /* [desc] */
+    int pending = 0;
+    if (duk_is_object(ctx, -1)) {
+        duk_get_prop_literal(ctx, -1, "get");
+        pending = duk_is_c_function(ctx, -1) && duk_get_c_function(ctx, -1) == cduk__lazy_get;
+        duk_pop(ctx);
+    }
+    duk_pop(ctx);
+    return pending;
+}
+
+/* The setter: assignment makes a data property on the receiver, as it would with the writable
+ * data property the accessor stands for; on the owner itself it stays non-enumerable. */
+static duk_ret_t cduk__lazy_set(duk_context *ctx) {
+    /* [value key] */
+    duk_push_this(ctx);
+    if (!duk_is_object(ctx, 2)) {
+        return 0;
+    }
+    duk_dup(ctx, 1);
+    duk_get_prop_desc(ctx, 2, 0); /* [value key this desc] */
+    int on_owner = 0;
+    if (duk_is_object(ctx, -1)) {
+        duk_get_prop_literal(ctx, -1, "set");
+        duk_push_current_function(ctx);
+        on_owner = duk_strict_equals(ctx, -1, -2);
+        duk_pop_2(ctx);
+    }
+    duk_pop(ctx);
+    duk_dup(ctx, 1);
+    duk_dup(ctx, 0);
+    duk_def_prop(ctx, 2, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_CONFIGURABLE |
+                             DUK_DEFPROP_FORCE | (on_owner ? DUK_DEFPROP_CLEAR_ENUMERABLE : DUK_DEFPROP_SET_ENUMERABLE));
+    return 0;
+}
+
+void cduk_install_lazy_builtins(duk_context *ctx) {
+    duk_require_stack(ctx, 10);
+    duk_push_c_function(ctx, cduk__lazy_set, 2); /* [setter] */
+    duk_idx_t setter = duk_get_top_index(ctx);
+    cduk_realm_object current = CDUK_REALM_OBJECT_COUNT;
+    for (size_t i = 0; i < CDUK__LAZY_COUNT; i++) {
+        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
+        if (entry->owner != current) {
+            duk_set_top(ctx, setter + 1);
+            current = entry->owner;
+            cduk_push_realm_object(ctx, current);        /* [setter owner] */
+            duk_push_c_function(ctx, cduk__lazy_get, 1); /* [setter owner getter] */
+            duk_set_magic(ctx, -1, (int) current);
+            duk_uint32_t count = 0;
+            for (size_t j = i; j < CDUK__LAZY_COUNT && cduk__lazy_entries[j].owner == current; j++) {
+                count++;
+            }
+            cduk_reserve_more_properties(ctx, setter + 1, count); /* one reallocation, not several */
+        }
+        if (!duk_is_object(ctx, setter + 1)) {
+            continue;
+        }
+        if (entry->replaces) {
+            cduk__push_original_key(ctx, entry->key);
+            duk_get_prop_string(ctx, setter + 1, entry->key);
+            cduk_put_own_keyed(ctx, setter + 1);
+        }
+        duk_push_string(ctx, entry->key);
+        if (!cduk_define_lazy_accessor(ctx, setter + 1, setter + 2, setter)) {
+            duk_push_string(ctx, entry->key);
+            duk_dup(ctx, setter + 2);
+            duk_dup(ctx, setter);
+            duk_def_prop(ctx, setter + 1, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER |
+                                              DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE |
+                                              DUK_DEFPROP_FORCE);
+        }
+    }
+    duk_set_top(ctx, setter);
+}

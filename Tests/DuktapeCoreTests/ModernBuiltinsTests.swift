@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import DuktapeCore
+
+/// The ES2015–ES2022 methods added to Duktape's built-ins (methods.c, made on first use by
+/// lazy.c). Expected values follow the spec's algorithms.
+@Suite("Modern built-ins")
+struct ModernBuiltinsTests {
+    private func run(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let context = JSContext()!
+        return eval(context, script, sourceLocation: sourceLocation).toString()
+    }
+
+    @Test func arrayFromAndOf() {
+        #expect(run("Array.from('a\\uD83D\\uDE00').length + ',' + Array.from({length: 2, 0: 'x'}).join('|') + ',' + Array.from(new Set([1, 1, 2]), function (v) { return v * this.k }, {k: 10}).join('|')")
+            == "2,x|,10|20")
+        #expect(run("Array.from(new Map([[1, 2]]).entries())[0].join() + ',' + Array.of(7).length + ',' + Array.of(1, 2, 3).join('')") == "1,2,1,123")
+        // A constructor receiver gets `new C`; the length is set at the end.
+        #expect(run("function C() { this.made = true } var c = Array.from.call(C, [1, 2]); [c.made, c.length, c[1]].join()") == "true,2,2")
+        #expect(run("try { Array.from(null) } catch (e) { e.name }") == "TypeError")
+        #expect(run("try { Array.from([1], 5) } catch (e) { e.name }") == "TypeError")
+    }
+
+    @Test func arraySearchAndFill() {
+        #expect(run("[[NaN].includes(NaN), [1, 2, 3].includes(1, 1), [1, 2, 3].includes(3, -1), [].includes(undefined), [,].includes(undefined)].join()")
+            == "true,false,true,false,true")
+        #expect(run("var a = [5, 12, 8, 130, 44]; [a.find(function (x) { return x > 10 }), a.findIndex(function (x) { return x > 10 }), a.findLast(function (x) { return x > 10 }), a.findLastIndex(function (x) { return x > 200 }), String(a.find(function () { return false }))].join()")
+            == "12,1,44,-1,undefined")
+        #expect(run("[[1, 2, 3].fill(4).join(''), [1, 2, 3].fill(4, 1).join(''), [1, 2, 3].fill(4, -3, -2).join(''), Array.prototype.fill.call({length: 2}, 0)[1]].join()")
+            == "444,144,423,0")
+        #expect(run("[[1, 2, 3, 4, 5].copyWithin(0, 3).join(''), [1, 2, 3, 4, 5].copyWithin(1, 0, 3).join(''), [1, 2, 3].at(-1), String([].at(0))].join()")
+            == "45345,11235,3,undefined")
+    }
+
+    @Test func arrayFlat() {
+        #expect(run("[[1, [2, [3, [4]]]].flat().length, [1, [2, [3, [4]]]].flat(Infinity).join(), [1, , 3].flat().length, [1, 2].flatMap(function (x) { return [x, [x * 2]] }).length].join('|')")
+            == "3|1,2,3,4|2|4")
+        // Deep nesting ends in an error, not a crash of the host.
+        #expect(run("var a = []; for (var i = 0; i < 100000; i++) a = [a]; try { a.flat(Infinity); 'flat' } catch (e) { e.name }") != "")
+    }
+
+    @Test func objectStatics() {
+        #expect(run("JSON.stringify(Object.entries({b: 1, a: 2, 1: 3})) + Object.values('ab').join()") == "[[\"1\",3],[\"b\",1],[\"a\",2]]a,b")
+        #expect(run("JSON.stringify(Object.fromEntries([['a', 1], ['b', 2]])) + JSON.stringify(Object.fromEntries(new Map([['m', 1]])))") == "{\"a\":1,\"b\":2}{\"m\":1}")
+        #expect(run("var s = Symbol('s'), o = {}; o[s] = 1; Object.defineProperty(o, 'h', {value: 2}); var d = Object.getOwnPropertyDescriptors(o); [d[s].value, d.h.value, d.h.enumerable].join()")
+            == "1,2,false")
+        #expect(run("[Object.hasOwn({a: 1}, 'a'), Object.hasOwn(Object.create({a: 1}), 'a')].join()") == "true,false")
+        #expect(run("try { Object.entries(null) } catch (e) { e.name }") == "TypeError")
+        // A getter that deletes a later key: that key is skipped (its descriptor is read again).
+        #expect(run("var o = {get a() { delete this.b; return 1 }, b: 2, c: 3}; JSON.stringify(Object.entries(o))") == "[[\"a\",1],[\"c\",3]]")
+    }
+
+    @Test func stringMethods() {
+        #expect(run("['abc'.padStart(6, '12'), 'abc'.padEnd(6), 'abc'.padStart(2), 'abc'.padStart(5, '')].join('|')") == "121abc|abc   |abc|abc")
+        #expect(run("['  a  '.trimStart() + '|', '  a  '.trimEnd() + '|', String('x'.trimLeft === 'x'.trimStart), '\\uFEFF\\u2029a'.trimStart()].join()") == "a  |,  a|,true,a")
+        #expect(run("['abc'.at(-1), String('abc'.at(3))].join()") == "c,undefined")
+        #expect(run("var r = [], it = 'a1b22'.matchAll(/\\d+/g), x; while (!(x = it.next()).done) r.push(x.value[0] + '@' + x.value.index); r.join()") == "1@1,22@3")
+        #expect(run("try { 'a'.matchAll(/a/) } catch (e) { e.name }") == "TypeError")
+        #expect(run("var n = 0, it = 'abc'.matchAll(''), x; while (!(x = it.next()).done) n++; n") == "4")
+        #expect(run("String.raw({raw: ['a', 'b', 'c']}, 1, 2, 3) + '|' + String.raw({raw: 'xyz'}, '-')") == "a1b2c|x-yz")
+        #expect(run("'\\u0041\\u030A'.normalize('NFC').length + ',' + '\\u00C5'.normalize('NFD').length + ',' + 'abc'.normalize()") == "1,2,abc")
+        #expect(run("try { 'a'.normalize('nfc') } catch (e) { e.name }") == "RangeError")
+        // A pad beyond the heap is a RangeError, not a crash.
+        let vm = JSVirtualMachine()!
+        vm.memoryLimit = 16 << 20
+        let limited = JSContext(virtualMachine: vm)!
+        #expect(thrown(limited, "'a'.padStart(1e9, 'xy')")?.name == "RangeError")
+    }
+
+    @Test func mathSymbolAndReflect() {
+        #expect(run("[Math.fround(5.5), Math.fround(5.05) === 5.05, Math.sinh(0), Math.tanh(Infinity), Math.log1p(0), Math.expm1(0), Math.acosh(1), Math.atanh(0), Math.asinh(0), Math.cosh(0)].join()")
+            == "5.5,false,0,1,0,0,0,0,0,1")
+        #expect(run("[typeof Symbol.asyncIterator, String(Symbol.asyncIterator), Symbol('d').description, String(Symbol().description), Symbol('').description === '', Symbol.for('k').description, Symbol.iterator.description].join()")
+            == "symbol,Symbol(Symbol.asyncIterator),d,undefined,true,k,Symbol.iterator")
+        #expect(run("""
+            var t = {get x() { return this.y }, set w(v) { this.got = v }}, r = {y: 2};
+            [Reflect.get(t, 'x', r), Reflect.get(Object.create(t), 'x', r), Reflect.set(t, 'w', 5, r), r.got,
+             Reflect.set(t, 'n', 1, r), r.n, String(t.n), Reflect.set(t, 'q', 1, Object.freeze({})), Reflect.get({a: 1}, 'a')].join()
+            """) == "2,2,true,5,true,1,undefined,false,1")
+    }
+
+    @Test func typedArrays() {
+        #expect(run("""
+            var t = new Int16Array([3, -1, 2, NaN === NaN ? 0 : 10]);
+            [Array.from(t).join(), t.includes(2), t.indexOf(-1), t.slice(1, 3).join(), t.slice(1) instanceof Int16Array,
+             t.map(function (x) { return x * 2 }).join(), t.filter(function (x) { return x > 0 }).join(),
+             new Float64Array([3, NaN, -0, 0, -5]).sort().join(), t.join('-'), new Uint8Array(3).fill(7).join('')].join('|')
+            """) == "3,-1,2,10|true|1|-1,2|true|6,-2,4,20|3,2,10|-5,0,0,3,NaN|3--1-2-10|777")
+        #expect(run("var n = 0; for (var it = new Uint8Array([1, 2])[Symbol.iterator](), x; !(x = it.next()).done;) n += x.value; n") == "3")
+    }
+
+    @Test func everyAddedNameIsAFunctionOfItsOwner() {
+        // Each lazy entry's installer defines its name (else reading it would recurse).
+        #expect(run("""
+            var names = {
+              Array: ['from', 'of'], 'Array.prototype': ['keys', 'values', 'entries', 'includes', 'find', 'findIndex',
+                'findLast', 'findLastIndex', 'fill', 'flat', 'flatMap', 'copyWithin', 'at'],
+              Object: ['entries', 'values', 'fromEntries', 'getOwnPropertyDescriptors', 'hasOwn'],
+              'String.prototype': ['padStart', 'padEnd', 'trimStart', 'trimEnd', 'trimLeft', 'trimRight', 'at', 'matchAll', 'normalize'],
+              String: ['raw'], Math: ['fround', 'expm1', 'log1p', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'],
+              Reflect: ['get', 'set'],
+              'Object.getPrototypeOf(Int8Array.prototype)': ['indexOf', 'lastIndexOf', 'join', 'forEach', 'every', 'some',
+                'reduce', 'reduceRight', 'reverse', 'keys', 'values', 'entries', 'includes', 'find', 'findIndex', 'findLast',
+                'findLastIndex', 'fill', 'at', 'copyWithin', 'slice', 'map', 'filter', 'sort']
+            };
+            var bad = [];
+            for (var owner in names) {
+              var o = eval(owner);
+              names[owner].forEach(function (n) {
+                if (typeof o[n] !== 'function') bad.push(owner + '.' + n);
+                var d = Object.getOwnPropertyDescriptor(o, n);
+                if (!d || !('value' in d) || d.enumerable || !d.writable) bad.push(owner + '.' + n + ' descriptor');
+              });
+            }
+            bad.join() || 'ok'
+            """) == "ok")
+    }
+}
