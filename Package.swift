@@ -21,6 +21,7 @@ let package = Package(
         // plus the protected-call shims (shims.c). Needs `duktape-dev` (`make deps`).
         .target(
             name: "CDuktape",
+            exclude: ["scripts"],
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("m")]
         ),

@@ -609,7 +609,26 @@ typedef struct {
     size_t source_length;
     const char *filename;
     size_t filename_length;
+    int program; /* compiled as program code (var bindings global even in strict code) */
 } cduk__eval_args;
+
+static duk_ret_t cduk__compile_eval(duk_context *ctx, void *udata) {
+    cduk__eval_args *a = (cduk__eval_args *) udata;
+    duk_push_lstring(ctx, a->source, a->source_length);
+    if (a->filename != NULL) {
+        duk_push_lstring(ctx, a->filename, a->filename_length);
+    } else {
+        duk_push_string(ctx, ""); /* as cduk__eval */
+    }
+    duk_compile(ctx, a->program ? 0 : DUK_COMPILE_EVAL);
+    return 1;
+}
+
+duk_int_t cduk_pcompile_eval(duk_context *ctx, const char *source, size_t source_length, const char *filename,
+                             size_t filename_length, int program) {
+    cduk__eval_args a = { source, source_length, filename, filename_length, program };
+    return cduk__protect(ctx, cduk__compile_eval, &a, 0, 1);
+}
 
 static duk_ret_t cduk__eval(duk_context *ctx, void *udata) {
     cduk__eval_args *a = (cduk__eval_args *) udata;
@@ -633,7 +652,7 @@ static duk_ret_t cduk__eval(duk_context *ctx, void *udata) {
 
 duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length, const char *filename,
                      size_t filename_length) {
-    cduk__eval_args a = { source, source_length, filename, filename_length };
+    cduk__eval_args a = { source, source_length, filename, filename_length, 0 };
     return cduk__protect(ctx, cduk__eval, &a, 0, 1);
 }
 

@@ -10,7 +10,13 @@ struct DukJS: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dukjs",
         abstract: "Run JavaScript with DuktapeCore (Duktape 2.7, JavaScriptCore's API).",
-        discussion: "With no arguments: a REPL on a terminal, else the script on standard input.",
+        discussion: """
+            With no arguments: a REPL on a terminal, else the script on standard input.
+
+            Language: ES2020. Duktape parses ES5.1; other syntax is lowered to ES5 by TypeScript's \
+            compiler (Debian's node-typescript, or DUKTAPECORE_TYPESCRIPT), which starts on first \
+            need. Errors name the original lines.
+            """,
         version: "dukjs \(version) (DuktapeCore \(version), Duktape 2.7.0)",
         subcommands: [Run.self, Eval.self, Repl.self, Fetch.self, Demo.self]
     )

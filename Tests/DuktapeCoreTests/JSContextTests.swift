@@ -36,7 +36,7 @@ struct JSContextTests {
         recorder.install(on: context)
         context.evaluateScript("throw new RangeError('one')")
         context.evaluateScript("}")
-        #expect(recorder.messages == ["RangeError: one", "SyntaxError: parse error (line 1, end of input)"])
+        #expect(recorder.messages == ["RangeError: one", "SyntaxError: Declaration or statement expected. (line 1, column 1)"])
         #expect(context.exception == nil)
         context.exceptionHandler = nil
         #expect(context.exceptionHandler == nil)

@@ -12,7 +12,7 @@ struct JSExceptionTests {
         ("throw new TypeError('t')", "TypeError", "t"),
         ("throw new RangeError('r')", "RangeError", "r"),
         ("undefinedFunction()", "ReferenceError", "identifier 'undefinedFunction' undefined"),
-        ("1 +", "SyntaxError", "parse error (line 1, end of input)"),
+        ("1 +", "SyntaxError", "Expression expected. (line 1, end of input)"),
         ("var e = new Error('custom'); e.name = 'MyError'; throw e", "MyError", "custom"),
     ])
     func errorsCarryNameAndMessage(script: String, name: String, message: String) throws {
@@ -92,9 +92,9 @@ struct JSExceptionTests {
         let withURL = try #require(thrown(context, "null.x", sourceURL: URL(string: "file:///a.js")))
         #expect(withURL.sourceURL == "file:///a.js")
         let syntax = try #require(thrown(context, "1 +\n+", sourceURL: URL(string: "file:///s.js")))
-        #expect(syntax.description == "SyntaxError: parse error (file:///s.js:2)")
+        #expect(syntax.description == "SyntaxError: Expression expected. (file:///s.js:2)")
         let syntaxWithoutURL = try #require(thrown(context, "1 +"))
-        #expect(syntaxWithoutURL.description == "SyntaxError: parse error (line 1, end of input)")
+        #expect(syntaxWithoutURL.description == "SyntaxError: Expression expected. (line 1, end of input)")
     }
 
     @Test func exceptionsAreSendableAndOutliveTheirScope() async throws {

@@ -342,3 +342,68 @@ let runsUnderASanitizer: Bool = {
     let environment = ProcessInfo.processInfo.environment
     return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
 }()
+
+/// Modern JavaScript through `dukjs`: a multi-file CommonJS app in ES2015+, errors at the
+/// original's lines, and the message without TypeScript's compiler.
+@Suite("dukjs and modern JavaScript")
+struct DukjsModernTests {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Output {
+        try ChildProcess.run(DukjsRuntimeTests.executable, arguments, environment: environment, deadline: 120)
+    }
+
+    private static let typeScriptInstalled = FileManager.default.fileExists(atPath: "/usr/share/nodejs/typescript/lib/typescript.js")
+
+    @Test(.enabled(if: typeScriptInstalled, "node-typescript is not installed"))
+    func aModernAppRunsAsNodeRunsIt() throws {
+        let app = try TemporaryTree([
+            "main.js": """
+                const { Stack } = require('./stack');
+                const s = new Stack();
+                [1, 2, 3].forEach((n) => s.push(n ** 2));
+                console.log(`${s.size} items, top ${s.peek()}`, [...s].join(' '));
+                (async () => {
+                  for await (const v of s.drain()) console.log('drained', v);
+                })();
+                """,
+            "stack.js": """
+                class Stack {
+                  #items = [];
+                  push(v) { this.#items.push(v); return this; }
+                  peek() { return this.#items.at(-1) ?? null; }
+                  get size() { return this.#items.length; }
+                  *[Symbol.iterator]() { yield* this.#items; }
+                  async *drain() { while (this.#items.length) yield this.#items.pop(); }
+                }
+                module.exports = { Stack };
+                """,
+        ])
+        let output = try run(["run", app.path("main.js")])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "3 items, top 9 1 4 9\ndrained 9\ndrained 4\ndrained 1\n")
+    }
+
+    @Test(.enabled(if: typeScriptInstalled, "node-typescript is not installed"))
+    func errorsNameTheOriginalLines() throws {
+        let app = try TemporaryTree([
+            "throws.js": "const f = () => {\n  let x = 1;\n  throw new RangeError(`too far ${x}`);\n};\nf();\n",
+            "syntax.js": "let a = 1;\n\nconst b = (c, => c;\n",
+        ])
+        let thrown = try run(["run", app.path("throws.js")])
+        #expect(thrown.status == 1)
+        #expect(thrown.stderr.hasPrefix("\(app.path("throws.js")):3: RangeError: too far 1\n"))
+        let syntax = try run(["run", app.path("syntax.js")])
+        #expect(syntax.status == 1)
+        #expect(syntax.stderr.hasPrefix("\(app.path("syntax.js")):3: SyntaxError: "), "\(syntax.stderr)")
+        #expect(syntax.stderr.contains("(line 3, column "))
+    }
+
+    @Test func withoutTheCompilerES5RunsAndModernSyntaxSaysWhatToInstall() throws {
+        let environment = ["DUKTAPECORE_TYPESCRIPT": "/nonexistent/typescript.js"]
+        let es5 = try run(["eval", "[1, 2].map(function (x) { return x * 2 }).join()"], environment: environment)
+        #expect(es5.stdout == "2,4\n")
+        let modern = try run(["eval", "let a = () => 1"], environment: environment)
+        #expect(modern.status == 1)
+        #expect(modern.stderr.contains("SyntaxError"))
+        #expect(modern.stderr.contains("node-typescript"))
+    }
+}

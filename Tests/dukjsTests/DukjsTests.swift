@@ -66,7 +66,7 @@ struct DukjsTests {
         #expect(thrown.stderr == "Uncaught 42\n")
         let syntax = try run(["eval", "1 +"])
         #expect(syntax.status == 1)
-        #expect(syntax.stderr.hasPrefix("Uncaught SyntaxError: parse error"))
+        #expect(syntax.stderr.hasPrefix("Uncaught SyntaxError: Expression expected. (line 1, end of input)"))
     }
 
     @Test func limits() throws {

@@ -239,6 +239,17 @@ typedef enum cduk_builtin {
  * this way do not go through the Duktape.errCreate hook (they are the library's own). */
 duk_int_t cduk_pbuiltin(duk_context *ctx, cduk_builtin builtin, duk_idx_t nargs, int construct);
 
+/* The compiler VM's script (scripts/transpiler.js, embedded at build time), its length in
+ * *length. */
+const char *_Nonnull cduk_transpiler_script(size_t *_Nonnull length);
+
+/* Compiles `source` as global code under `filename`: [] -> [function], or [error] (the cduk_p*
+ * convention). With eval semantics (the last statement's value is the result), or as program
+ * code when `program` is non-zero (a strict script's `var`s are then globals, as a <script>'s).
+ * Run it with cduk_pcall after pushing the global object as `this`. */
+duk_int_t cduk_pcompile_eval(duk_context *_Nonnull ctx, const char *_Nonnull source, size_t source_length,
+                             const char *_Nullable filename, size_t filename_length, int program);
+
 /* String.prototype.normalize's Unicode tables come from the host: `normalize` gets a string's
  * bytes (Duktape's CESU-8), the form (0 NFC, 1 NFD, 2 NFKC, 3 NFKD), and returns the normalized
  * string's bytes in a buffer allocated with malloc (the engine frees it), its length in

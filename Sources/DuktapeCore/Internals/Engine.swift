@@ -81,6 +81,10 @@ final class Engine: @unchecked Sendable {
     }
 
     /// A new heap whose deadlines are read on `clock` (nil: the system's monotonic clock).
+    /// False for the transpiler's own compiler VM: source it cannot parse is an error there, not
+    /// something to lower (which would start the compiler VM again). Set before its first use.
+    nonisolated(unsafe) var lowersModernSyntax = true
+
     init?(clock: ManualClock?) {
         EngineBox.installCallbacks
         StringCoding.installNormalizer

@@ -484,17 +484,91 @@ struct EngineStack {
         return pointer
     }
 
-    /// [..] -> [.. completion value]: compiles and runs `source` in this context's global scope.
-    func evaluate(_ source: String, sourceURL: String?) throws(JSException) {
-        let status = StringCoding.withEngineBytes(source) { sourceBytes, sourceCount in
-            guard let sourceURL else {
-                return cduk_peval(ctx, sourceBytes, sourceCount, nil, 0)
+    /// [..] -> [.. completion value]: compiles and runs `source` in this context's global scope
+    /// (as program code when `asProgram`: its result is then undefined).
+    ///
+    /// Source Duktape cannot parse (a SyntaxError from the compiler) is lowered to ES5 by the
+    /// transpiler (`JSTranspiler`) and compiled again: ES2015+ syntax runs, and a real syntax
+    /// error is reported by the transpiler, at the original's line and column.
+    func evaluate(_ source: String, sourceURL: String?, asProgram: Bool = false) throws(JSException) {
+        var status = compile(source, sourceURL: sourceURL, asProgram: asProgram)
+        if status == DUK_EXEC_ERROR, context.engine.lowersModernSyntax {
+            let original = takeException()
+            guard original.name == "SyntaxError" else { throw original }
+            let lowered: String
+            do {
+                lowered = try Transpiler.shared.lower(source, fileName: sourceURL)
+            } catch {
+                throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
-            return StringCoding.withEngineBytes(sourceURL) { urlBytes, urlCount in
-                cduk_peval(ctx, sourceBytes, sourceCount, urlBytes, urlCount)
-            }
+            status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
         }
         try check(status)
+        try reserve(2)
+        duk_push_global_object(ctx)
+        try check(cduk_pcall(ctx, 0, 0))
+    }
+
+    /// [..] -> [.. function]: `source` compiled as global code (with eval semantics, so that the
+    /// completion value of its last statement is the result); the status of cduk_pcompile_eval.
+    private func compile(_ source: String, sourceURL: String?, asProgram: Bool) -> duk_int_t {
+        StringCoding.withEngineBytes(source) { sourceBytes, sourceCount in
+            guard let sourceURL else {
+                return cduk_pcompile_eval(ctx, sourceBytes, sourceCount, nil, 0, asProgram ? 1 : 0)
+            }
+            return StringCoding.withEngineBytes(sourceURL) { urlBytes, urlCount in
+                cduk_pcompile_eval(ctx, sourceBytes, sourceCount, urlBytes, urlCount, asProgram ? 1 : 0)
+            }
+        }
+    }
+
+    /// The SyntaxError for a source the transpiler could not lower: its message at the original's
+    /// line and column; or, with no transpiler, Duktape's own message and what to install.
+    private func syntaxError(for failure: JSTranspiler.Failure, original: JSException, sourceURL: String?) -> JSException {
+        let message: String
+        let line: Int?
+        switch failure {
+        case .syntax(_, let at, _, _):
+            message = failure.description
+            line = at
+        case .unavailable(let reason):
+            message = "\(original.message) (\(reason))"
+            line = original.line
+        case .failed(let reason):
+            message = "\(original.message) (\(reason))"
+            line = original.line
+        }
+        return context.engine.makingError { () -> JSException in
+            guard duk_check_stack(ctx, 6) != 0, (try? pushString(message)) != nil else { return original }
+            guard cduk_pbuiltin(ctx, CDUK_BUILTIN_SYNTAX_ERROR, 1, 1) == DUK_EXEC_SUCCESS else {
+                duk_pop(ctx)
+                return original
+            }
+            // [error] -> [error]: putProperty takes [error key value] (a copy of the error).
+            func put(_ key: String, _ pushValue: () throws(JSException) -> Void) {
+                duk_dup(ctx, -1)
+                do {
+                    try pushString(key)
+                } catch {
+                    duk_pop(ctx)
+                    return
+                }
+                do {
+                    try pushValue()
+                } catch {
+                    duk_pop_2(ctx)
+                    return
+                }
+                _ = try? putProperty()
+            }
+            if let line {
+                put("lineNumber") { () throws(JSException) in duk_push_int(ctx, Int32(clamping: line)) }
+            }
+            if let sourceURL {
+                put("fileName") { () throws(JSException) in try pushString(sourceURL) }
+            }
+            return takeException()
+        }
     }
 
     // MARK: - Properties

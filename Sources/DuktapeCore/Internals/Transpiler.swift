@@ -1,0 +1,135 @@
+import CDuktape
+import Foundation
+import Synchronization
+
+/// The compiler VM behind `JSTranspiler`: one per process, started on the first lowering, used
+/// by one caller at a time (its own lock; callers may hold their VM's lock, and this one never
+/// takes another, so there is no lock cycle), under limits of its own (never a caller's
+/// sandbox). Lowered sources are kept in memory, up to `cacheBytes`.
+final class Transpiler: Sendable {
+    static let shared = Transpiler()
+
+    /// The most bytes of lowered code kept in memory (sources and outputs); the oldest go first.
+    static let cacheBytes = 32 << 20
+
+    private struct Compiler {
+        let vm: JSVirtualMachine
+        let context: JSContext
+        let transpile: JSValue
+    }
+
+    private struct CacheKey: Hashable {
+        let source: String
+        let typed: Bool
+    }
+
+    private struct State {
+        var compiler: Result<Compiler, JSTranspiler.Failure>?
+        var cache: [CacheKey: String] = [:]
+        var order: [CacheKey] = []
+        var cachedBytes = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The lowered form of `source` (see `JSTranspiler.transpile`).
+    func lower(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> String {
+        let typed = fileName.map { $0.hasSuffix(".ts") || $0.hasSuffix(".mts") || $0.hasSuffix(".cts") } ?? false
+        let key = CacheKey(source: source, typed: typed)
+        let result: Result<String, JSTranspiler.Failure> = state.withLock { state in
+            if let cached = state.cache[key] { return .success(cached) }
+            let compiler: Compiler
+            switch state.compiler ?? Self.start() {
+            case .success(let started):
+                state.compiler = .success(started)
+                compiler = started
+            case .failure(let failure):
+                state.compiler = .failure(failure)
+                return .failure(failure)
+            }
+            let lowered = Self.run(compiler, source: source, fileName: typed ? (fileName ?? "script.ts") : "script.js")
+            if case .success(let code) = lowered {
+                Self.remember(key, code, in: &state)
+            }
+            return lowered
+        }
+        return try result.get()
+    }
+
+    private static func remember(_ key: CacheKey, _ code: String, in state: inout State) {
+        let bytes = key.source.utf8.count + code.utf8.count
+        guard bytes <= cacheBytes else { return }
+        state.cache[key] = code
+        state.order.append(key)
+        state.cachedBytes += bytes
+        while state.cachedBytes > cacheBytes, !state.order.isEmpty {
+            let oldest = state.order.removeFirst()
+            if let code = state.cache.removeValue(forKey: oldest) {
+                state.cachedBytes -= oldest.source.utf8.count + code.utf8.count
+            }
+        }
+    }
+
+    /// Starts the compiler VM: TypeScript's compiler, then transpiler.js.
+    private static func start() -> Result<Compiler, JSTranspiler.Failure> {
+        let configuration = JSTranspiler.configuration.withLock { $0 }
+        let path = configuration.typeScriptPath
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(.unavailable(
+                "ES2015+ syntax needs TypeScript's compiler, which is not at \(path): install Debian's node-typescript "
+                    + "(make deps does), or set JSTranspiler.typeScriptPath"))
+        }
+        guard let vm = JSVirtualMachine(), let context = JSContext(virtualMachine: vm) else {
+            return .failure(.failed("the compiler VM could not be made"))
+        }
+        vm.engine.lowersModernSyntax = false
+        vm.memoryLimit = configuration.memoryLimit
+        // Loading the compiler is the VM's longest call; the per-source limit applies after.
+        vm.executionTimeLimit = max(configuration.timeLimit, 120)
+        do {
+            // Program code: typescript.js is strict, and its `var ts` must become a global.
+            try context.withStack { stack throws(JSException) in
+                try stack.evaluate(String(decoding: data, as: UTF8.self), sourceURL: path, asProgram: true)
+            }
+            var length = 0
+            let script = cduk_transpiler_script(&length)
+            let driver = String(decoding: UnsafeRawBufferPointer(start: script, count: length), as: UTF8.self)
+            try context.evaluate(driver, sourceName: "duktapecore:transpiler.js")
+        } catch {
+            return .failure(.unavailable(
+                "TypeScript's compiler at \(path) did not load in Duktape (\(error)); it must be version 4.x"))
+        }
+        vm.executionTimeLimit = configuration.timeLimit
+        guard let transpile = context.objectForKeyedSubscript("transpile"), transpile.isObject else {
+            return .failure(.failed("transpiler.js did not define transpile"))
+        }
+        return .success(Compiler(vm: vm, context: context, transpile: transpile))
+    }
+
+    private static func run(_ compiler: Compiler, source: String, fileName: String) -> Result<String, JSTranspiler.Failure> {
+        let limits = JSTranspiler.configuration.withLock { ($0.memoryLimit, $0.timeLimit) }
+        compiler.vm.memoryLimit = limits.0
+        compiler.vm.executionTimeLimit = limits.1
+        let result: JSValue
+        do {
+            result = try compiler.transpile.call(source, fileName)
+        } catch {
+            // A limit (memory, time) or the compiler's own failure; the VM stays usable.
+            compiler.vm.garbageCollect()
+            return .failure(.failed("the transpiler stopped: \(error)"))
+        }
+        if let diagnostics = result.forProperty("diagnostics"), diagnostics.isArray,
+            let first = diagnostics.atIndex(0), first.isObject
+        {
+            return .failure(.syntax(
+                message: first.forProperty("message")?.toString() ?? "syntax error",
+                line: Int(first.forProperty("line")?.toInt32() ?? 0),
+                column: Int(first.forProperty("column")?.toInt32() ?? 0),
+                atEnd: first.forProperty("atEnd")?.toBool() ?? false))
+        }
+        guard let code = result.forProperty("code"), code.isString else {
+            return .failure(.failed("the transpiler gave no code"))
+        }
+        return .success(code.toString())
+    }
+}

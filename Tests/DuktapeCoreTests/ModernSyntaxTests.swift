@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+@testable import DuktapeCore
+
+/// ES2015–ES2020 syntax through `evaluateScript`/`evaluate`: lowered by the transpiler (TypeScript
+/// in the compiler VM) when Duktape cannot parse it. Needs Debian's node-typescript (`make deps`).
+@Suite("Modern syntax", .enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
+struct ModernSyntaxTests {
+    private func run(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let context = JSContext()!
+        return eval(context, script, sourceLocation: sourceLocation).toString()
+    }
+
+    @Test func declarationsArrowsAndTemplates() {
+        #expect(run("let a = 1; const b = 2; { let a = 10; } a + b") == "3")
+        #expect(run("const twice = (x) => x * 2, self = { v: 7, get: function () { return [1].map(() => this.v)[0] } }; twice(21) + self.get()") == "49")
+        #expect(run("const n = 'w'; `a${n}b${1 + 1}`") == "awb2")
+        // Tagged templates get the raw strings.
+        #expect(run("function tag(s, ...v) { return s.raw[0] + '|' + s[0] + '|' + v[0] } tag`x\\ny${5}`") == "x\\ny|x\ny|5")
+        // Closures in loops see their own iteration's binding.
+        #expect(run("const fs = []; for (let i = 0; i < 3; i++) fs.push(() => i); fs.map(f => f()).join()") == "0,1,2")
+    }
+
+    @Test func destructuringDefaultsRestAndSpread() {
+        #expect(run("const { a, b: [c, d = 4] = [], ...rest } = { a: 1, b: [3], e: 5, f: 6 }; [a, c, d, Object.keys(rest).join('')].join()") == "1,3,4,ef")
+        #expect(run("function f(x, y = x + 1, ...more) { return [x, y, more.length] } f(1).join() + '|' + f(1, 5, 6, 7).join()") == "1,2,0|1,5,2")
+        #expect(run("const s = new Set([1, 2]); [...s, ...'ab', ...[3]].join() + '|' + Math.max(...[1, 9, 3])") == "1,2,a,b,3|9")
+        #expect(run("const o = { ...{ a: 1, b: 2 }, b: 3 }; JSON.stringify(o)") == "{\"a\":1,\"b\":3}")
+    }
+
+    @Test func classes() {
+        #expect(run("""
+            class Shape {
+              constructor(name) { this.name = name }
+              get label() { return 'shape:' + this.name }
+              static of(name) { return new this(name) }
+              describe() { return this.label }
+            }
+            class Square extends Shape {
+              constructor(side) { super('square'); this.side = side }
+              describe() { return super.describe() + ':' + this.side }
+            }
+            const s = Square.of(3);
+            [s.describe(), s instanceof Shape, Object.getPrototypeOf(Square) === Shape].join()
+            """) == "shape:square:3,true,true")
+    }
+
+    @Test func iteratorsAndGenerators() {
+        #expect(run("""
+            function* count(n) { for (let i = 0; i < n; i++) yield i }
+            function* all() { yield* count(2); yield* ['a', 'b'] }
+            const out = []; for (const v of all()) out.push(v); out.join()
+            """) == "0,1,a,b")
+        // for...of closes the iterator on break and on throw.
+        #expect(run("""
+            let closed = 0;
+            const iterable = { [Symbol.iterator]() { let i = 0; return { next: () => ({ value: i++, done: false }), return() { closed++; return {} } } } };
+            for (const v of iterable) { if (v === 2) break }
+            try { for (const v of iterable) { throw new Error('x') } } catch (e) {}
+            closed
+            """) == "2")
+        #expect(run("const m = new Map([['a', 1], ['b', 2]]); let s = ''; for (const [k, v] of m) s += k + v; s") == "a1b2")
+        #expect(run("let n = 0; for (const c of 'a\\uD83D\\uDE00') n++; n") == "2")
+    }
+
+    @Test func asyncFunctionsFollowTheJobOrder() {
+        let context = JSContext()!
+        eval(context, """
+            var log = [];
+            async function f() { log.push('f1'); await null; log.push('f2'); return 'r' }
+            f().then(v => log.push('then:' + v));
+            Promise.resolve().then(() => log.push('p1')).then(() => log.push('p2'));
+            log.push('sync');
+            """)
+        // Jobs ran when the call returned (the spec's order for await of a non-promise).
+        #expect(eval(context, "log.join()").toString() == "f1,sync,f2,p1,then:r,p2")
+    }
+
+    @Test func operatorsOfES2016To2020() {
+        #expect(run("const o = { a: { b: 0 } }; [o?.a?.b, o?.x?.y, o.x?.(), o.a.b ?? 'd', null ?? 'd', 2 ** 10].join()") == "0,,,0,d,1024")
+        // ?. short-circuits the whole chain: nothing after it is evaluated.
+        #expect(run("let calls = 0; const n = null; n?.f(calls++); n?.[calls++]; calls") == "0")
+        #expect(run("let x = null; x ??= 5; let y = 1; y ||= 9; let z = 1; z &&= 3; [x, y, z].join()") == "5,1,3")
+    }
+
+    @Test func linesAreTheOriginals() throws {
+        let context = JSContext()!
+        let exception = thrown(context, """
+            const a = 1;
+            class K {
+              m() {
+                return [1].map(x => {
+                  throw new Error('here');
+                });
+              }
+            }
+            new K().m();
+            """, sourceURL: URL(string: "file:///lines.js"))
+        #expect(exception?.line == 5)
+        #expect(exception?.stack?.contains("lines.js:5") == true)
+    }
+
+    @Test func syntaxErrorsNameTheOriginalPlace() {
+        let context = JSContext()!
+        let exception = thrown(context, "let ok = 1;\nconst broken = (a, => a;\n")
+        #expect(exception?.name == "SyntaxError")
+        #expect(exception?.line == 2)
+        #expect(exception?.message.contains("line 2, column") == true)
+    }
+
+    @Test func es5SourceIsNotLowered() throws {
+        // ES5 compiles as it is: `arguments`, `this` and completion values are Duktape's own.
+        #expect(run("var a = [1, 2]; (function () { return arguments.length })(1, 2, 3) + a.length") == "5")
+        #expect(try JSTranspiler.transpile("let [a, b] = [1, 2];").contains("var"))
+    }
+
+    @Test func typeScriptSourcesLoseTheirTypes() throws {
+        let es5 = try JSTranspiler.transpile("const n: number = 1; interface P { x: number }; const p = <P>{ x: n }; p.x", fileName: "a.ts")
+        #expect(!es5.contains("number"))
+        #expect(!es5.contains("interface"))
+    }
+
+    @Test func aLoweredSourceIsCachedAndRunsAgain() {
+        let context = JSContext()!
+        for round in 0..<3 {
+            #expect(eval(context, "const r = [1, 2].map((v) => v * \(round)); r.join()").toString() == "\(round),\(round * 2)")
+        }
+    }
+}
+
+/// Hostile source through the transpiler: each ends within the limits with an error, and the
+/// host (and the compiler VM) go on.
+@Suite("Modern syntax, hostile", .serialized, .enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
+struct ModernSyntaxHostileTests {
+    @Test func deeplyNestedBracketsEndInAnError() {
+        let context = JSContext()!
+        let depth = 1 << 20
+        let source = "let a = " + String(repeating: "[", count: depth / 2) + String(repeating: "]", count: depth / 2) + ";"
+        let exception = thrown(context, source)
+        #expect(exception != nil)
+        #expect(eval(context, "let after = 1; after").toInt32() == 1)
+    }
+
+    @Test func aSourceTooSlowToLowerStopsAtTheTimeLimit() {
+        let saved = JSTranspiler.timeLimit
+        JSTranspiler.timeLimit = 2
+        defer { JSTranspiler.timeLimit = saved }
+        // About 10 MB of ES2015 (each statement unique: no cache helps).
+        var source = ""
+        source.reserveCapacity(10 << 20)
+        var index = 0
+        while source.utf8.count < 10 << 20 {
+            source += "const v\(index) = (a = \(index)) => `${a}`;\n"
+            index += 1
+        }
+        let context = JSContext()!
+        let started = Date()
+        let exception = thrown(context, source)
+        #expect(exception?.name == "SyntaxError")
+        #expect(exception?.message.contains("transpiler stopped") == true)
+        #expect(Date().timeIntervalSince(started) < 60)
+        // The compiler VM still lowers the next source.
+        #expect(eval(context, "const ok = () => 'ok'; ok()").toString() == "ok")
+    }
+
+    @Test func transpilerFailuresAreTypedErrors() {
+        #expect(throws: JSTranspiler.Failure.self) { try JSTranspiler.transpile("let = = 1") }
+        do {
+            _ = try JSTranspiler.transpile("\n\nclass {")
+            Issue.record("expected a syntax failure")
+        } catch {
+            guard case .syntax(_, let line, _, _) = error else {
+                Issue.record("expected .syntax, got \(error)")
+                return
+            }
+            #expect(line == 3)
+        }
+    }
+}
