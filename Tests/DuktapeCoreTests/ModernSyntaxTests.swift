@@ -109,6 +109,50 @@ struct ModernSyntaxTests {
         #expect(exception?.message.contains("line 2, column") == true)
     }
 
+    @Test func constBindingsCannotBeAssigned() {
+        // After evaluating the right side, as the spec's PutValue.
+        #expect(run("const c = 1; let side = 0; try { c = (side = 5, 2) } catch (e) { [e.name, side, c].join() }") == "TypeError,5,1")
+        #expect(run("const c = 1; try { c++ } catch (e) { e.name + ':' + c }") == "TypeError:1")
+        #expect(run("const c = 1; try { c += 1 } catch (e) { e.message }") == "Assignment to constant variable 'c'.")
+        // A `let` or `var` of the same name in an inner scope is not the const.
+        #expect(run("const c = 1; { let c = 2; c = 3; } function f() { var c = 4; c = 5; return c } f() + c") == "6")
+        // ES5 source that uses `const` (Duktape parses it as `var`) is lowered too.
+        #expect(run("var r; const k = 1; try { k = 2 } catch (e) { r = e.name } r") == "TypeError")
+    }
+
+    @Test func argumentsInArrowsIsTheEnclosingFunctions() {
+        #expect(run("function f() { return [10, 20].map((v, i) => v + arguments[i]) } f(1, 2).join()") == "11,22")
+        #expect(run("function g() { const inner = () => () => arguments.length; return inner()() } g(1, 2, 3)") == "3")
+        #expect(run("var o = { m() { return (() => arguments[0])() } }; o.m('x')") == "x")
+    }
+
+    @Test func classesFollowES2015Rules() {
+        #expect(run("class A {} try { A() } catch (e) { e.name + ': ' + e.message }") == "TypeError: Class constructor A cannot be invoked without 'new'")
+        #expect(run("class B extends Object { constructor() { super(); this.v = 1 } } try { B.call({}) } catch (e) { e.name }") == "TypeError")
+        #expect(run("""
+            class HttpError extends Error {
+              constructor(status, message) { super(message); this.name = 'HttpError'; this.status = status }
+              get summary() { return this.status + ' ' + this.message }
+            }
+            const e = new HttpError(404, 'missing');
+            [e instanceof HttpError, e instanceof Error, e.summary, String(e), Object.prototype.toString.call(e)].join()
+            """) == "true,true,404 missing,HttpError: missing,[object Error]")
+        #expect(run("""
+            class Stack extends Array { top() { return this[this.length - 1] } }
+            class Registry extends Map { register(k) { return this.set(k, true) } }
+            const s = new Stack(); s.push(1, 2);
+            const r = new Registry().register('a');
+            [s.top(), s.length, Array.isArray(s), s instanceof Stack, r.has('a'), r instanceof Registry, r.size].join()
+            """) == "2,2,true,true,true,true,1")
+    }
+
+    @Test func protoInALiteralSetsThePrototype() {
+        #expect(run("const base = { hi() { return 'hi' } }; const o = { __proto__: base, x: 1 }; [o.hi(), Object.keys(o).join(), Object.getPrototypeOf(o) === base].join()") == "hi,x,true")
+        #expect(run("var n = { __proto__: null }; Object.getPrototypeOf(n) === null && Object.keys(n).length === 0") == "true")
+        // A shorthand or method named __proto__ is an own property, as in ES2015.
+        #expect(run("const __proto__ = 5; let o = { __proto__ }; Object.keys(o).join() + Object.getPrototypeOf(o).hasOwnProperty('toString')") == "__proto__true")
+    }
+
     @Test func es5SourceIsNotLowered() throws {
         // ES5 compiles as it is: `arguments`, `this` and completion values are Duktape's own.
         #expect(run("var a = [1, 2]; (function () { return arguments.length })(1, 2, 3) + a.length") == "5")

@@ -119,6 +119,287 @@
         return out.join('\n');
     }
 
+    var factory = ts.factory;
+    var SyntaxKind = ts.SyntaxKind;
+
+    // Helpers the transformers below call, one line each (they join the first line of the
+    // output, before TypeScript's own). Prepended only when used.
+    var HELPERS = {
+        constAssignment: 'var __constAssignment = function (name) { throw new TypeError("Assignment to constant variable \'" + name + "\'."); };',
+        classCallCheck: 'var __classCallCheck = function (self, C, name) { if (!(self instanceof C)) { throw new TypeError("Class constructor " + name + " cannot be invoked without \'new\'"); } };',
+        superConstruct: 'var __superConstruct = function (Super, self, args) { if (typeof Super === "function" && /\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(Function.prototype.toString.call(Super))) { var made = new (Function.prototype.bind.apply(Super, [null].concat(Array.prototype.slice.call(args))))(); Object.setPrototypeOf(made, Object.getPrototypeOf(self)); return made; } return Super.apply(self, args) || self; };',
+        literalPrototype: 'var __literalPrototype = function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; };'
+    };
+
+    function call(name, args) {
+        return factory.createCallExpression(factory.createIdentifier(name), undefined, args);
+    }
+
+    function isAssignmentOperator(kind) {
+        return kind >= SyntaxKind.FirstAssignment && kind <= SyntaxKind.LastAssignment;
+    }
+
+    // Where the lowering to ES5 loses ES2015 semantics, put them back (before TypeScript's own
+    // transforms, on the original tree, with the checker's name resolution):
+    // - an assignment to a `const` binding throws a TypeError (after evaluating its right side);
+    // - `arguments` in an arrow function is the enclosing function's;
+    // - a class constructor called without `new` throws a TypeError;
+    // - `{ __proto__: p }` in an object literal sets the prototype.
+    function semanticsBefore(used) {
+        return function (context) {
+            var resolver = context.getEmitResolver ? context.getEmitResolver() : undefined;
+            return function (sourceFile) {
+                var functions = []; // { captured: identifier or undefined, arrows: depth }
+
+                function isConstReference(node) {
+                    if (!resolver || !ts.isIdentifier(node)) {
+                        return false;
+                    }
+                    var declaration = resolver.getReferencedValueDeclaration(node);
+                    return !!declaration && ts.isVariableDeclaration(declaration) && ts.isVarConst(declaration);
+                }
+
+                function constAssignment(name, evaluated) {
+                    used.constAssignment = true;
+                    var thrown = call('__constAssignment', [factory.createStringLiteral(name)]);
+                    return evaluated
+                        ? factory.createParenthesizedExpression(factory.createCommaListExpression([evaluated, thrown]))
+                        : thrown;
+                }
+
+                function isArgumentsReference(node) {
+                    var parent = node.parent;
+                    if (!parent) {
+                        return false;
+                    }
+                    if ((ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+                        (ts.isPropertyAssignment(parent) && parent.name === node) ||
+                        (ts.isMethodDeclaration(parent) && parent.name === node) ||
+                        (ts.isVariableDeclaration(parent) && parent.name === node) ||
+                        (ts.isParameter(parent) && parent.name === node)) {
+                        return false;
+                    }
+                    return true;
+                }
+
+                function withPrologue(statements, added) {
+                    var index = 0;
+                    while (index < statements.length && ts.isPrologueDirective(statements[index])) {
+                        index++;
+                    }
+                    return statements.slice(0, index).concat(added, statements.slice(index));
+                }
+
+                function captureArguments(body, frame) {
+                    if (!frame.captured || !body || !ts.isBlock(body)) {
+                        return body;
+                    }
+                    var declaration = factory.createVariableStatement(undefined, factory.createVariableDeclarationList(
+                        [factory.createVariableDeclaration(frame.captured, undefined, undefined, factory.createIdentifier('arguments'))]));
+                    return factory.updateBlock(body, withPrologue(body.statements.slice(), [declaration]));
+                }
+
+                // The class's check, placed first (after the super call in a derived class).
+                function checkedConstructorBody(body, classNode, derived) {
+                    var check = factory.createExpressionStatement(call('__classCallCheck',
+                        [factory.createThis(), factory.createIdentifier(classNode.name.text), factory.createStringLiteral(classNode.name.text)]));
+                    var statements = body.statements.slice();
+                    var at = 0;
+                    if (derived) {
+                        at = -1;
+                        for (var i = 0; i < statements.length; i++) {
+                            var statement = statements[i];
+                            if (ts.isExpressionStatement(statement) && ts.isCallExpression(statement.expression) &&
+                                statement.expression.expression.kind === SyntaxKind.SuperKeyword) {
+                                at = i + 1;
+                                break;
+                            }
+                        }
+                        if (at < 0) {
+                            return body; // super() not a statement of its own: left as it is
+                        }
+                    }
+                    used.classCallCheck = true;
+                    return factory.updateBlock(body, statements.slice(0, at).concat([check], statements.slice(at)));
+                }
+
+                function visitClass(node) {
+                    var visited = ts.visitEachChild(node, visit, context);
+                    if (!node.name) {
+                        return visited; // an anonymous class has no name to check against
+                    }
+                    var derived = !!(node.heritageClauses && node.heritageClauses.some(function (clause) {
+                        return clause.token === SyntaxKind.ExtendsKeyword;
+                    }));
+                    var members = visited.members.slice();
+                    var found = false;
+                    for (var i = 0; i < members.length; i++) {
+                        var member = members[i];
+                        if (ts.isConstructorDeclaration(member) && member.body) {
+                            found = true;
+                            members[i] = factory.updateConstructorDeclaration(member, member.decorators, member.modifiers,
+                                member.parameters, checkedConstructorBody(member.body, node, derived));
+                        }
+                    }
+                    if (!found) {
+                        var parameters = [];
+                        var statements = [];
+                        if (derived) {
+                            var rest = factory.createUniqueName('args');
+                            parameters.push(factory.createParameterDeclaration(undefined, undefined,
+                                factory.createToken(SyntaxKind.DotDotDotToken), rest));
+                            statements.push(factory.createExpressionStatement(factory.createCallExpression(
+                                factory.createSuper(), undefined, [factory.createSpreadElement(rest)])));
+                        }
+                        var made = factory.createConstructorDeclaration(undefined, undefined, parameters, factory.createBlock(statements, true));
+                        members.unshift(factory.updateConstructorDeclaration(made, undefined, undefined, parameters,
+                            checkedConstructorBody(made.body, node, derived)));
+                    }
+                    if (ts.isClassDeclaration(visited)) {
+                        return factory.updateClassDeclaration(visited, visited.decorators, visited.modifiers, visited.name,
+                            visited.typeParameters, visited.heritageClauses, members);
+                    }
+                    return factory.updateClassExpression(visited, visited.decorators, visited.modifiers, visited.name,
+                        visited.typeParameters, visited.heritageClauses, members);
+                }
+
+                function visitObjectLiteral(node) {
+                    var visited = ts.visitEachChild(node, visit, context);
+                    var prototype;
+                    var kept = [];
+                    visited.properties.forEach(function (property) {
+                        if (prototype === undefined && ts.isPropertyAssignment(property) &&
+                            (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name)) &&
+                            property.name.text === '__proto__') {
+                            prototype = property.initializer;
+                        } else {
+                            kept.push(property);
+                        }
+                    });
+                    if (prototype === undefined) {
+                        return visited;
+                    }
+                    used.literalPrototype = true;
+                    return call('__literalPrototype', [factory.updateObjectLiteralExpression(visited, kept), prototype]);
+                }
+
+                function visit(node) {
+                    if (ts.isBinaryExpression(node) && isAssignmentOperator(node.operatorToken.kind) && isConstReference(node.left)) {
+                        return constAssignment(node.left.text, ts.visitNode(node.right, visit));
+                    }
+                    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+                        (node.operator === SyntaxKind.PlusPlusToken || node.operator === SyntaxKind.MinusMinusToken) &&
+                        isConstReference(node.operand)) {
+                        return constAssignment(node.operand.text, undefined);
+                    }
+                    if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
+                        return visitClass(node);
+                    }
+                    if (ts.isObjectLiteralExpression(node)) {
+                        return visitObjectLiteral(node);
+                    }
+                    if (ts.isArrowFunction(node)) {
+                        var enclosing = functions[functions.length - 1];
+                        if (enclosing) {
+                            enclosing.arrows++;
+                        }
+                        var arrow = ts.visitEachChild(node, visit, context);
+                        if (enclosing) {
+                            enclosing.arrows--;
+                        }
+                        return arrow;
+                    }
+                    if (ts.isFunctionLike(node) && node.body) {
+                        var frame = { captured: undefined, arrows: 0 };
+                        functions.push(frame);
+                        var visited = ts.visitEachChild(node, visit, context);
+                        functions.pop();
+                        if (!frame.captured) {
+                            return visited;
+                        }
+                        var body = captureArguments(visited.body, frame);
+                        switch (visited.kind) {
+                        case SyntaxKind.FunctionDeclaration:
+                            return factory.updateFunctionDeclaration(visited, visited.decorators, visited.modifiers, visited.asteriskToken,
+                                visited.name, visited.typeParameters, visited.parameters, visited.type, body);
+                        case SyntaxKind.FunctionExpression:
+                            return factory.updateFunctionExpression(visited, visited.modifiers, visited.asteriskToken, visited.name,
+                                visited.typeParameters, visited.parameters, visited.type, body);
+                        case SyntaxKind.MethodDeclaration:
+                            return factory.updateMethodDeclaration(visited, visited.decorators, visited.modifiers, visited.asteriskToken,
+                                visited.name, visited.questionToken, visited.typeParameters, visited.parameters, visited.type, body);
+                        case SyntaxKind.Constructor:
+                            return factory.updateConstructorDeclaration(visited, visited.decorators, visited.modifiers, visited.parameters, body);
+                        case SyntaxKind.GetAccessor:
+                            return factory.updateGetAccessorDeclaration(visited, visited.decorators, visited.modifiers, visited.name,
+                                visited.parameters, visited.type, body);
+                        case SyntaxKind.SetAccessor:
+                            return factory.updateSetAccessorDeclaration(visited, visited.decorators, visited.modifiers, visited.name,
+                                visited.parameters, body);
+                        default:
+                            return visited;
+                        }
+                    }
+                    if (ts.isIdentifier(node) && node.escapedText === 'arguments') {
+                        var current = functions[functions.length - 1];
+                        if (current && current.arrows > 0 && isArgumentsReference(node)) {
+                            if (!current.captured) {
+                                current.captured = factory.createUniqueName('_arguments');
+                            }
+                            return current.captured;
+                        }
+                    }
+                    return ts.visitEachChild(node, visit, context);
+                }
+                return ts.visitNode(sourceFile, visit);
+            };
+        };
+    }
+
+    // After the lowering: `_super.call(this, ...) || this` (a constructor calling its base) makes
+    // the object with `new` when the base is a built-in (Error, Array, Map...), whose instances a
+    // plain call cannot make, and gives it the subclass's prototype.
+    function semanticsAfter(used) {
+        return function (context) {
+            return function (sourceFile) {
+                function superCall(node) {
+                    // `_super.call(this, a, b)`, `_super.apply(this, arguments)`, possibly behind
+                    // `_super !== null && `.
+                    if (ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.AmpersandAmpersandToken) {
+                        node = node.right;
+                    }
+                    if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) {
+                        return undefined;
+                    }
+                    var target = node.expression.expression;
+                    var method = ts.idText(node.expression.name);
+                    if (!ts.isIdentifier(target) || ts.idText(target) !== '_super' || (method !== 'call' && method !== 'apply') ||
+                        node.arguments.length < 1 || node.arguments[0].kind !== SyntaxKind.ThisKeyword) {
+                        return undefined;
+                    }
+                    var args = method === 'call'
+                        ? factory.createArrayLiteralExpression(node.arguments.slice(1))
+                        : (node.arguments[1] || factory.createArrayLiteralExpression([]));
+                    return { target: target, self: node.arguments[0], args: args };
+                }
+                function visit(node) {
+                    if (ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.BarBarToken &&
+                        node.right.kind === SyntaxKind.ThisKeyword) {
+                        var found = superCall(node.left);
+                        if (found) {
+                            used.superConstruct = true;
+                            // The call's own `this` node: a new one would be taken for the
+                            // captured `_this` by the lowering's substitutions.
+                            return call('__superConstruct', [found.target, found.self, found.args]);
+                        }
+                    }
+                    return ts.visitEachChild(node, visit, context);
+                }
+                return ts.visitNode(sourceFile, visit);
+            };
+        };
+    }
+
     var scriptOptions = {
         target: ts.ScriptTarget.ES5,
         module: ts.ModuleKind.CommonJS,
@@ -131,15 +412,17 @@
         newLine: ts.NewLineKind.LineFeed
     };
 
-    // transpile(source, fileName) -> { code, diagnostics: [{ message, line, column }] }: line and
-    // column 1-based, in the original. A file name ending in .ts, .mts or .cts is TypeScript (its
-    // types are removed); anything else is JavaScript.
+    // transpile(source, fileName) -> { code, diagnostics: [{ message, line, column, atEnd }] }:
+    // line and column 1-based, in the original. A file name ending in .ts, .mts or .cts is
+    // TypeScript (its types are removed); anything else is JavaScript.
     global.transpile = function (source, fileName) {
         var typed = /\.[mc]?ts$/.test(fileName);
+        var used = {};
         var result = ts.transpileModule(source, {
             compilerOptions: scriptOptions,
             fileName: typed ? fileName : 'script.js',
-            reportDiagnostics: true
+            reportDiagnostics: true,
+            transformers: { before: [semanticsBefore(used)], after: [semanticsAfter(used)] }
         });
         var diagnostics = [];
         var all = result.diagnostics || [];
@@ -162,7 +445,18 @@
             return { code: '', diagnostics: diagnostics };
         }
         var map = JSON.parse(result.sourceMapText);
-        return { code: layout(result.outputText, map.mappings), diagnostics: diagnostics };
+        var helpers = '';
+        for (var name in HELPERS) {
+            if (used[name]) {
+                helpers += HELPERS[name] + ' ';
+            }
+        }
+        // The helpers take no line of their own: they go before the first line of the output,
+        // whose mappings then still start at generated line 0.
+        var code = layout(result.outputText, map.mappings);
+        var prologue = /^(['"])use strict\1;\s*/.exec(code);
+        var at = prologue ? prologue[0].length : 0;
+        return { code: code.slice(0, at) + helpers + code.slice(at), diagnostics: diagnostics };
     };
 
     global.transpilerVersion = 'typescript ' + ts.version;

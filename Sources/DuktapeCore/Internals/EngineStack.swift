@@ -502,6 +502,15 @@ struct EngineStack {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
             status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
+        } else if status == DUK_EXEC_SUCCESS, context.engine.lowersModernSyntax,
+            Transpiler.needsLoweringThoughParsed(source), JSTranspiler.isAvailable
+        {
+            // Parsed, but with ES5's reading of `const` or `__proto__:`: lowered for ES2015's
+            // (without a compiler, Duktape's reading stands, as before).
+            if let lowered = try? Transpiler.shared.lower(source, fileName: sourceURL) {
+                duk_pop(ctx)
+                status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
+            }
         }
         try check(status)
         try reserve(2)

@@ -133,3 +133,57 @@ final class Transpiler: Sendable {
         return .success(code.toString())
     }
 }
+
+extension Transpiler {
+    /// True when `source`, though Duktape parses it, uses what Duktape's ES5 reading gets wrong:
+    /// the word `const` (Duktape parses it as `var`: a `const` would stay assignable) or a
+    /// `__proto__:` property (an own property to Duktape, the prototype in ES2015). Such source is
+    /// lowered too. Strings and comments are skipped (a regular expression holding a quote can make
+    /// the rest of its line look like a string: a miss there only means a lowering that changes
+    /// nothing); sources without either word are ruled out by a byte search first.
+    static func needsLoweringThoughParsed(_ source: String) -> Bool {
+        var source = source
+        return source.withUTF8 { bytes -> Bool in
+            guard bytes.count >= 5, bytes.firstRange(of: "const".utf8) != nil || bytes.firstRange(of: "__proto__".utf8) != nil
+            else { return false }
+            let count = bytes.count
+            var index = 0
+            func isIdentifier(_ byte: UInt8) -> Bool {
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                    || byte == 0x5F || byte == 0x24 || byte >= 0x80
+            }
+            while index < count {
+                let byte = bytes[index]
+                let next = index + 1 < count ? bytes[index + 1] : 0
+                if byte == 0x2F, next == 0x2F {  // line comment
+                    while index < count, bytes[index] != 0x0A { index += 1 }
+                } else if byte == 0x2F, next == 0x2A {  // block comment
+                    index += 2
+                    while index + 1 < count, !(bytes[index] == 0x2A && bytes[index + 1] == 0x2F) { index += 1 }
+                    index += 2
+                } else if byte == 0x27 || byte == 0x22 {  // string: to its quote or the line's end
+                    index += 1
+                    while index < count, bytes[index] != byte, bytes[index] != 0x0A {
+                        index += bytes[index] == 0x5C ? 2 : 1
+                    }
+                    index += 1
+                } else if isIdentifier(byte), !(byte >= 0x30 && byte <= 0x39) {
+                    let start = index
+                    while index < count, isIdentifier(bytes[index]) { index += 1 }
+                    let word = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    if word.elementsEqual("const".utf8) { return true }
+                    if word.elementsEqual("__proto__".utf8) {
+                        var after = index
+                        while after < count, bytes[after] == 0x20 || bytes[after] == 0x09 || bytes[after] == 0x0A || bytes[after] == 0x0D {
+                            after += 1
+                        }
+                        if after < count, bytes[after] == 0x3A { return true }
+                    }
+                } else {
+                    index += 1
+                }
+            }
+            return false
+        }
+    }
+}
