@@ -1337,3 +1337,56 @@ duk_int_t cduk_pvisit(duk_context *ctx, int own_only, cduk_visit_fn visit, void 
     cduk__visit_args a = { visit, udata, own_only };
     return cduk__protect(ctx, cduk__visit, &a, 1, 0);
 }
+
+/* ---- Bytecode images (JSScript, the compiler VM) ------------------------------------------- */
+
+static duk_ret_t cduk__dump_function(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_dump_function(ctx); /* [function] -> [buffer] */
+    return 1;
+}
+
+duk_int_t cduk_pdump_function(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__dump_function, NULL, 1, 1);
+}
+
+typedef struct {
+    const void *bytes;
+    size_t length;
+} cduk__bytecode_args;
+
+static duk_ret_t cduk__load_function(duk_context *ctx, void *udata) {
+    const cduk__bytecode_args *a = (const cduk__bytecode_args *) udata;
+    void *buffer = duk_push_fixed_buffer(ctx, a->length);
+    if (a->length > 0) {
+        memcpy(buffer, a->bytes, a->length);
+    }
+    duk_load_function(ctx); /* [buffer] -> [function] */
+    return 1;
+}
+
+duk_int_t cduk_pload_function(duk_context *ctx, const void *bytes, size_t length) {
+    cduk__bytecode_args a = { bytes, length };
+    return cduk__protect(ctx, cduk__load_function, &a, 0, 1);
+}
+
+uint64_t cduk_hash64(const void *bytes, size_t length, uint64_t seed) {
+    /* FNV-1a's constants over 8-byte words, with a final mix: finds corruption (not a MAC). */
+    const unsigned char *p = (const unsigned char *) bytes;
+    uint64_t hash = 0xcbf29ce484222325ULL ^ seed;
+    size_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        uint64_t word;
+        memcpy(&word, p + i, 8);
+        hash = (hash ^ word) * 0x100000001b3ULL;
+        hash ^= hash >> 29;
+    }
+    for (; i < length; i++) {
+        hash = (hash ^ p[i]) * 0x100000001b3ULL;
+    }
+    hash ^= (uint64_t) length;
+    hash ^= hash >> 33;
+    hash *= 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 33;
+    return hash;
+}

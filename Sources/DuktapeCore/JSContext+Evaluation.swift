@@ -31,6 +31,32 @@ extension JSContext {
         }
     }
 
+    /// Evaluates a `JSScript`: its cached bytecode when it has a valid cache, else its source
+    /// (lowered when it is modern JavaScript). An exception is reported as by `evaluateScript`;
+    /// a script made for another VM is a TypeError.
+    ///
+    /// ```swift
+    /// let script = try JSScript(of: .program, withSource: "6 * 7", andSourceURL: url,
+    ///                           andBytecodeCache: cache, inVirtualMachine: context.virtualMachine)
+    /// context.evaluateJSScript(script)!.toInt32()   // 42
+    /// ```
+    @discardableResult
+    public func evaluateJSScript(_ script: JSScript!) -> JSValue! {
+        reporting(JSValue(context: self, storage: .undefined)) { stack throws(JSException) in
+            guard let script else { return JSValue(context: self, storage: .undefined) }
+            guard script.virtualMachine === virtualMachine else {
+                throw stack.makeError(.typeError, "the JSScript was made for another JSVirtualMachine")
+            }
+            if let bytecode = script.cachedBytecode {
+                try stack.loadFunction(bytecode)
+            } else {
+                try stack.compileLowering(script.source, sourceURL: script.sourceURL.absoluteString)
+            }
+            try stack.callAsGlobalCode()
+            return try stack.value(at: -1)
+        }
+    }
+
     /// Evaluates a script, throwing its exception (`JSException`) instead of reporting it.
     /// `exceptionHandler` is not called.
     ///

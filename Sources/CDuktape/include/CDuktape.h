@@ -250,6 +250,15 @@ const char *_Nonnull cduk_transpiler_script(size_t *_Nonnull length);
 duk_int_t cduk_pcompile_eval(duk_context *_Nonnull ctx, const char *_Nonnull source, size_t source_length,
                              const char *_Nullable filename, size_t filename_length, int program);
 
+/* Bytecode images: [function] -> [buffer] (duk_dump_function), and [] -> [function] from the
+ * bytes of one (duk_load_function; not safe against corrupt bytes: check them first, see
+ * BytecodeImage.swift). The cduk_p* convention. */
+duk_int_t cduk_pdump_function(duk_context *_Nonnull ctx);
+duk_int_t cduk_pload_function(duk_context *_Nonnull ctx, const void *_Nullable bytes, size_t length);
+
+/* A 64-bit hash of `length` bytes (corruption checks of bytecode images). */
+uint64_t cduk_hash64(const void *_Nullable bytes, size_t length, uint64_t seed);
+
 /* String.prototype.normalize's Unicode tables come from the host: `normalize` gets a string's
  * bytes (Duktape's CESU-8), the form (0 NFC, 1 NFD, 2 NFKC, 3 NFKD), and returns the normalized
  * string's bytes in a buffer allocated with malloc (the engine frees it), its length in

@@ -486,11 +486,25 @@ struct EngineStack {
 
     /// [..] -> [.. completion value]: compiles and runs `source` in this context's global scope
     /// (as program code when `asProgram`: its result is then undefined).
+    func evaluate(_ source: String, sourceURL: String?, asProgram: Bool = false) throws(JSException) {
+        try compileLowering(source, sourceURL: sourceURL, asProgram: asProgram)
+        try callAsGlobalCode()
+    }
+
+    /// [.. function] -> [.. result]: runs a compiled script with the global object as `this`.
+    func callAsGlobalCode() throws(JSException) {
+        try reserve(2)
+        duk_push_global_object(ctx)
+        try check(cduk_pcall(ctx, 0, 0))
+    }
+
+    /// [..] -> [.. function]: `source` compiled as global code.
     ///
     /// Source Duktape cannot parse (a SyntaxError from the compiler) is lowered to ES5 by the
     /// transpiler (`JSTranspiler`) and compiled again: ES2015+ syntax runs, and a real syntax
-    /// error is reported by the transpiler, at the original's line and column.
-    func evaluate(_ source: String, sourceURL: String?, asProgram: Bool = false) throws(JSException) {
+    /// error is reported by the transpiler, at the original's line and column. Source Duktape
+    /// parses with ES5's reading of `const` or `__proto__:` is lowered too.
+    func compileLowering(_ source: String, sourceURL: String?, asProgram: Bool = false) throws(JSException) {
         var status = compile(source, sourceURL: sourceURL, asProgram: asProgram)
         if status == DUK_EXEC_ERROR, context.engine.lowersModernSyntax {
             let original = takeException()
@@ -513,9 +527,22 @@ struct EngineStack {
             }
         }
         try check(status)
-        try reserve(2)
-        duk_push_global_object(ctx)
-        try check(cduk_pcall(ctx, 0, 0))
+    }
+
+    /// [.. function] -> [..]: the function's bytecode (duk_dump_function).
+    func dumpFunction() throws(JSException) -> [UInt8] {
+        try check(cduk_pdump_function(ctx))
+        defer { duk_pop(ctx) }
+        var size = 0
+        guard let data = duk_get_buffer_data(ctx, -1, &size) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: size))
+    }
+
+    /// [..] -> [.. function]: a function from bytecode `dumpFunction` made (checked first: see
+    /// BytecodeImage).
+    func loadFunction(_ bytecode: [UInt8]) throws(JSException) {
+        let status = bytecode.withUnsafeBytes { raw in cduk_pload_function(ctx, raw.baseAddress, raw.count) }
+        try check(status)
     }
 
     /// [..] -> [.. function]: `source` compiled as global code (with eval semantics, so that the

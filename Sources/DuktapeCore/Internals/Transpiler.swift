@@ -87,10 +87,7 @@ final class Transpiler: Sendable {
         // Loading the compiler is the VM's longest call; the per-source limit applies after.
         vm.executionTimeLimit = max(configuration.timeLimit, 120)
         do {
-            // Program code: typescript.js is strict, and its `var ts` must become a global.
-            try context.withStack { stack throws(JSException) in
-                try stack.evaluate(String(decoding: data, as: UTF8.self), sourceURL: path, asProgram: true)
-            }
+            try load(typeScript: data, path: path, into: context, cacheDirectory: configuration.cacheDirectory)
             var length = 0
             let script = cduk_transpiler_script(&length)
             let driver = String(decoding: UnsafeRawBufferPointer(start: script, count: length), as: UTF8.self)
@@ -104,6 +101,35 @@ final class Transpiler: Sendable {
             return .failure(.failed("transpiler.js did not define transpile"))
         }
         return .success(Compiler(vm: vm, context: context, transpile: transpile))
+    }
+
+    /// Runs typescript.js in the compiler VM: from its bytecode image in `cacheDirectory` when
+    /// one was made from these same bytes (by this engine), else compiled from source, and the
+    /// image written for the next process. Program code: typescript.js is strict, and its
+    /// `var ts` must become a global.
+    private static func load(typeScript data: Data, path: String, into context: JSContext, cacheDirectory: URL?) throws {
+        let hash = BytecodeImage.hash(data)
+        let key = BytecodeImage.key([
+            Array("typescript".utf8), Array(String(data.count).utf8),
+            withUnsafeBytes(of: hash.littleEndian) { Array($0) },
+        ])
+        let image = cacheDirectory?.appendingPathComponent("typescript-\(String(hash, radix: 16)).dukbc")
+        if let image, let bytecode = BytecodeImage.read(from: image, key: key) {
+            try context.withStack { stack throws(JSException) in
+                try stack.loadFunction(bytecode)
+                try stack.callAsGlobalCode()
+            }
+            return
+        }
+        try context.withStack { stack throws(JSException) in
+            try stack.compileLowering(String(decoding: data, as: UTF8.self), sourceURL: path, asProgram: true)
+            if let image {
+                try stack.reserve(1)
+                duk_dup_top(stack.ctx)
+                BytecodeImage.write(try stack.dumpFunction(), key: key, to: image)
+            }
+            try stack.callAsGlobalCode()
+        }
     }
 
     private static func run(_ compiler: Compiler, source: String, fileName: String) -> Result<String, JSTranspiler.Failure> {

@@ -1,0 +1,97 @@
+import CDuktape
+import Foundation
+
+/// A file of Duktape bytecode (a `duk_dump_function` image) with what it was made from: the
+/// format, the engine's version and a key naming its inputs (a source's hash, the transpiler's
+/// version...), and a hash of the bytecode itself. Duktape's loader is not safe against corrupt
+/// bytecode, so an image is loaded only when all of these match: a truncated, altered or stale
+/// file is rejected, never loaded (and made again).
+///
+/// The hash finds corruption, not tampering: whoever can write the cache can also write the
+/// program's sources. Images are written to a temporary file beside the destination and renamed,
+/// so concurrent writers and interrupted writes leave either an old image or a whole new one.
+enum BytecodeImage {
+    static let magic = Array("DUKBC\u{0}01".utf8)
+
+    /// The image's bytecode, or nil when the file is missing or does not match `key`.
+    static func read(from url: URL, key: [UInt8]) -> [UInt8]? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return data.withUnsafeBytes { raw -> [UInt8]? in
+            var reader = Reader(raw)
+            guard let stamp = reader.take(magic.count), stamp.elementsEqual(magic),
+                reader.uint32() == UInt32(DUK_VERSION),
+                let keyLength = reader.uint32(), let storedKey = reader.take(Int(keyLength)), storedKey.elementsEqual(key),
+                let length = reader.uint64(), let hash = reader.uint64(),
+                let payload = reader.take(Int(clamping: length)), reader.isAtEnd
+            else { return nil }
+            let bytes = Array(payload)
+            guard BytecodeImage.hash(bytes) == hash else { return nil }
+            return bytes
+        }
+    }
+
+    /// Writes `bytecode` under `key` to `url` (through a temporary file renamed into place);
+    /// false when the directory cannot be written (the image is then simply not kept).
+    @discardableResult
+    static func write(_ bytecode: [UInt8], key: [UInt8], to url: URL) -> Bool {
+        var data = Data(magic)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
+        append(UInt32(DUK_VERSION))
+        append(UInt32(key.count))
+        data.append(contentsOf: key)
+        append(UInt64(bytecode.count))
+        append(hash(bytecode))
+        data.append(contentsOf: bytecode)
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+            else { return false }
+            if rename(temporary.path, url.path) != 0 {
+                try? FileManager.default.removeItem(at: temporary)
+                return false
+            }
+            return true
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            return false
+        }
+    }
+
+    /// A 64-bit hash of `bytes` (cduk_hash64).
+    static func hash(_ bytes: some ContiguousBytes) -> UInt64 {
+        bytes.withUnsafeBytes { cduk_hash64($0.baseAddress, $0.count, 0) }
+    }
+
+    /// A key from parts: each part's length and bytes (so that no two part lists give one key).
+    static func key(_ parts: [[UInt8]]) -> [UInt8] {
+        var key: [UInt8] = []
+        for part in parts {
+            withUnsafeBytes(of: UInt32(part.count).littleEndian) { key.append(contentsOf: $0) }
+            key.append(contentsOf: part)
+        }
+        return key
+    }
+
+    private struct Reader {
+        let raw: UnsafeRawBufferPointer
+        var offset = 0
+        init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+        var isAtEnd: Bool { offset == raw.count }
+        mutating func take(_ count: Int) -> Slice<UnsafeRawBufferPointer>? {
+            guard count >= 0, raw.count - offset >= count else { return nil }
+            defer { offset += count }
+            return raw[offset..<(offset + count)]
+        }
+        mutating func uint32() -> UInt32? {
+            take(4).map { UInt32(littleEndian: UnsafeRawBufferPointer(rebasing: $0).loadUnaligned(as: UInt32.self)) }
+        }
+        mutating func uint64() -> UInt64? {
+            take(8).map { UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: $0).loadUnaligned(as: UInt64.self)) }
+        }
+    }
+}
