@@ -519,6 +519,25 @@ int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx) {
     return deleted;
 }
 
+int cduk_program_opcodes(duk_context *ctx, duk_idx_t idx, int *functions, unsigned char *opcodes, int capacity) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, idx);
+    if (h == NULL || !DUK_HOBJECT_IS_COMPFUNC(h)) {
+        return -1;
+    }
+    duk_hcompfunc *f = (duk_hcompfunc *) h;
+    *functions = (int) (DUK_HCOMPFUNC_GET_FUNCS_END(thr->heap, f) - DUK_HCOMPFUNC_GET_FUNCS_BASE(thr->heap, f));
+    duk_instr_t *code = DUK_HCOMPFUNC_GET_CODE_BASE(thr->heap, f);
+    duk_instr_t *end = DUK_HCOMPFUNC_GET_CODE_END(thr->heap, f);
+    int count = 0;
+    for (; code < end; code++, count++) {
+        if (count < capacity) {
+            opcodes[count] = (unsigned char) DUK_DEC_OP(*code);
+        }
+    }
+    return count;
+}
+
 int cduk_define_lazy_accessor(duk_context *ctx, duk_idx_t owner, duk_idx_t getter, duk_idx_t setter) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *obj = duk_require_hobject(thr, owner);

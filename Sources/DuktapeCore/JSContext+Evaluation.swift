@@ -92,6 +92,25 @@ extension JSContext {
         }
     }
 
+    /// For the runtime's `require`: evaluates `text`, which must be one parenthesized function
+    /// expression and nothing else (`(function (exports, ...) { <module> \n})`), and returns that
+    /// function; nil, with nothing run, when the text is more than that (a module whose text
+    /// closes its wrapper early). Compiles once; modern syntax is lowered as by `evaluate`.
+    ///
+    /// ```swift
+    /// let factory = try context.evaluateFunctionExpression("(function (a) { return a * 2\n})", sourceName: "m.js")
+    /// ```
+    @_spi(Runtime)
+    public func evaluateFunctionExpression(_ text: String, sourceName: String?) throws -> JSValue? {
+        try rethrowingSwiftErrors { () throws(JSException) -> JSValue? in
+            try withStack { stack throws(JSException) -> JSValue? in
+                guard try stack.compileFunctionExpression(text, sourceURL: sourceName) else { return nil }
+                try stack.callAsGlobalCode()
+                return try stack.value(at: -1)
+            }
+        }
+    }
+
     /// Runs `body`, throwing a Swift error that travelled through JavaScript as itself.
     @inline(__always)
     func rethrowingSwiftErrors<T>(_ body: () throws(JSException) -> T) throws -> T {

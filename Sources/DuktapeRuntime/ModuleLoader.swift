@@ -1,4 +1,4 @@
-import DuktapeCore
+@_spi(Runtime) import DuktapeCore
 import Foundation
 
 /// CommonJS modules as Node runs them: a global `require` in the context, the main module, and
@@ -60,12 +60,12 @@ public final class ModuleLoader: Sendable {
             guard let resolver else { throw ModuleNotFound(specifier: filename, parent: nil, tried: []) }
             return try resolver.source(at: filename)
         }
-        let compile = JSValue(newFunctionIn: context) { (source: String, filename: String, function: JSValue) throws -> JSValue? in
+        let compile = JSValue(newFunctionIn: context) { (source: String, filename: String, _: JSValue) throws -> JSValue? in
             // The module's text is code, placed as Node places it; no value is spliced in: the
-            // filename goes to the compiler as the source's name. Undefined for a text that
-            // closes the wrapper's function (the caller throws a SyntaxError, as Node does).
-            guard try Self.isOneFunctionBody(source, compiledBy: function) else { return nil }
-            return try JSContext.current().evaluate(Self.wrapperHead + source + Self.wrapperTail, sourceName: filename)
+            // filename goes to the compiler as the source's name. Compiled once, and undefined
+            // (nothing of it run) for a text that closes the wrapper's function (the caller throws
+            // a SyntaxError, as Node does): see JSContext.evaluateFunctionExpression.
+            try JSContext.current().evaluateFunctionExpression(Self.wrapperHead + source + Self.wrapperTail, sourceName: filename)
         }
         do {
             let factory = try context.evaluate(ModuleScript.source, sourceName: "runtime:modules.js")
@@ -77,28 +77,6 @@ public final class ModuleLoader: Sendable {
             context.exception = (error as? JSException)?.value
             return nil
         }
-    }
-
-    /// Whether `source` is one function body, or closes the function it is placed in (a text
-    /// such as `}); code(); (function () {`, whose middle part would otherwise run outside the
-    /// module's function, at global scope, while the module is compiled).
-    ///
-    /// Duktape's compiler has no check of its own (its `Function` ignores text after the
-    /// function's end), so the text is compiled by the realm's `Function` (`function`) with a
-    /// declaration of a fresh name after it, and the result asked at its first statement whether
-    /// that declaration is in its body; nothing of the module runs. A text that does not compile
-    /// at all is left to the real compile, which reports the error with the module's name and line.
-    static func isOneFunctionBody(_ source: String, compiledBy function: JSValue) throws -> Bool {
-        let nonce = UUID().uuidString.replacingOccurrences(of: "-", with: "")
-        let probe: JSValue
-        do {
-            // The `;` keeps an unfinished last statement from taking the declaration in as an
-            // expression (such a text is a SyntaxError of the probe, then of the real compile).
-            probe = try function.call("p\(nonce)", "if (p\(nonce)) return typeof e\(nonce);\n" + source + "\n;function e\(nonce)() {}")
-        } catch let error as JSException where error.name == "SyntaxError" {
-            return true
-        }
-        return try probe.call(true).toString() == "function"
     }
 
     /// Runs `path` as the main module (`module.id` is `'.'`, and `require.main` is it),

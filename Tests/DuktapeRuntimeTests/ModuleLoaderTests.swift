@@ -286,12 +286,21 @@ struct ModuleLoaderReviewTests {
         "}; globalThis.escaped = true; function again() {",
         "}}); globalThis.escaped = true; ({ x: function () {",
         "} globalThis.escaped = true; {",
+        // Modern syntax (lowered) and `const` (ES5-parseable, lowered for its semantics): the
+        // check is on TypeScript's tree then.
+        "}); globalThis.escaped = true; (() => {",
+        "}); let x = (globalThis.escaped = true); (function () {",
+        "}); const c = 1; globalThis.escaped = true; (function () {",
+        "}), (globalThis.escaped = true), (function () {",
     ])
     func aTextThatClosesItsWrapperIsASyntaxError(text: String) throws {
         let context = JSContext()!
         _ = try #require(ModuleLoader(context: context, resolver: InMemoryModuleResolver(["/evil.js": text])))
         let outcome = context.evaluateScript("try { require('/evil.js'); 'loaded' } catch (e) { e.name + ': ' + e.message }").toString()
-        #expect(outcome == "SyntaxError: /evil.js: the module's text closes the function it is wrapped in (an unmatched '}')")
+        // Texts that are valid code once wrapped say so; the others are syntax errors of the
+        // wrapped text (as in Node, whose message is the parser's too).
+        #expect(outcome == "SyntaxError: /evil.js: the module's text closes the function it is wrapped in (an unmatched '}')"
+            || outcome?.hasPrefix("SyntaxError: ')' expected.") == true, "\(outcome ?? "")")
         #expect(context.evaluateScript("typeof escaped").toString() == "undefined")
     }
 

@@ -250,6 +250,13 @@ const char *_Nonnull cduk_transpiler_script(size_t *_Nonnull length);
 duk_int_t cduk_pcompile_eval(duk_context *_Nonnull ctx, const char *_Nonnull source, size_t source_length,
                              const char *_Nullable filename, size_t filename_length, int program);
 
+/* The compiled function at idx: its number of inner functions in *functions, and its opcodes
+ * (up to `capacity` of them in `opcodes`); returns how many opcodes it has, or -1 when idx is not
+ * a compiled function. Allocates nothing. (The module loader's check that a module's text is one
+ * function body.) */
+int cduk_program_opcodes(duk_context *_Nonnull ctx, duk_idx_t idx, int *_Nonnull functions,
+                         unsigned char *_Nullable opcodes, int capacity);
+
 /* Bytecode images: [function] -> [buffer] (duk_dump_function), and [] -> [function] from the
  * bytes of one (duk_load_function; not safe against corrupt bytes: check them first, see
  * BytecodeImage.swift). The cduk_p* convention. */

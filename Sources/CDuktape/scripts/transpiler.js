@@ -149,6 +149,11 @@
         return function (context) {
             var resolver = context.getEmitResolver ? context.getEmitResolver() : undefined;
             return function (sourceFile) {
+                // Whether the source is one parenthesized function expression and nothing else
+                // (a module wrapper whose text did not close it early).
+                var statements = sourceFile.statements;
+                var only = statements.length === 1 && ts.isExpressionStatement(statements[0]) ? statements[0].expression : undefined;
+                used.oneFunction = !!only && ts.isParenthesizedExpression(only) && ts.isFunctionExpression(only.expression);
                 var functions = []; // { captured: identifier or undefined, arrows: depth }
 
                 function isConstReference(node) {
@@ -412,9 +417,10 @@
         newLine: ts.NewLineKind.LineFeed
     };
 
-    // transpile(source, fileName) -> { code, diagnostics: [{ message, line, column, atEnd }] }:
-    // line and column 1-based, in the original. A file name ending in .ts, .mts or .cts is
-    // TypeScript (its types are removed); anything else is JavaScript.
+    // transpile(source, fileName) -> { code, diagnostics: [{ message, line, column, atEnd }],
+    // oneFunction }: line and column 1-based, in the original; oneFunction when the source is one
+    // parenthesized function expression and nothing else. A file name ending in .ts, .mts or .cts
+    // is TypeScript (its types are removed); anything else is JavaScript.
     global.transpile = function (source, fileName) {
         var typed = /\.[mc]?ts$/.test(fileName);
         var used = {};
@@ -456,7 +462,7 @@
         var code = layout(result.outputText, map.mappings);
         var prologue = /^(['"])use strict\1;\s*/.exec(code);
         var at = prologue ? prologue[0].length : 0;
-        return { code: code.slice(0, at) + helpers + code.slice(at), diagnostics: diagnostics };
+        return { code: code.slice(0, at) + helpers + code.slice(at), diagnostics: diagnostics, oneFunction: used.oneFunction };
     };
 
     global.transpilerVersion = 'typescript ' + ts.version;

@@ -529,6 +529,51 @@ struct EngineStack {
         try check(status)
     }
 
+    /// [..] -> [.. program] and true when `source` is one parenthesized function expression and
+    /// nothing else (a module's text placed in a wrapper function did not close it early); false
+    /// with nothing pushed otherwise. One compile: Duktape's bytecode of the program is read (it
+    /// may only make one closure and return it); lowered source is checked on TypeScript's tree.
+    func compileFunctionExpression(_ source: String, sourceURL: String?) throws(JSException) -> Bool {
+        var status = compile(source, sourceURL: sourceURL, asProgram: false)
+        let lowerable = context.engine.lowersModernSyntax
+        var lowered: Transpiler.Lowered?
+        if status == DUK_EXEC_ERROR, lowerable {
+            let original = takeException()
+            guard original.name == "SyntaxError" else { throw original }
+            do {
+                lowered = try Transpiler.shared.lowering(source, fileName: sourceURL)
+            } catch {
+                throw syntaxError(for: error, original: original, sourceURL: sourceURL)
+            }
+        } else if status == DUK_EXEC_SUCCESS, lowerable, Transpiler.needsLoweringThoughParsed(source), JSTranspiler.isAvailable,
+            let parsedAgain = try? Transpiler.shared.lowering(source, fileName: sourceURL)
+        {
+            duk_pop(ctx)
+            lowered = parsedAgain
+        }
+        if let lowered {
+            guard lowered.isOneFunction else { return false }
+            status = compile(lowered.code, sourceURL: sourceURL, asProgram: false)
+            try check(status)
+            return true
+        }
+        try check(status)
+        var functions: Int32 = 0
+        var opcodes = [UInt8](repeating: 0, count: 16)
+        let count = cduk_program_opcodes(ctx, -1, &functions, &opcodes, Int32(opcodes.count))
+        // `(function (...) {...})` compiles to LDUNDEF, CLOSURE, LDREG, RETREG: anything else
+        // (a call, a property access, a second closure) is code outside the function.
+        let allowed: Set<UInt8> = [0, 1, 7, 152, 157, 158, 205]  // LDREG STREG LDUNDEF CLOSURE RETREG RETUNDEF NOP
+        let closures = opcodes.prefix(Int(max(count, 0))).filter { $0 == 152 }.count
+        guard functions == 1, count > 0, count <= Int32(opcodes.count), closures == 1,
+            opcodes.prefix(Int(count)).allSatisfy(allowed.contains)
+        else {
+            duk_pop(ctx)
+            return false
+        }
+        return true
+    }
+
     /// [.. function] -> [..]: the function's bytecode (duk_dump_function).
     func dumpFunction() throws(JSException) -> [UInt8] {
         try check(cduk_pdump_function(ctx))

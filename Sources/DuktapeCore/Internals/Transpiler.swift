@@ -23,9 +23,16 @@ final class Transpiler: Sendable {
         let typed: Bool
     }
 
+    /// A lowered source: its code, and whether the original was one parenthesized function
+    /// expression and nothing else.
+    struct Lowered {
+        let code: String
+        let isOneFunction: Bool
+    }
+
     private struct State {
         var compiler: Result<Compiler, JSTranspiler.Failure>?
-        var cache: [CacheKey: String] = [:]
+        var cache: [CacheKey: Lowered] = [:]
         var order: [CacheKey] = []
         var cachedBytes = 0
     }
@@ -34,9 +41,14 @@ final class Transpiler: Sendable {
 
     /// The lowered form of `source` (see `JSTranspiler.transpile`).
     func lower(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> String {
+        try lowering(source, fileName: fileName).code
+    }
+
+    /// `lower`, with whether the source was one function expression.
+    func lowering(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> Lowered {
         let typed = fileName.map { $0.hasSuffix(".ts") || $0.hasSuffix(".mts") || $0.hasSuffix(".cts") } ?? false
         let key = CacheKey(source: source, typed: typed)
-        let result: Result<String, JSTranspiler.Failure> = state.withLock { state in
+        let result: Result<Lowered, JSTranspiler.Failure> = state.withLock { state in
             if let cached = state.cache[key] { return .success(cached) }
             let compiler: Compiler
             switch state.compiler ?? Self.start() {
@@ -56,16 +68,16 @@ final class Transpiler: Sendable {
         return try result.get()
     }
 
-    private static func remember(_ key: CacheKey, _ code: String, in state: inout State) {
-        let bytes = key.source.utf8.count + code.utf8.count
+    private static func remember(_ key: CacheKey, _ lowered: Lowered, in state: inout State) {
+        let bytes = key.source.utf8.count + lowered.code.utf8.count
         guard bytes <= cacheBytes else { return }
-        state.cache[key] = code
+        state.cache[key] = lowered
         state.order.append(key)
         state.cachedBytes += bytes
         while state.cachedBytes > cacheBytes, !state.order.isEmpty {
             let oldest = state.order.removeFirst()
-            if let code = state.cache.removeValue(forKey: oldest) {
-                state.cachedBytes -= oldest.source.utf8.count + code.utf8.count
+            if let lowered = state.cache.removeValue(forKey: oldest) {
+                state.cachedBytes -= oldest.source.utf8.count + lowered.code.utf8.count
             }
         }
     }
@@ -132,7 +144,7 @@ final class Transpiler: Sendable {
         }
     }
 
-    private static func run(_ compiler: Compiler, source: String, fileName: String) -> Result<String, JSTranspiler.Failure> {
+    private static func run(_ compiler: Compiler, source: String, fileName: String) -> Result<Lowered, JSTranspiler.Failure> {
         let limits = JSTranspiler.configuration.withLock { ($0.memoryLimit, $0.timeLimit) }
         compiler.vm.memoryLimit = limits.0
         compiler.vm.executionTimeLimit = limits.1
@@ -156,7 +168,7 @@ final class Transpiler: Sendable {
         guard let code = result.forProperty("code"), code.isString else {
             return .failure(.failed("the transpiler gave no code"))
         }
-        return .success(code.toString())
+        return .success(Lowered(code: code.toString(), isOneFunction: result.forProperty("oneFunction")?.toBool() ?? false))
     }
 }
 
