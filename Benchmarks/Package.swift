@@ -57,6 +57,12 @@ let package = Package(
             name: "memory-probe",
             dependencies: ["Baselines", "DuktapeBaselines", .product(name: "DuktapeCore", package: rootPackage)]
         ),
+        // W13: modern JavaScript (the compiler VM's start, a 10 KB ES2017 module against its ES5
+        // form, Map and Set against plain properties).
+        .executableTarget(
+            name: "modern-probe",
+            dependencies: [.product(name: "DuktapeCore", package: rootPackage)]
+        ),
         .executableTarget(
             name: "startup-raw",
             cSettings: [.unsafeFlags(["-I../Sources/CDuktape/include", "-D_GNU_SOURCE"])],

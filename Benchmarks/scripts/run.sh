@@ -17,6 +17,7 @@ swift build -c release --product startup-jsc
 swift build -c release --product memory-probe
 swift build -c release --product instruction-probe
 swift build -c release --product web-requests
+swift build -c release --product modern-probe
 
 echo "== W1-W10: package-benchmark"
 # One workload group at a time, so that ours, raw and jsc of a workload are measured close
@@ -72,6 +73,9 @@ done
 
 echo "== W12: the web host (1 GiB streamed download and 1,000 requests against curl)"
 /usr/bin/python3 scripts/web_bench.py "$results" ../.build/release/dukjs .build/release/web-requests > "$results/web.log"
+
+echo "== W13: modern JavaScript (compiler VM start, a 10 KB ES2017 module, Map and Set)"
+/usr/bin/python3 scripts/modern/measure.py .build/release/modern-probe scripts/modern > "$results/modern.json"
 
 echo "== instructions per operation (callgrind)"
 /usr/bin/python3 scripts/instructions.py .build/release/instruction-probe --json "$results/instructions.json"
