@@ -1,4 +1,4 @@
-import DuktapeCore
+@_spi(Runtime) import DuktapeCore
 import DuktapeRuntime
 import Foundation
 
@@ -319,12 +319,14 @@ public final class WebPage: @unchecked Sendable {
     /// Runs `body` as the body of a function whose parameters are the keys of `arguments`, called
     /// with their values (converted as `JSValue(object:in:)` converts; never spliced into source),
     /// and returns its result, or, when the result is a promise, what it settles to (WebKit's
-    /// `callAsyncJavaScript`; Duktape has no `await`, so an asynchronous body returns a promise).
+    /// `callAsyncJavaScript`). A body with modern syntax, `await` included, runs as the body of an
+    /// async function (lowered, see "Modern JavaScript" in the README), as in WebKit; an ES5 body
+    /// runs as a plain function's (its promise, if it returns one, is awaited all the same).
     ///
     /// ```swift
     /// let total = try await page.callAsyncJavaScript("return a + b", arguments: ["a": 1, "b": 2]) as? Int   // 3
     /// let later = try await page.callAsyncJavaScript(
-    ///     "return new Promise(function (resolve) { setTimeout(function () { resolve(label) }, 10) })",
+    ///     "await new Promise((resolve) => setTimeout(resolve, 10)); return label",
     ///     arguments: ["label": "done"])   // "done"
     /// ```
     ///
@@ -341,8 +343,24 @@ public final class WebPage: @unchecked Sendable {
         // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
         // which it does not instrument).
         let handoff = Guarded<JSValue?>(nil)
-        try await submit { [control] _ in
-            let value = try control.forProperty("callFunction").call(names, body, values.value)
+        try await submit { [control] context in
+            // The body is code, placed in a function whose parameters are the names (identifiers,
+            // checked above); compiled once, and refused with none of it run when it closes that
+            // function early. A body that only an async function's can be (`await`) is one, as in
+            // WebKit (lowered with the rest of modern syntax).
+            let parameters = names.joined(separator: ", ")
+            let function: JSValue?
+            do {
+                function = try context.evaluateFunctionExpression("(function (" + parameters + ") { " + body + "\n})", sourceName: nil)
+            } catch let error as JSException where error.name == "SyntaxError" {
+                function = try context.evaluateFunctionExpression("(async function (" + parameters + ") { " + body + "\n})", sourceName: nil)
+            }
+            guard let made = function else {
+                throw WebPageError.javaScriptException(
+                    name: "SyntaxError", message: "the body closes the function it is the body of (an unmatched '}')",
+                    sourceURL: nil, line: nil, stack: nil)
+            }
+            let value = try control.forProperty("callMade").call(made, values.value)
             handoff.withLock { $0 = value }
         }
         guard let result = handoff.withLock({ $0 }) else { throw WebPageError.closed }

@@ -200,6 +200,30 @@ struct WebPageTests {
         }
     }
 
+    /// WebKit runs the body as an async function's: `await` and the rest of modern syntax work
+    /// (lowered); a body that closes its function is refused with none of it run.
+    @Test(.enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
+    func callAsyncJavaScriptBodiesCanAwait() async throws {
+        try await using(try WebPage()) { page in
+            let body = "const v = await new Promise((resolve) => setTimeout(() => resolve(a), 5));\nreturn `${v * 2}`"
+            #expect(try await page.callAsyncJavaScript(body, arguments: ["a": 21]) as? String == "42")
+            do {
+                _ = try await page.callAsyncJavaScript("await null; throw new TypeError(`bad ${x}`)", arguments: ["x": 1])
+                Issue.record("no error")
+            } catch WebPageError.javaScriptException(let name, let message, _, _, _) {
+                #expect(name == "TypeError" && message == "bad 1")
+            }
+            for escape in [
+                "await 1; }); globalThis.escaped = 1; (async function () {",
+                "}, globalThis.escaped = (() => 1)(), function () {",
+                "return 1 }); globalThis.escaped = 1; (function () {",
+            ] {
+                await #expect(throws: WebPageError.self) { try await page.callAsyncJavaScript(escape) }
+            }
+            #expect(try await page.evaluateJavaScript("typeof escaped") as? String == "undefined")
+        }
+    }
+
     @Test func callAsyncJavaScriptPassesValuesAndAwaitsPromises() async throws {
         try await using(try WebPage()) { page in
             #expect(try await page.callAsyncJavaScript("return a + b", arguments: ["a": 1, "b": 2]) as? Int == 3)

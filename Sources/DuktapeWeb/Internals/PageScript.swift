@@ -8,7 +8,7 @@
 /// the page's control: `setLocation`, `setUserAgent`, `setReadyState` (which fires
 /// `DOMContentLoaded` and `load`), `setHandler(name, kind)` (0: remove, 1: without reply, 2:
 /// with reply), `settle(replyID, fulfilled, value)`, `copy(value)` (a message's copy, also used
-/// for results) and `callFunction(names, body, values)` for `callAsyncJavaScript`.
+/// for results) and `callMade(function, values)` for `callAsyncJavaScript` (the host compiles the function).
 ///
 /// A message's value is copied as WebKit's structured serialization copies it: JSON-like values,
 /// dates, `Error`s as `{ name, message }`, any `ArrayBuffer` or view as a `Uint8Array` of its
@@ -19,7 +19,7 @@ enum PageScript {
 (function (global, internals, natives) {
 'use strict';
 var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototypeOf = O.setPrototypeOf, keysOf = O.keys,
-    apply = Reflect.apply, construct = Reflect.construct, FunctionCtor = Function, TypeErrorCtor = TypeError,
+    apply = Reflect.apply, construct = Reflect.construct, TypeErrorCtor = TypeError,
     ErrorCtor = Error, DateCtor = Date, Uint8 = Uint8Array, ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView,
     isArray = Array.isArray, PromiseCtor = Promise, Str = String, getTime = Date.prototype.getTime,
     toTag = Object.prototype.toString, concat = Array.prototype.concat, dispatch = internals.dispatch, post = natives.post;
@@ -152,8 +152,9 @@ return {
         if (fulfilled) pending.resolve(value); else pending.reject(new ErrorCtor(Str(value)));
     },
     copy: copyOf,
-    callFunction: function (names, body, values) {
-        return apply(construct(FunctionCtor, apply(concat, names, [[body]])), undefined, values);
+    // callAsyncJavaScript's function (compiled by the host) called with its values.
+    callMade: function (made, values) {
+        return apply(made, undefined, values);
     }
 };
 })
