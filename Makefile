@@ -3,7 +3,7 @@ SWIFT ?= swift
 DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean
+.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean test262
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
@@ -61,6 +61,15 @@ test-sanitize: deps
 	ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 .build-asan/$(SANITIZED_TESTS)
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 .build-tsan/$(SANITIZED_TESTS)
+
+# A conformance run against test262 (not part of CI): TEST262 names a checkout of tc39/test262;
+# a deterministic sample of TEST262_SAMPLE ES5 and ES2015 tests runs through dukjs (see
+# Conformance/test262.py for what is sampled and what is not run).
+TEST262_SAMPLE ?= 250
+test262: deps
+	@test -d "$(TEST262)/test" || { echo "make test262 TEST262=<a checkout of tc39/test262>"; exit 2; }
+	$(SWIFT) build -c release --product dukjs
+	/usr/bin/python3 Conformance/test262.py "$(TEST262)" .build/release/dukjs --sample $(TEST262_SAMPLE)
 
 demo: deps
 	$(SWIFT) build

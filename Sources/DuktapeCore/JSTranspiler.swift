@@ -1,6 +1,5 @@
 import CDuktape
 import Foundation
-import Synchronization
 
 /// Modern JavaScript (ES2015–ES2020) on Duktape, whose parser is ES5: source that Duktape cannot
 /// parse is lowered to ES5 by TypeScript's compiler, running in a compiler VM of its own, then
@@ -72,6 +71,18 @@ public enum JSTranspiler {
         set { configuration.withLock { $0.cacheDirectory = newValue } }
     }
 
+    /// The most bytes of lowered sources kept on disk, in `cacheDirectory/lowered` (default
+    /// 64 MiB; the oldest entries go first). A process whose sources are all there does not start
+    /// the compiler VM at all.
+    ///
+    /// ```swift
+    /// JSTranspiler.diskCacheBytes = 16 << 20
+    /// ```
+    public static var diskCacheBytes: Int {
+        get { configuration.withLock { $0.diskCacheBytes } }
+        set { configuration.withLock { $0.diskCacheBytes = max(newValue, 0) } }
+    }
+
     /// True when TypeScript's compiler is where `typeScriptPath` says.
     ///
     /// ```swift
@@ -120,6 +131,7 @@ public enum JSTranspiler {
         var typeScriptPath = ProcessInfo.processInfo.environment["DUKTAPECORE_TYPESCRIPT"]
             ?? "/usr/share/nodejs/typescript/lib/typescript.js"
         var memoryLimit = 1 << 30
+        var diskCacheBytes = 64 << 20
         var cacheDirectory: URL? = {
             let environment = ProcessInfo.processInfo.environment
             if let path = environment["DUKTAPECORE_CACHE"] {
@@ -133,5 +145,5 @@ public enum JSTranspiler {
         var timeLimit: TimeInterval = 30
     }
 
-    static let configuration = Mutex(Configuration())
+    static let configuration = Guarded(Configuration())
 }

@@ -208,6 +208,41 @@ struct ModernSyntaxHostileTests {
         #expect(eval(context, "const ok = () => 'ok'; ok()").toString() == "ok")
     }
 
+    @Test func loweredSourcesAreKeptOnDiskBoundedAndCheckedWhenRead() throws {
+        let saved = (JSTranspiler.cacheDirectory, JSTranspiler.diskCacheBytes)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lowered-\(UUID().uuidString)")
+        JSTranspiler.cacheDirectory = directory
+        defer {
+            JSTranspiler.cacheDirectory = saved.0
+            JSTranspiler.diskCacheBytes = saved.1
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let lowered = directory.appendingPathComponent("lowered")
+        let source = "const unique\(UUID().uuidString.prefix(8)) = (x) => x ** 2; 7"
+        let first = try JSTranspiler.transpile(source)
+        let entries = try FileManager.default.contentsOfDirectory(at: lowered, includingPropertiesForKeys: nil)
+        #expect(entries.count == 1)
+        // Read back from disk (not memory): the same code.
+        Transpiler.shared.forgetRemembered()
+        #expect(try JSTranspiler.transpile(source) == first)
+        // A corrupt entry is not used: the source is lowered again, and the entry rewritten.
+        let entry = try #require(entries.first)
+        var bytes = try Data(contentsOf: entry)
+        bytes[bytes.count - 2] ^= 0x20
+        try bytes.write(to: entry)
+        Transpiler.shared.forgetRemembered()
+        #expect(try JSTranspiler.transpile(source) == first)
+        #expect(try Data(contentsOf: entry) != bytes)
+        // Bounded: with a small limit the oldest entries go.
+        JSTranspiler.diskCacheBytes = 4096
+        for index in 0..<30 {
+            _ = try JSTranspiler.transpile("let v\(index) = [\(index)].map((x) => `${x}`);")
+        }
+        let total = try FileManager.default.contentsOfDirectory(at: lowered, includingPropertiesForKeys: [.fileSizeKey])
+            .reduce(0) { $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0) }
+        #expect(total <= 4096)
+    }
+
     @Test func transpilerFailuresAreTypedErrors() {
         #expect(throws: JSTranspiler.Failure.self) { try JSTranspiler.transpile("let = = 1") }
         do {

@@ -1,11 +1,14 @@
 import CDuktape
 import Foundation
-import Synchronization
 
 /// The compiler VM behind `JSTranspiler`: one per process, started on the first lowering, used
-/// by one caller at a time (its own lock; callers may hold their VM's lock, and this one never
-/// takes another, so there is no lock cycle), under limits of its own (never a caller's
-/// sandbox). Lowered sources are kept in memory, up to `cacheBytes`.
+/// by one caller at a time, under limits of its own (never a caller's sandbox). Lowered sources
+/// are kept in memory, up to `cacheBytes`, and on disk (`DiskEntry`).
+///
+/// Lock order: a caller may hold its own VM's lock when it takes this one (`Guarded`, which
+/// ThreadSanitizer sees); holding it, the transpiler enters only the compiler VM, which never
+/// calls back here nor into another VM: no cycle. (Unlike the loop's `Guarded` state, this lock
+/// is held while JavaScript runs, the compiler's.)
 final class Transpiler: Sendable {
     static let shared = Transpiler()
 
@@ -18,7 +21,7 @@ final class Transpiler: Sendable {
         let transpile: JSValue
     }
 
-    private struct CacheKey: Hashable {
+    struct CacheKey: Hashable {
         let source: String
         let typed: Bool
     }
@@ -37,7 +40,7 @@ final class Transpiler: Sendable {
         var cachedBytes = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     /// The lowered form of `source` (see `JSTranspiler.transpile`).
     func lower(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> String {
@@ -48,8 +51,14 @@ final class Transpiler: Sendable {
     func lowering(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> Lowered {
         let typed = fileName.map { $0.hasSuffix(".ts") || $0.hasSuffix(".mts") || $0.hasSuffix(".cts") } ?? false
         let key = CacheKey(source: source, typed: typed)
+        let configuration = JSTranspiler.configuration.withLock { $0 }
         let result: Result<Lowered, JSTranspiler.Failure> = state.withLock { state in
             if let cached = state.cache[key] { return .success(cached) }
+            let disk = configuration.cacheDirectory.flatMap { DiskEntry(key: key, directory: $0, typeScriptPath: configuration.typeScriptPath) }
+            if let disk, let stored = disk.read() {
+                Self.remember(key, stored, in: &state)
+                return .success(stored)
+            }
             let compiler: Compiler
             switch state.compiler ?? Self.start() {
             case .success(let started):
@@ -62,10 +71,20 @@ final class Transpiler: Sendable {
             let lowered = Self.run(compiler, source: source, fileName: typed ? (fileName ?? "script.ts") : "script.js")
             if case .success(let code) = lowered {
                 Self.remember(key, code, in: &state)
+                disk?.write(code, limit: configuration.diskCacheBytes)
             }
             return lowered
         }
         return try result.get()
+    }
+
+    /// Empties the in-memory cache (tests of the disk cache).
+    func forgetRemembered() {
+        state.withLock { (state: inout State) -> Void in
+            state.cache = [:]
+            state.order = []
+            state.cachedBytes = 0
+        }
     }
 
     private static func remember(_ key: CacheKey, _ lowered: Lowered, in state: inout State) {
@@ -173,6 +192,81 @@ final class Transpiler: Sendable {
 }
 
 extension Transpiler {
+    /// A lowered source on disk, in `<cacheDirectory>/lowered/`: the lowered code (and whether the
+    /// source was one function) in a BytecodeImage file, keyed by the source (its hash and length,
+    /// TypeScript or JavaScript), the compiler (typescript.js's hash, transpiler.js's) and the
+    /// engine. A process whose sources are all there never starts the compiler VM. Written through
+    /// a temporary file renamed into place; an entry that does not match is ignored (and written
+    /// again); the directory is kept under `JSTranspiler.diskCacheBytes` (oldest entries go).
+    struct DiskEntry {
+        let url: URL
+        let key: [UInt8]
+
+        init?(key: CacheKey, directory: URL, typeScriptPath: String) {
+            guard let compiler = Transpiler.compilerIdentity(typeScriptPath) else { return nil }
+            let source = Array(key.source.utf8)
+            self.key = BytecodeImage.key([
+                Array("lowered".utf8), compiler, Array((key.typed ? "ts" : "js").utf8),
+                Array(String(source.count).utf8), withUnsafeBytes(of: BytecodeImage.hash(source).littleEndian) { Array($0) },
+            ])
+            url = directory.appendingPathComponent("lowered")
+                .appendingPathComponent(String(BytecodeImage.hash(self.key), radix: 16) + ".dukc")
+        }
+
+        func read() -> Lowered? {
+            guard let payload = BytecodeImage.read(from: url, key: key), let flag = payload.first, flag <= 1 else { return nil }
+            return Lowered(code: String(decoding: payload.dropFirst(), as: UTF8.self), isOneFunction: flag == 1)
+        }
+
+        func write(_ lowered: Lowered, limit: Int) {
+            let payload = [UInt8(lowered.isOneFunction ? 1 : 0)] + Array(lowered.code.utf8)
+            guard payload.count <= limit, BytecodeImage.write(payload, key: key, to: url) else { return }
+            Transpiler.trim(url.deletingLastPathComponent(), to: limit)
+        }
+    }
+
+    /// typescript.js's hash and length, and transpiler.js's hash: what a lowering depends on
+    /// (computed once per path).
+    static func compilerIdentity(_ path: String) -> [UInt8]? {
+        identities.withLock { known -> [UInt8]? in
+            if let identity = known[path] { return identity }
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            var length = 0
+            let script = cduk_transpiler_script(&length)
+            let driver = cduk_hash64(script, length, 0)
+            let identity = BytecodeImage.key([
+                withUnsafeBytes(of: BytecodeImage.hash(data).littleEndian) { Array($0) }, Array(String(data.count).utf8),
+                withUnsafeBytes(of: driver.littleEndian) { Array($0) },
+            ])
+            known[path] = identity
+            return identity
+        }
+    }
+
+    private static let identities = Guarded<[String: [UInt8]]>([:])
+
+    /// Removes the oldest entries of `directory` (by modification date) until it holds at most
+    /// 80 % of `limit` bytes, when it holds more than `limit`.
+    static func trim(_ directory: URL, to limit: Int) {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
+        guard let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)
+        else { return }
+        var entries: [(url: URL, size: Int, date: Date)] = []
+        var total = 0
+        for file in files where file.pathExtension == "dukc" {
+            guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+            let size = values.fileSize ?? 0
+            entries.append((file, size, values.contentModificationDate ?? .distantPast))
+            total += size
+        }
+        guard total > limit else { return }
+        for entry in entries.sorted(by: { $0.date < $1.date }) where total > limit * 4 / 5 {
+            if (try? FileManager.default.removeItem(at: entry.url)) != nil {
+                total -= entry.size
+            }
+        }
+    }
+
     /// True when `source`, though Duktape parses it, uses what Duktape's ES5 reading gets wrong:
     /// the word `const` (Duktape parses it as `var`: a `const` would stay assignable) or a
     /// `__proto__:` property (an own property to Duktape, the prototype in ES2015). Such source is
