@@ -200,6 +200,25 @@ struct WebPageTests {
         }
     }
 
+    /// Page scripts and user scripts in modern syntax run (lowered), and their errors name the
+    /// page's lines.
+    @Test(.enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
+    func modernPageAndUserScriptsRun() async throws {
+        var configuration = WebPageConfiguration()
+        configuration.userContentController.addUserScript(UserScript(source: "const log = []; const note = (m) => log.push(`user:${m}`);", injectionTime: .atDocumentStart))
+        try await using(try WebPage(configuration: configuration)) { page in
+            _ = try await page.load(html: """
+                <script>
+                  class Greeter { #name; constructor(n) { this.#name = n } hello() { return `hi ${this.#name}` } }
+                  note(new Greeter('page').hello());
+                  const { a, ...rest } = { a: 1, b: 2 };
+                  log.push(Object.keys(rest).join() + (a ?? 0));
+                </script>
+                """, baseURL: URL(string: "https://app.example/index.html"))
+            #expect(try await page.evaluateJavaScript("log.join('|')") as? String == "user:hi page|b1")
+        }
+    }
+
     /// WebKit runs the body as an async function's: `await` and the rest of modern syntax work
     /// (lowered); a body that closes its function is refused with none of it run.
     @Test(.enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
