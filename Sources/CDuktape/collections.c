@@ -176,14 +176,22 @@ static int cduk__push_index_key(duk_context *ctx, duk_idx_t idx) {
     return 1;
 }
 
-/* The entry position of the key at `key` in the collection at `coll`, or -1. */
-static duk_int_t cduk__find(duk_context *ctx, duk_idx_t coll, duk_idx_t key) {
-    int which = cduk__push_index_key(ctx, key); /* [ikey] */
+/* [] -> [ikey index]: the index key of the key at `key` and the index that holds it (undefined
+ * when the collection has none yet); returns which index (0 names, 1 others). */
+static int cduk__push_index(duk_context *ctx, duk_idx_t coll, duk_idx_t key) {
+    coll = duk_normalize_index(ctx, coll);
+    int which = cduk__push_index_key(ctx, key);
     if (which == 0) {
         cduk_get_own_hidden(ctx, coll, CDUK__C_NAMES);
     } else {
         cduk_get_own_hidden(ctx, coll, CDUK__C_OTHERS);
     }
+    return which;
+}
+
+/* The entry position of the key at `key` in the collection at `coll`, or -1. */
+static duk_int_t cduk__find(duk_context *ctx, duk_idx_t coll, duk_idx_t key) {
+    (void) cduk__push_index(ctx, coll, key); /* [ikey index] */
     if (!duk_is_object(ctx, -1)) {
         duk_pop_2(ctx);
         return -1;
@@ -199,12 +207,7 @@ static duk_int_t cduk__find(duk_context *ctx, duk_idx_t coll, duk_idx_t key) {
 static void cduk__set_index(duk_context *ctx, duk_idx_t coll, duk_idx_t key, duk_int_t position) {
     coll = duk_normalize_index(ctx, coll);
     key = duk_normalize_index(ctx, key);
-    int which = cduk__push_index_key(ctx, key); /* [ikey] */
-    if (which == 0) {
-        cduk_get_own_hidden(ctx, coll, CDUK__C_NAMES);
-    } else {
-        cduk_get_own_hidden(ctx, coll, CDUK__C_OTHERS);
-    }
+    int which = cduk__push_index(ctx, coll, key); /* [ikey index] */
     if (!duk_is_object(ctx, -1)) {
         if (position < 0) {
             duk_pop_2(ctx);

@@ -618,8 +618,15 @@ static duk_ret_t cduk__compile_eval(duk_context *ctx, void *udata) {
     if (a->filename != NULL) {
         duk_push_lstring(ctx, a->filename, a->filename_length);
     } else {
-        duk_push_string(ctx, ""); /* as cduk__eval */
+        /* An empty file name (not Duktape's default "eval"; none at all would also drop the
+         * compiler's line numbers): errors created in the script have fileName "", and their
+         * sourceURL reads undefined (cduk__alias_getter), as JavaScriptCore's do for a script
+         * evaluated without a URL. */
+        duk_push_string(ctx, "");
     }
+    /* Global code with eval semantics, so that the completion value of the last statement is
+     * the result (evaluateScript's); or program code, whose `var`s are globals even in strict
+     * code (a strict library loaded as a <script>). */
     duk_compile(ctx, a->program ? 0 : DUK_COMPILE_EVAL);
     return 1;
 }
@@ -628,32 +635,6 @@ duk_int_t cduk_pcompile_eval(duk_context *ctx, const char *source, size_t source
                              size_t filename_length, int program) {
     cduk__eval_args a = { source, source_length, filename, filename_length, program };
     return cduk__protect(ctx, cduk__compile_eval, &a, 0, 1);
-}
-
-static duk_ret_t cduk__eval(duk_context *ctx, void *udata) {
-    cduk__eval_args *a = (cduk__eval_args *) udata;
-    duk_push_lstring(ctx, a->source, a->source_length);
-    if (a->filename != NULL) {
-        duk_push_lstring(ctx, a->filename, a->filename_length);
-    } else {
-        /* An empty file name (not Duktape's default "eval"; none at all would also drop the
-         * compiler's line numbers): errors created in the script have fileName "", and their
-         * sourceURL reads undefined (cduk__alias_getter), as JavaScriptCore's do for a script
-         * evaluated without a URL. */
-        duk_push_string(ctx, "");
-    }
-    /* Global (program) code compiled with eval semantics so the completion value
-     * of the last statement is returned, as evaluateScript does. */
-    duk_compile(ctx, DUK_COMPILE_EVAL);
-    duk_push_global_object(ctx);
-    duk_call_method(ctx, 0);
-    return 1;
-}
-
-duk_int_t cduk_peval(duk_context *ctx, const char *source, size_t source_length, const char *filename,
-                     size_t filename_length) {
-    cduk__eval_args a = { source, source_length, filename, filename_length, 0 };
-    return cduk__protect(ctx, cduk__eval, &a, 0, 1);
 }
 
 typedef struct {

@@ -315,11 +315,6 @@ duk_int_t cduk_pequals(duk_context *ctx, int *out);
 /* [a b] -> []: *out = a instanceof b. */
 duk_int_t cduk_pinstanceof(duk_context *ctx, int *out);
 
-/* [] -> [completion value]: compiles and runs source as global code of ctx's realm.
- * filename may be NULL ("eval"). */
-duk_int_t cduk_peval(duk_context *ctx, const char *_Nullable source, size_t source_length,
-                     const char *_Nullable filename, size_t filename_length);
-
 /* [func this arg1..argN] -> [result]: calls func with this (construct == 0), or
  * `new func(args)` ignoring this (construct == 1). */
 duk_int_t cduk_pcall(duk_context *ctx, duk_idx_t nargs, int construct);
