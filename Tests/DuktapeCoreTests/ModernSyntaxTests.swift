@@ -238,6 +238,19 @@ struct ModernSyntaxHostileTests {
         #expect(total <= 4096)
     }
 
+    @Test func aSandboxsTimeLimitCapsTheLowering() {
+        // A sandboxed script's source cannot keep the compiler VM busier than the script itself
+        // could run: its time limit caps the lowering's.
+        let context = JSContext(sandbox: JSSandbox(memoryLimit: 8 << 20, executionTimeLimit: 0.2))!
+        let statement = "((a = 1) => `${a}`)(\(UInt32.random(in: 0...UInt32.max)));\n"
+        let source = String(repeating: statement, count: (2 << 20) / statement.utf8.count)
+        let started = Date()
+        let exception = thrown(context, source)
+        #expect(exception?.message.contains("transpiler stopped") == true)
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(eval(context, "const small = () => 1; small()").toInt32() == 1)
+    }
+
     @Test func transpilerFailuresAreTypedErrors() {
         #expect(throws: JSTranspiler.Failure.self) { try JSTranspiler.transpile("let = = 1") }
         do {

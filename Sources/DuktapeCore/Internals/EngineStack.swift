@@ -511,7 +511,7 @@ struct EngineStack {
             guard original.name == "SyntaxError" else { throw original }
             let lowered: String
             do {
-                lowered = try Transpiler.shared.lower(source, fileName: sourceURL)
+                lowered = try Transpiler.shared.lower(source, fileName: sourceURL, within: context.engine.timeLimit)
             } catch {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
@@ -521,7 +521,7 @@ struct EngineStack {
         {
             // Parsed, but with ES5's reading of `const` or `__proto__:`: lowered for ES2015's
             // (without a compiler, Duktape's reading stands, as before).
-            if let lowered = try? Transpiler.shared.lower(source, fileName: sourceURL) {
+            if let lowered = try? Transpiler.shared.lower(source, fileName: sourceURL, within: context.engine.timeLimit) {
                 duk_pop(ctx)
                 status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
             }
@@ -541,12 +541,12 @@ struct EngineStack {
             let original = takeException()
             guard original.name == "SyntaxError" else { throw original }
             do {
-                lowered = try Transpiler.shared.lowering(source, fileName: sourceURL)
+                lowered = try Transpiler.shared.lowering(source, fileName: sourceURL, within: context.engine.timeLimit)
             } catch {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
         } else if status == DUK_EXEC_SUCCESS, lowerable, Transpiler.needsLoweringThoughParsed(source), JSTranspiler.isAvailable,
-            let parsedAgain = try? Transpiler.shared.lowering(source, fileName: sourceURL)
+            let parsedAgain = try? Transpiler.shared.lowering(source, fileName: sourceURL, within: context.engine.timeLimit)
         {
             duk_pop(ctx)
             lowered = parsedAgain

@@ -42,13 +42,15 @@ final class Transpiler: Sendable {
 
     private let state = Guarded(State())
 
-    /// The lowered form of `source` (see `JSTranspiler.transpile`).
-    func lower(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> String {
-        try lowering(source, fileName: fileName).code
+    /// The lowered form of `source` (see `JSTranspiler.transpile`). `within`: the caller's own
+    /// time limit (a sandbox's), which caps `JSTranspiler.timeLimit` for this source, so that
+    /// source from a sandboxed script cannot keep the host busier than the script itself could.
+    func lower(_ source: String, fileName: String?, within callerLimit: TimeInterval? = nil) throws(JSTranspiler.Failure) -> String {
+        try lowering(source, fileName: fileName, within: callerLimit).code
     }
 
     /// `lower`, with whether the source was one function expression.
-    func lowering(_ source: String, fileName: String?) throws(JSTranspiler.Failure) -> Lowered {
+    func lowering(_ source: String, fileName: String?, within callerLimit: TimeInterval? = nil) throws(JSTranspiler.Failure) -> Lowered {
         let typed = fileName.map { $0.hasSuffix(".ts") || $0.hasSuffix(".mts") || $0.hasSuffix(".cts") } ?? false
         let key = CacheKey(source: source, typed: typed)
         let configuration = JSTranspiler.configuration.withLock { $0 }
@@ -68,7 +70,10 @@ final class Transpiler: Sendable {
                 state.compiler = .failure(failure)
                 return .failure(failure)
             }
-            let lowered = Self.run(compiler, source: source, fileName: typed ? (fileName ?? "script.ts") : "script.js")
+            let timeLimit = min(configuration.timeLimit, callerLimit ?? .infinity)
+            let lowered = Self.run(
+                compiler, source: source, fileName: typed ? (fileName ?? "script.ts") : "script.js",
+                memoryLimit: configuration.memoryLimit, timeLimit: timeLimit)
             if case .success(let code) = lowered {
                 Self.remember(key, code, in: &state)
                 disk?.write(code, limit: configuration.diskCacheBytes)
@@ -163,10 +168,11 @@ final class Transpiler: Sendable {
         }
     }
 
-    private static func run(_ compiler: Compiler, source: String, fileName: String) -> Result<Lowered, JSTranspiler.Failure> {
-        let limits = JSTranspiler.configuration.withLock { ($0.memoryLimit, $0.timeLimit) }
-        compiler.vm.memoryLimit = limits.0
-        compiler.vm.executionTimeLimit = limits.1
+    private static func run(
+        _ compiler: Compiler, source: String, fileName: String, memoryLimit: Int, timeLimit: TimeInterval
+    ) -> Result<Lowered, JSTranspiler.Failure> {
+        compiler.vm.memoryLimit = memoryLimit
+        compiler.vm.executionTimeLimit = timeLimit
         let result: JSValue
         do {
             result = try compiler.transpile.call(source, fileName)
