@@ -440,9 +440,10 @@ static void cduk__add_value(duk_context *ctx, void *udata, double index) {
 
 /* ---- Constructors ------------------------------------------------------------------------- */
 
-/* The next WeakMap/WeakSet serial of the realm, as a hidden symbol: [] -> [symbol]. */
+/* The next WeakMap/WeakSet serial of the heap (one counter for all its realms: entries of two
+ * contexts' maps must not share a key), as a hidden symbol: [] -> [symbol]. */
 static void cduk__push_weak_key(duk_context *ctx) {
-    duk_push_global_stash(ctx);
+    duk_push_heap_stash(ctx);
     duk_get_prop_literal(ctx, -1, CDUK__STASH_WEAK_SERIAL);
     double serial = duk_get_number_default(ctx, -1, 0) + 1;
     duk_pop(ctx);

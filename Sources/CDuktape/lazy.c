@@ -177,28 +177,58 @@ int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name) {
     return pending;
 }
 
+/* [key value] -> []: owner[key] = value as a data property, without throwing (a frozen or
+ * non-extensible object refuses it, as ordinary assignment would). */
+typedef struct {
+    duk_uint_t flags;
+} cduk__lazy_define;
+
+static duk_ret_t cduk__lazy_define_body(duk_context *ctx, void *udata) {
+    const cduk__lazy_define *define = (const cduk__lazy_define *) udata;
+    duk_def_prop(ctx, -3, define->flags);
+    return 0;
+}
+
 /* The setter: assignment makes a data property on the receiver, as it would with the writable
- * data property the accessor stands for; on the owner itself it stays non-enumerable. */
+ * data property the accessor stands for; on the owner itself it stays non-enumerable. Only for
+ * a key this accessor stands for on the receiver's chain (the setter is reachable through any
+ * pending accessor's descriptor: called on another object or key, it does nothing), and never
+ * forced: a frozen or non-extensible receiver keeps its properties. */
 static duk_ret_t cduk__lazy_set(duk_context *ctx) {
     /* [value key] */
     duk_push_this(ctx);
-    if (!duk_is_object(ctx, 2)) {
+    if (!duk_is_object(ctx, 2) || !duk_is_string(ctx, 1)) {
         return 0;
     }
-    duk_dup(ctx, 1);
-    duk_get_prop_desc(ctx, 2, 0); /* [value key this desc] */
-    int on_owner = 0;
-    if (duk_is_object(ctx, -1)) {
-        duk_get_prop_literal(ctx, -1, "set");
-        duk_push_current_function(ctx);
-        on_owner = duk_strict_equals(ctx, -1, -2);
-        duk_pop_2(ctx);
+    duk_push_current_function(ctx); /* [value key this setter] */
+    duk_dup(ctx, 2);                /* [.. holder] */
+    int on_owner = -1;
+    for (int depth = 0; depth < 10000 && duk_is_object(ctx, -1); depth++) {
+        duk_dup(ctx, 1);
+        duk_get_prop_desc(ctx, -2, 0); /* [.. holder desc] */
+        if (duk_is_object(ctx, -1)) {
+            duk_get_prop_literal(ctx, -1, "set");
+            int ours = duk_strict_equals(ctx, -1, 3);
+            duk_pop_2(ctx);
+            if (ours) {
+                on_owner = depth == 0;
+            }
+            break; /* the first own property of that key decides */
+        }
+        duk_pop(ctx);
+        duk_get_prototype(ctx, -1);
+        duk_remove(ctx, -2);
     }
-    duk_pop(ctx);
+    if (on_owner < 0) {
+        return 0;
+    }
+    cduk__lazy_define define = { DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_CONFIGURABLE |
+                                 (on_owner ? DUK_DEFPROP_CLEAR_ENUMERABLE : DUK_DEFPROP_SET_ENUMERABLE) };
+    duk_set_top(ctx, 3);
+    duk_dup(ctx, 2);
     duk_dup(ctx, 1);
-    duk_dup(ctx, 0);
-    duk_def_prop(ctx, 2, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_CONFIGURABLE |
-                             DUK_DEFPROP_FORCE | (on_owner ? DUK_DEFPROP_CLEAR_ENUMERABLE : DUK_DEFPROP_SET_ENUMERABLE));
+    duk_dup(ctx, 0); /* [value key this this key value] */
+    (void) duk_safe_call(ctx, cduk__lazy_define_body, &define, 3, 1);
     return 0;
 }
 

@@ -81,6 +81,29 @@ static void cduk__to_property_key(duk_context *ctx, duk_idx_t idx) {
     }
 }
 
+/* obj[index] for any index up to 2^53 (duk_*_prop_index takes 32 bits: a larger index is a
+ * number key). [] -> [value] and [value] -> []. */
+static void cduk__get_at(duk_context *ctx, duk_idx_t obj, double index) {
+    if (index >= 0 && index <= 4294967294.0) {
+        duk_get_prop_index(ctx, obj, (duk_uarridx_t) index);
+        return;
+    }
+    obj = duk_normalize_index(ctx, obj);
+    duk_push_number(ctx, index);
+    duk_get_prop(ctx, obj);
+}
+
+static void cduk__put_at(duk_context *ctx, duk_idx_t obj, double index) {
+    obj = duk_normalize_index(ctx, obj);
+    if (index >= 0 && index <= 4294967294.0) {
+        duk_put_prop_index(ctx, obj, (duk_uarridx_t) index);
+        return;
+    }
+    duk_push_number(ctx, index);
+    duk_swap_top(ctx, -2);
+    duk_put_prop(ctx, obj);
+}
+
 /* SameValueZero of the values at a and b. */
 static int cduk__same_value_zero(duk_context *ctx, duk_idx_t a, duk_idx_t b) {
     if (duk_is_number(ctx, a) && duk_is_number(ctx, b)) {
@@ -171,7 +194,7 @@ static duk_ret_t cduk__array_from(duk_context *ctx) {
     cduk__push_new_from_this(ctx, 3, 1, length);
     call.target = 4;
     for (double k = 0; k < length; k++) {
-        duk_get_prop_index(ctx, 0, (duk_uarridx_t) k);
+        cduk__get_at(ctx, 0, k);
         cduk__from_item(ctx, &call, k);
     }
     duk_push_number(ctx, length);
@@ -204,7 +227,7 @@ static duk_ret_t cduk__array_includes(duk_context *ctx) {
     }
     double k = cduk__relative(ctx, 1, length, 0);
     for (; k < length; k++) {
-        duk_get_prop_index(ctx, 2, (duk_uarridx_t) k);
+        cduk__get_at(ctx, 2, k);
         int same = cduk__same_value_zero(ctx, -1, 0);
         duk_pop(ctx);
         if (same) {
@@ -225,7 +248,7 @@ static duk_ret_t cduk__array_find(duk_context *ctx) {
     cduk__require_callable(ctx, 0, "Array.prototype.find");
     for (double i = 0; i < length; i++) {
         double k = (magic & 2) ? length - 1 - i : i;
-        duk_get_prop_index(ctx, 2, (duk_uarridx_t) k); /* [.. value] */
+        cduk__get_at(ctx, 2, k); /* [.. value] */
         duk_dup(ctx, 0);
         duk_dup(ctx, 1);
         duk_dup(ctx, -3);
@@ -257,7 +280,7 @@ static duk_ret_t cduk__array_fill(duk_context *ctx) {
     double k = cduk__relative(ctx, 1, length, 0), end = cduk__relative(ctx, 2, length, length);
     for (; k < end; k++) {
         duk_dup(ctx, 0);
-        duk_put_prop_index(ctx, 3, (duk_uarridx_t) k);
+        cduk__put_at(ctx, 3, k);
     }
     return 1;
 }
@@ -284,7 +307,7 @@ static duk_ret_t cduk__at(duk_context *ctx) {
     if (string) {
         duk_substring(ctx, 1, (duk_size_t) k, (duk_size_t) k + 1);
     } else {
-        duk_get_prop_index(ctx, 1, (duk_uarridx_t) k);
+        cduk__get_at(ctx, 1, k);
     }
     return 1;
 }
@@ -298,7 +321,7 @@ static void cduk__flatten(duk_context *ctx, duk_idx_t target, duk_idx_t source, 
         if (!duk_has_prop(ctx, source)) {
             continue;
         }
-        duk_get_prop_index(ctx, source, (duk_uarridx_t) k);
+        cduk__get_at(ctx, source, k);
         if (map_fn >= 0) {
             duk_dup(ctx, map_fn);
             duk_dup(ctx, this_arg);
@@ -358,8 +381,8 @@ static duk_ret_t cduk__array_copy_within(duk_context *ctx) {
     for (; count > 0; count--, from += direction, to += direction) {
         duk_push_number(ctx, from);
         if (duk_has_prop(ctx, 3)) {
-            duk_get_prop_index(ctx, 3, (duk_uarridx_t) from);
-            duk_put_prop_index(ctx, 3, (duk_uarridx_t) to);
+            cduk__get_at(ctx, 3, from);
+            cduk__put_at(ctx, 3, to);
         } else {
             duk_push_number(ctx, to);
             duk_del_prop(ctx, 3);
@@ -708,7 +731,7 @@ static duk_ret_t cduk__string_raw(duk_context *ctx) {
     duk_idx_t base = duk_get_top(ctx);
     for (double i = 0; i < segments; i++) {
         duk_require_stack(ctx, 3);
-        duk_get_prop_index(ctx, raw, (duk_uarridx_t) i);
+        cduk__get_at(ctx, raw, i);
         duk_to_string(ctx, -1);
         if (i + 1 >= segments) {
             break;
@@ -961,8 +984,8 @@ static duk_ret_t cduk__typed_slice(duk_context *ctx) {
     double count = end > k ? end - k : 0;
     cduk__push_typed_like(ctx, 2, count);
     for (double n = 0; n < count; n++) {
-        duk_get_prop_index(ctx, 2, (duk_uarridx_t) (k + n));
-        duk_put_prop_index(ctx, 3, (duk_uarridx_t) n);
+        cduk__get_at(ctx, 2, (k + n));
+        cduk__put_at(ctx, 3, n);
     }
     return 1;
 }
@@ -985,7 +1008,7 @@ static duk_ret_t cduk__typed_map(duk_context *ctx) {
     }
     double kept = 0; /* [fn thisArg O A] */
     for (double k = 0; k < length; k++) {
-        duk_get_prop_index(ctx, 2, (duk_uarridx_t) k);
+        cduk__get_at(ctx, 2, k);
         duk_dup(ctx, 0);
         duk_dup(ctx, 1);
         duk_dup(ctx, -3);
@@ -995,20 +1018,20 @@ static duk_ret_t cduk__typed_map(duk_context *ctx) {
         if (filter) {
             if (duk_to_boolean(ctx, -1)) {
                 duk_pop(ctx);
-                duk_put_prop_index(ctx, 3, (duk_uarridx_t) kept++);
+                cduk__put_at(ctx, 3, kept++);
             } else {
                 duk_pop_2(ctx);
             }
         } else {
-            duk_put_prop_index(ctx, 3, (duk_uarridx_t) k);
+            cduk__put_at(ctx, 3, k);
             duk_pop(ctx);
         }
     }
     if (filter) {
         cduk__push_typed_like(ctx, 2, kept); /* [fn thisArg O kept T] */
         for (double k = 0; k < kept; k++) {
-            duk_get_prop_index(ctx, 3, (duk_uarridx_t) k);
-            duk_put_prop_index(ctx, 4, (duk_uarridx_t) k);
+            cduk__get_at(ctx, 3, k);
+            cduk__put_at(ctx, 4, k);
         }
     }
     return 1;

@@ -154,6 +154,8 @@ static void cduk__push_function(duk_context *ctx, duk_c_function fn, duk_idx_t n
 
 /* [] -> [new pending promise of ctx's realm]. */
 static void cduk__push_new_promise(duk_context *ctx) {
+    /* A promise of another realm (its `then` called from here) can be this realm's first. */
+    cduk__ensure_promise(ctx);
     duk_push_object(ctx);
     cduk_reserve_properties(ctx, -1, CDUK__PROMISE_SLOTS);
     cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);

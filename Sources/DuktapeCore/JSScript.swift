@@ -118,13 +118,13 @@ public final class JSScript: @unchecked Sendable {
     /// The script's bytecode, if it has a valid cache.
     var cachedBytecode: [UInt8]? { lock.withLock { bytecode } }
 
-    /// What a cache file must have been made from: this source and URL, and the transpiler that
-    /// would lower it (a new TypeScript makes new bytecode).
+    /// What a cache file must have been made from: this source (all of it: a hash could be
+    /// matched by a crafted one) and URL, and the compiler that would lower it (another
+    /// TypeScript or transpiler.js makes new bytecode).
     private var cacheKey: [UInt8] {
         BytecodeImage.key([
-            Array("program".utf8), Array(sourceURL.absoluteString.utf8),
-            withUnsafeBytes(of: BytecodeImage.hash(Array(source.utf8)).littleEndian) { Array($0) },
-            Array(source.utf8.count.description.utf8), Array(JSTranspiler.typeScriptPath.utf8),
+            Array("program".utf8), Array(sourceURL.absoluteString.utf8), Array(source.utf8),
+            Transpiler.compilerIdentity(JSTranspiler.typeScriptPath) ?? [],
         ])
     }
 }

@@ -90,6 +90,41 @@ struct ModernBuiltinsTests {
         #expect(run("var n = 0; for (var it = new Uint8Array([1, 2])[Symbol.iterator](), x; !(x = it.next()).done;) n += x.value; n") == "3")
     }
 
+    @Test func theLazySetterCannotWriteWhatAssignmentCouldNot() {
+        // The setter of a pending name, reached through its descriptor, on another object or key.
+        #expect(run("""
+            var set = Object.getOwnPropertyDescriptor(Array.prototype, 'at').set;
+            var frozen = Object.freeze({ a: 1 });
+            set.call(frozen, 2, 'a'); set.call(frozen, 2, 'at');
+            set.call(this, 5, 'undefined');
+            [frozen.a, Object.keys(frozen).length, typeof undefined].join()
+            """) == "1,1,undefined")
+        // A frozen owner keeps its pending names; a frozen receiver gets no own property.
+        #expect(run("""
+            var f = Object.freeze([]); f.at = 7;
+            Object.freeze(String.prototype); String.prototype.padEnd = 1;
+            [String(Object.getOwnPropertyNames(f).indexOf('at')), typeof ''.padEnd].join()
+            """) == "-1,function")
+    }
+
+    @Test func largeIndicesAreNotTruncated() {
+        #expect(run("var o = { length: Math.pow(2, 40), 0: 'zero' }; o[Math.pow(2, 33)] = 'far'; [Array.prototype.at.call(o, Math.pow(2, 33)), String(Array.prototype.at.call(o, Math.pow(2, 32) + 1))].join()")
+            == "far,undefined")
+    }
+
+    @Test func weakMapsOfTwoContextsOfOneVMDoNotShareEntries() throws {
+        let vm = try #require(JSVirtualMachine())
+        let a = try #require(JSContext(virtualMachine: vm))
+        let b = try #require(JSContext(virtualMachine: vm))
+        let shared = eval(a, "var shared = {}; var wm = new WeakMap(); wm.set(shared, 'a'); shared")
+        b["shared"] = shared
+        #expect(eval(b, "var wm = new WeakMap(); [String(wm.get(shared)), wm.has(shared)].join()").toString() == "undefined,false")
+        // And a promise of one context chained from another that never named Promise.
+        b["p"] = eval(a, "Promise.resolve(1)")
+        #expect(eval(b, "var out; p.then(function (v) { return v + 1 }).then(function (v) { out = v }); 0").toInt32() == 0)
+        #expect(eval(b, "out").toInt32() == 2)
+    }
+
     @Test func everyAddedNameIsAFunctionOfItsOwner() {
         // Each lazy entry's installer defines its name (else reading it would recurse).
         #expect(run("""

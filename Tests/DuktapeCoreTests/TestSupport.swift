@@ -68,3 +68,11 @@ func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) ->
     }.start()
     return done.wait(timeout: .now() + seconds) == .success
 }
+
+/// True in the suite's sanitized runs (`make test-sanitize` sets these for the test process):
+/// CPU-heavy tests do less there, so that the whole suite's load stays within the network
+/// tests' timeouts.
+let runsUnderASanitizer: Bool = {
+    let environment = ProcessInfo.processInfo.environment
+    return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
+}()

@@ -110,6 +110,12 @@
                 }
                 current = target;
                 pending = text;
+            } else if (/\\$/.test(pending)) {
+                // A string's line continuation (TypeScript prints literals as written): the
+                // newline is part of the source, so the line keeps its own (and its indentation).
+                out.push(pending);
+                current++;
+                pending = text;
             } else {
                 text = text.replace(/^\s+/, '');
                 pending = pending === '' ? text : (text === '' ? pending : join(pending, text));
@@ -460,7 +466,8 @@
         // The helpers take no line of their own: they go before the first line of the output,
         // whose mappings then still start at generated line 0.
         var code = layout(result.outputText, map.mappings);
-        var prologue = /^(['"])use strict\1;\s*/.exec(code);
+        // After a 'use strict' directive, wherever its line is (blank lines may come first).
+        var prologue = /^\s*(['"])use strict\1;/.exec(code);
         var at = prologue ? prologue[0].length : 0;
         return { code: code.slice(0, at) + helpers + code.slice(at), diagnostics: diagnostics, oneFunction: used.oneFunction };
     };

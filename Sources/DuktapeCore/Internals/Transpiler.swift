@@ -199,8 +199,8 @@ final class Transpiler: Sendable {
 
 extension Transpiler {
     /// A lowered source on disk, in `<cacheDirectory>/lowered/`: the lowered code (and whether the
-    /// source was one function) in a BytecodeImage file, keyed by the source (its hash and length,
-    /// TypeScript or JavaScript), the compiler (typescript.js's hash, transpiler.js's) and the
+    /// source was one function) in a BytecodeImage file, keyed by the source (all of it, and
+    /// whether it is TypeScript), the compiler (typescript.js's hash, transpiler.js's) and the
     /// engine. A process whose sources are all there never starts the compiler VM. Written through
     /// a temporary file renamed into place; an entry that does not match is ignored (and written
     /// again); the directory is kept under `JSTranspiler.diskCacheBytes` (oldest entries go).
@@ -210,10 +210,10 @@ extension Transpiler {
 
         init?(key: CacheKey, directory: URL, typeScriptPath: String) {
             guard let compiler = Transpiler.compilerIdentity(typeScriptPath) else { return nil }
-            let source = Array(key.source.utf8)
+            // The whole source is in the key (compared when read): a hash alone could be matched
+            // by a crafted source, whose lowering would then stand for another's.
             self.key = BytecodeImage.key([
-                Array("lowered".utf8), compiler, Array((key.typed ? "ts" : "js").utf8),
-                Array(String(source.count).utf8), withUnsafeBytes(of: BytecodeImage.hash(source).littleEndian) { Array($0) },
+                Array("lowered".utf8), compiler, Array((key.typed ? "ts" : "js").utf8), Array(key.source.utf8),
             ])
             url = directory.appendingPathComponent("lowered")
                 .appendingPathComponent(String(BytecodeImage.hash(self.key), radix: 16) + ".dukc")
