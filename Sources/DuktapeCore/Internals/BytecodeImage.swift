@@ -1,6 +1,16 @@
 import CDuktape
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+
+private let systemRead = Glibc.read
+#elseif canImport(Musl)
+import Musl
+
+private let systemRead = Musl.read
+#endif
+
 /// A file of Duktape bytecode (a `duk_dump_function` image) with what it was made from: the
 /// format, the engine's version and a key naming its inputs (a source's hash, the transpiler's
 /// version...), and a hash of the bytecode itself. Duktape's loader is not safe against corrupt
@@ -13,9 +23,12 @@ import Foundation
 enum BytecodeImage {
     static let magic = Array("DUKBC\u{0}01".utf8)
 
+    /// The most bytes an image file may have (TypeScript's compiler is about 8 MB).
+    static let maximumFileSize = 512 << 20
+
     /// The image's bytecode, or nil when the file is missing or does not match `key`.
     static func read(from url: URL, key: [UInt8]) -> [UInt8]? {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        guard let data = contents(of: url.path) else { return nil }
         return data.withUnsafeBytes { raw -> [UInt8]? in
             var reader = Reader(raw)
             guard let stamp = reader.take(magic.count), stamp.elementsEqual(magic),
@@ -59,6 +72,29 @@ enum BytecodeImage {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             return false
+        }
+    }
+
+    /// A regular file's bytes, at most `maximumFileSize` (read with the system's calls:
+    /// Foundation's `FileManager.contents(atPath:)` leaks its buffer for a short file, which
+    /// LeakSanitizer reports).
+    private static func contents(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return bytes }
+            guard bytes.count + count <= maximumFileSize else { return nil }
+            bytes.append(contentsOf: chunk[0..<count])
         }
     }
 
