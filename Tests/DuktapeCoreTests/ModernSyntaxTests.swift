@@ -7,7 +7,8 @@ import Testing
 /// in the compiler VM) when Duktape cannot parse it. Needs Debian's node-typescript (`make deps`).
 /// Serialized: the compiler VM lowers one source at a time anyway, and the suite's lowerings
 /// are CPU-heavy under the sanitizers.
-@Suite("Modern syntax", .serialized, .enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
+@Suite("Modern syntax", .serialized, .enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"),
+       .disabled(if: runsUnderThreadSanitizer, "see runsUnderThreadSanitizer"))
 struct ModernSyntaxTests {
     private func run(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) -> String {
         let context = JSContext()!
@@ -184,7 +185,8 @@ struct ModernSyntaxTests {
 
 /// Hostile source through the transpiler: each ends within the limits with an error, and the
 /// host (and the compiler VM) go on.
-@Suite("Modern syntax, hostile", .serialized, .enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
+@Suite("Modern syntax, hostile", .serialized, .enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"),
+       .disabled(if: runsUnderThreadSanitizer, "see runsUnderThreadSanitizer"))
 struct ModernSyntaxHostileTests {
     @Test func deeplyNestedBracketsEndInAnError() {
         let context = JSContext()!

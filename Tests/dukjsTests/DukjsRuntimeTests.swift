@@ -345,7 +345,9 @@ let runsUnderASanitizer: Bool = {
 
 /// Modern JavaScript through `dukjs`: a multi-file CommonJS app in ES2015+, errors at the
 /// original's lines, and the message without TypeScript's compiler.
-@Suite("dukjs and modern JavaScript")
+@Suite("dukjs and modern JavaScript",
+       .disabled(if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] != nil,
+                 "each child lowers under ThreadSanitizer for minutes on the test pool (see ModernSyntaxTests)"))
 struct DukjsModernTests {
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Output {
         try ChildProcess.run(DukjsRuntimeTests.executable, arguments, environment: environment, deadline: 120)
