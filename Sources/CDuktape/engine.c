@@ -83,13 +83,24 @@ static inline __attribute__((always_inline)) int cduk__native_check_inline(void 
  * counted from the start of marking, so marking that reaches the floor stops there. */
 extern __thread uintptr_t cduk__stack_relaxed_floor;
 extern __thread uintptr_t cduk__stack_mark_floor;
+/* ThreadSanitizer keeps its own call stack per thread, 65,536 entries: on a thread with a large
+ * stack (8 MiB), marking a long chain recursed past it before reaching the floor, and the run
+ * crashed inside __tsan_func_entry. Its builds cap the depth below that. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CDUK__MARK_DEPTH_MAX 8192U
+#endif
+#endif
+#ifndef CDUK__MARK_DEPTH_MAX
+#define CDUK__MARK_DEPTH_MAX 0xFFFFFFFFU
+#endif
 static inline __attribute__((always_inline)) duk_uint_t cduk__mark_recursion_limit(void) {
     if (cduk__stack_known != 1) {
         return 256U;
     }
     uintptr_t here = (uintptr_t) __builtin_frame_address(0);
     if (here >= cduk__stack_mark_floor) {
-        return 0xFFFFFFFFU;
+        return CDUK__MARK_DEPTH_MAX;
     }
     uintptr_t left = here > cduk__stack_relaxed_floor ? (here - cduk__stack_relaxed_floor) / 1024U : 0U;
     return left < 8U ? 8U : (duk_uint_t) left;

@@ -76,9 +76,3 @@ let runsUnderASanitizer: Bool = {
     let environment = ProcessInfo.processInfo.environment
     return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
 }()
-
-/// True in the ThreadSanitizer run. The transpiler's suites are left out there: their lowerings,
-/// many times slower under it, run synchronously on the test pool's two threads and starved the
-/// web suites past their time limits (the whole run's first try: 94 issues, no race). Alone they
-/// pass under ThreadSanitizer with no report, and under AddressSanitizer in the whole run.
-let runsUnderThreadSanitizer = ProcessInfo.processInfo.environment["TSAN_OPTIONS"] != nil

@@ -557,6 +557,22 @@ final class Engine: @unchecked Sendable {
         return body()
     }
 
+    /// Runs `body` with the entry's deadline stopped: the time it takes moves the deadline on.
+    /// For the transpiler: waiting for the shared compiler and lowering are not the script's
+    /// execution (the lowering has its own limit, capped by this VM's). Caller is in an entry.
+    func outsideDeadline<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock.assertHeld("outsideDeadline")
+        let start = cduk_clock_now(state)
+        defer {
+            if state.pointee.deadline_ns != 0 {
+                let elapsed = cduk_clock_now(state) &- start
+                let (moved, overflow) = state.pointee.deadline_ns.addingReportingOverflow(elapsed)
+                state.pointee.deadline_ns = overflow ? .max : moved
+            }
+        }
+        return try body()
+    }
+
     /// How long making or reading an error may take past the deadline (nanoseconds): far more
     /// than the library's own work needs, little for a script that tries to use it.
     static let errorGrace: UInt64 = 25_000_000

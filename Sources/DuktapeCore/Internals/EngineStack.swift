@@ -511,7 +511,7 @@ struct EngineStack {
             guard original.name == "SyntaxError" else { throw original }
             let lowered: String
             do {
-                lowered = try Transpiler.shared.lower(source, fileName: sourceURL, within: context.engine.timeLimit)
+                lowered = try lower(source, sourceURL: sourceURL).code
             } catch {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
@@ -521,12 +521,21 @@ struct EngineStack {
         {
             // Parsed, but with ES5's reading of `const` or `__proto__:`: lowered for ES2015's
             // (without a compiler, Duktape's reading stands, as before).
-            if let lowered = try? Transpiler.shared.lower(source, fileName: sourceURL, within: context.engine.timeLimit) {
+            if let lowered = try? lower(source, sourceURL: sourceURL).code {
                 duk_pop(ctx)
                 status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
             }
         }
         try check(status)
+    }
+
+    /// `source` lowered by the shared transpiler, within this VM's time limit; the time it takes
+    /// (waiting for the compiler included) does not count against the entry's deadline.
+    private func lower(_ source: String, sourceURL: String?) throws(JSTranspiler.Failure) -> Transpiler.Lowered {
+        let engine = context.engine
+        return try engine.outsideDeadline { () throws(JSTranspiler.Failure) -> Transpiler.Lowered in
+            try Transpiler.shared.lowering(source, fileName: sourceURL, within: engine.timeLimit)
+        }
     }
 
     /// [..] -> [.. program] and true when `source` is one parenthesized function expression and
@@ -541,12 +550,12 @@ struct EngineStack {
             let original = takeException()
             guard original.name == "SyntaxError" else { throw original }
             do {
-                lowered = try Transpiler.shared.lowering(source, fileName: sourceURL, within: context.engine.timeLimit)
+                lowered = try lower(source, sourceURL: sourceURL)
             } catch {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
         } else if status == DUK_EXEC_SUCCESS, lowerable, Transpiler.needsLoweringThoughParsed(source), JSTranspiler.isAvailable,
-            let parsedAgain = try? Transpiler.shared.lowering(source, fileName: sourceURL, within: context.engine.timeLimit)
+            let parsedAgain = try? lower(source, sourceURL: sourceURL)
         {
             duk_pop(ctx)
             lowered = parsedAgain

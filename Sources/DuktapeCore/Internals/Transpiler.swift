@@ -1,5 +1,6 @@
 import CDuktape
 import Foundation
+import Synchronization
 
 /// The compiler VM behind `JSTranspiler`: one per process, started on the first lowering, used
 /// by one caller at a time, under limits of its own (never a caller's sandbox). Lowered sources
@@ -42,6 +43,9 @@ final class Transpiler: Sendable {
 
     private let state = Guarded(State())
 
+    /// Lowerings running now (0 or 1): tests wait for one to start before they contend.
+    let lowerings = Atomic<Int>(0)
+
     /// The lowered form of `source` (see `JSTranspiler.transpile`). `within`: the caller's own
     /// time limit (a sandbox's), which caps `JSTranspiler.timeLimit` for this source, so that
     /// source from a sandboxed script cannot keep the host busier than the script itself could.
@@ -71,6 +75,8 @@ final class Transpiler: Sendable {
                 return .failure(failure)
             }
             let timeLimit = min(configuration.timeLimit, callerLimit ?? .infinity)
+            lowerings.add(1, ordering: .sequentiallyConsistent)
+            defer { lowerings.subtract(1, ordering: .sequentiallyConsistent) }
             let lowered = Self.run(
                 compiler, source: source, fileName: typed ? (fileName ?? "script.ts") : "script.js",
                 memoryLimit: configuration.memoryLimit, timeLimit: timeLimit)
