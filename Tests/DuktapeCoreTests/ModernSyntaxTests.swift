@@ -267,10 +267,13 @@ struct ModernSyntaxHostileTests {
     }
 
     @Test func waitingForTheCompilerIsNotTheScriptsTime() {
-        // Another caller's long lowering holds the one compiler VM; a script with a short time
-        // limit that needs it waits, and neither the wait nor its own lowering counts against
-        // the limit (as parsing does not in JavaScriptCore): it runs.
+        // Another caller's long lowering holds the one compiler VM. A source lowered before does
+        // not wait for it (it comes from the cache while the other still runs). A new source
+        // waits, and neither the wait nor its own lowering counts against the script's time
+        // limit (as parsing does not in JavaScriptCore): it runs.
         let token = UInt32.random(in: 0...UInt32.max)
+        let cached = "const cached\(token) = (n = 1) => n * 7; cached\(token)()"
+        #expect(eval(JSContext()!, cached).toInt32() == 7)
         let statement = "const f\(token) = async (a = 1, ...rest) => { for (const x of rest) await x; return `${a}`; };\n"
         let long = String(repeating: statement, count: 20)
         let otherDone = DispatchSemaphore(value: 0)
@@ -285,6 +288,8 @@ struct ModernSyntaxHostileTests {
         #expect(Transpiler.shared.lowerings.load(ordering: .sequentiallyConsistent) == 1, "the other lowering never started")
         let vm = JSVirtualMachine()!
         vm.executionTimeLimit = 0.5
+        #expect(eval(JSContext(virtualMachine: vm)!, cached).toInt32() == 7)
+        #expect(Transpiler.shared.lowerings.load(ordering: .sequentiallyConsistent) == 1, "the cached source waited for the lowering")
         let context = JSContext(virtualMachine: vm)!
         #expect(eval(context, "const small\(token) = (n = 2) => n * 21; small\(token)()").toInt32() == 42)
         #expect(otherDone.wait(timeout: .now() + 300) == .success)

@@ -6,10 +6,10 @@ import Synchronization
 /// by one caller at a time, under limits of its own (never a caller's sandbox). Lowered sources
 /// are kept in memory, up to `cacheBytes`, and on disk (`DiskEntry`).
 ///
-/// Lock order: a caller may hold its own VM's lock when it takes this one (`Guarded`, which
-/// ThreadSanitizer sees); holding it, the transpiler enters only the compiler VM, which never
-/// calls back here nor into another VM: no cycle. (Unlike the loop's `Guarded` state, this lock
-/// is held while JavaScript runs, the compiler's.)
+/// Lock order: a caller may hold its own VM's lock when it takes these (`Guarded`, which
+/// ThreadSanitizer sees); holding the compiler's, the transpiler enters only the compiler VM,
+/// which never calls back here nor into another VM, and takes the memory cache's: no cycle.
+/// (Unlike the loop's `Guarded` state, the compiler's lock is held while JavaScript runs.)
 final class Transpiler: Sendable {
     static let shared = Transpiler()
 
@@ -34,14 +34,18 @@ final class Transpiler: Sendable {
         let isOneFunction: Bool
     }
 
-    private struct State {
-        var compiler: Result<Compiler, JSTranspiler.Failure>?
-        var cache: [CacheKey: Lowered] = [:]
+    /// Lowered sources kept in memory, oldest first.
+    private struct Memory {
+        var entries: [CacheKey: Lowered] = [:]
         var order: [CacheKey] = []
-        var cachedBytes = 0
+        var bytes = 0
     }
 
-    private let state = Guarded(State())
+    /// Two locks: the compiler's, held while it lowers (seconds for a large source), and the
+    /// memory cache's, held only to look up or store. A source already lowered (in memory or on
+    /// disk) never waits for another caller's lowering. Order: compiler, then memory.
+    private let compiler = Guarded<Result<Compiler, JSTranspiler.Failure>?>(nil)
+    private let memory = Guarded(Memory())
 
     /// Lowerings running now (0 or 1): tests wait for one to start before they contend.
     let lowerings = Atomic<Int>(0)
@@ -57,21 +61,23 @@ final class Transpiler: Sendable {
     func lowering(_ source: String, fileName: String?, within callerLimit: TimeInterval? = nil) throws(JSTranspiler.Failure) -> Lowered {
         let typed = fileName.map { $0.hasSuffix(".ts") || $0.hasSuffix(".mts") || $0.hasSuffix(".cts") } ?? false
         let key = CacheKey(source: source, typed: typed)
+        if let remembered = remembered(key) { return remembered }
         let configuration = JSTranspiler.configuration.withLock { $0 }
-        let result: Result<Lowered, JSTranspiler.Failure> = state.withLock { state in
-            if let cached = state.cache[key] { return .success(cached) }
-            let disk = configuration.cacheDirectory.flatMap { DiskEntry(key: key, directory: $0, typeScriptPath: configuration.typeScriptPath) }
-            if let disk, let stored = disk.read() {
-                Self.remember(key, stored, in: &state)
-                return .success(stored)
-            }
+        let disk = configuration.cacheDirectory.flatMap { DiskEntry(key: key, directory: $0, typeScriptPath: configuration.typeScriptPath) }
+        if let disk, let stored = disk.read() {
+            remember(key, stored)
+            return stored
+        }
+        let result: Result<Lowered, JSTranspiler.Failure> = compiler.withLock { started in
+            // Lowered by another caller while this one waited.
+            if let remembered = remembered(key) { return .success(remembered) }
             let compiler: Compiler
-            switch state.compiler ?? Self.start() {
-            case .success(let started):
-                state.compiler = .success(started)
-                compiler = started
+            switch started ?? Self.start() {
+            case .success(let running):
+                started = .success(running)
+                compiler = running
             case .failure(let failure):
-                state.compiler = .failure(failure)
+                started = .failure(failure)
                 return .failure(failure)
             }
             let timeLimit = min(configuration.timeLimit, callerLimit ?? .infinity)
@@ -81,7 +87,7 @@ final class Transpiler: Sendable {
                 compiler, source: source, fileName: typed ? (fileName ?? "script.ts") : "script.js",
                 memoryLimit: configuration.memoryLimit, timeLimit: timeLimit)
             if case .success(let code) = lowered {
-                Self.remember(key, code, in: &state)
+                remember(key, code)
                 disk?.write(code, limit: configuration.diskCacheBytes)
             }
             return lowered
@@ -91,23 +97,25 @@ final class Transpiler: Sendable {
 
     /// Empties the in-memory cache (tests of the disk cache).
     func forgetRemembered() {
-        state.withLock { (state: inout State) -> Void in
-            state.cache = [:]
-            state.order = []
-            state.cachedBytes = 0
-        }
+        memory.withLock { $0 = Memory() }
     }
 
-    private static func remember(_ key: CacheKey, _ lowered: Lowered, in state: inout State) {
+    private func remembered(_ key: CacheKey) -> Lowered? {
+        memory.withLock { $0.entries[key] }
+    }
+
+    private func remember(_ key: CacheKey, _ lowered: Lowered) {
         let bytes = key.source.utf8.count + lowered.code.utf8.count
-        guard bytes <= cacheBytes else { return }
-        state.cache[key] = lowered
-        state.order.append(key)
-        state.cachedBytes += bytes
-        while state.cachedBytes > cacheBytes, !state.order.isEmpty {
-            let oldest = state.order.removeFirst()
-            if let lowered = state.cache.removeValue(forKey: oldest) {
-                state.cachedBytes -= oldest.source.utf8.count + lowered.code.utf8.count
+        guard bytes <= Self.cacheBytes else { return }
+        memory.withLock { (memory: inout Memory) -> Void in
+            guard memory.entries.updateValue(lowered, forKey: key) == nil else { return }
+            memory.order.append(key)
+            memory.bytes += bytes
+            while memory.bytes > Self.cacheBytes, !memory.order.isEmpty {
+                let oldest = memory.order.removeFirst()
+                if let lowered = memory.entries.removeValue(forKey: oldest) {
+                    memory.bytes -= oldest.source.utf8.count + lowered.code.utf8.count
+                }
             }
         }
     }
