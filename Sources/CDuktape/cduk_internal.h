@@ -53,6 +53,41 @@ int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int cle
 /* The duk_heap of a context, for cduk_heap_state.engine_heap. engine.c. */
 void *cduk_engine_heap(duk_context *ctx);
 
+/* ---- Objects the library fills ----------------------------------------------------- */
+
+/* Own data properties (writable, enumerable, configurable) defined, never assigned: the spec's
+ * CreateDataProperty. An assignment would call a setter that a script put on Object.prototype
+ * or Array.prototype ("value", "done", "0", "1"), handing it the library's own objects. */
+#define CDUK_DEFINE_DATA (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WEC)
+
+/* [.. value] -> [..]: obj[index] = value, defined. */
+static inline void cduk_define_index(duk_context *ctx, duk_idx_t obj, duk_uarridx_t index) {
+    obj = duk_normalize_index(ctx, obj);
+    duk_push_uint(ctx, index);
+    duk_swap_top(ctx, -2);
+    duk_def_prop(ctx, obj, CDUK_DEFINE_DATA);
+}
+
+/* [.. value] -> [.. {value, done}]: an iterator result, its properties defined. */
+static inline void cduk_push_iter_result(duk_context *ctx, int done) {
+    duk_push_object(ctx);
+    duk_push_literal(ctx, "value");
+    duk_dup(ctx, -3);
+    duk_def_prop(ctx, -3, CDUK_DEFINE_DATA);
+    duk_push_literal(ctx, "done");
+    duk_push_boolean(ctx, done);
+    duk_def_prop(ctx, -3, CDUK_DEFINE_DATA);
+    duk_remove(ctx, -2);
+}
+
+/* [.. a b] -> [.. [a, b]]: an entry pair, defined. */
+static inline void cduk_push_pair(duk_context *ctx) {
+    duk_push_array(ctx);
+    duk_insert(ctx, -3);
+    cduk_define_index(ctx, -3, 1);
+    cduk_define_index(ctx, -2, 0);
+}
+
 /* ---- Protected calls ------------------------------------------------------------- */
 
 /* duk_safe_call with the calling convention of the cduk_p* functions (see CDuktape.h): the
@@ -95,6 +130,11 @@ int cduk_is_resumed_coroutine(duk_context *ctx);
 /* [] -> [the thread at the root of ctx's resume chain: the one running the current call].
  * engine.c. */
 void cduk_push_resume_root(duk_context *ctx);
+
+/* duk_get_prop_desc(ctx, obj_idx, 0) with the descriptor's properties defined, not assigned
+ * (Duktape's assigns, and runs setters a script put on Object.prototype). [.. key] ->
+ * [.. desc|undefined]. May throw. engine.c. */
+void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
 
 /* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
 void cduk_push_to_string_tag_symbol(duk_context *ctx);

@@ -119,11 +119,7 @@ static void cduk__push_result(duk_context *ctx, int has_value, int done) {
     if (!has_value) {
         duk_push_undefined(ctx);
     }
-    duk_push_object(ctx);
-    duk_insert(ctx, -2);
-    duk_put_prop_literal(ctx, -2, "value");
-    duk_push_boolean(ctx, done);
-    duk_put_prop_literal(ctx, -2, "done");
+    cduk_push_iter_result(ctx, done);
 }
 
 /* The collection kind of the object at idx (0 when it is none). */
@@ -748,11 +744,9 @@ static duk_ret_t cduk__iterator_next(duk_context *ctx) {
         duk_dup(ctx, 1);
         cduk_put_own_hidden(ctx, 0, CDUK__I_TARGET); /* it may have moved to a new array */
         if (what == CDUK__ITER_ENTRIES) {
-            duk_push_array(ctx);
             duk_get_prop_index(ctx, 1, position * stride);
-            duk_put_prop_index(ctx, -2, 0);
             duk_get_prop_index(ctx, 1, position * stride + (stride - 1));
-            duk_put_prop_index(ctx, -2, 1);
+            cduk_push_pair(ctx);
         } else {
             duk_get_prop_index(ctx, 1, position * stride + (what == CDUK__ITER_VALUES ? stride - 1 : 0));
         }
@@ -769,11 +763,9 @@ static duk_ret_t cduk__iterator_next(duk_context *ctx) {
         } else if (what == CDUK__ITER_VALUES) {
             duk_get_prop_index(ctx, 1, position);
         } else {
-            duk_push_array(ctx);
             duk_push_uint(ctx, position);
-            duk_put_prop_index(ctx, -2, 0);
             duk_get_prop_index(ctx, 1, position);
-            duk_put_prop_index(ctx, -2, 1);
+            cduk_push_pair(ctx);
         }
         position++;
     } else {

@@ -824,6 +824,49 @@ void cduk_push_resume_root(duk_context *ctx) {
     duk_push_hobject((duk_hthread *) ctx, (duk_hobject *) thr);
 }
 
+/* Why: Duktape's duk_get_prop_desc (and Object.getOwnPropertyDescriptor) fill the descriptor by
+ * assignment, so a setter a script put on Object.prototype ("value", "get", "enumerable"...)
+ * runs and the descriptor lacks that property: the library reading it would read the script's
+ * getter instead. The same descriptor, its properties defined. [.. key] -> [.. desc|undefined] */
+void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    obj_idx = duk_require_normalize_index(thr, obj_idx);
+    duk_hobject *obj = duk_require_hobject_promote_mask(thr, obj_idx, DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
+    duk_hstring *key = duk_to_property_key_hstring(thr, -1);
+    duk_propdesc pd;
+    if (!duk_hobject_get_own_propdesc(thr, obj, key, &pd, DUK_GETDESC_FLAG_PUSH_VALUE)) {
+        duk_push_undefined(thr);
+        duk_remove_m2(thr);
+        return;
+    }
+    duk_push_object(thr); /* [.. key value desc] */
+    if (DUK_PROPDESC_IS_ACCESSOR(&pd)) {
+        if (pd.get) {
+            duk_push_hobject(thr, pd.get);
+        } else {
+            duk_push_undefined(thr);
+        }
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_GET);
+        if (pd.set) {
+            duk_push_hobject(thr, pd.set);
+        } else {
+            duk_push_undefined(thr);
+        }
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_SET);
+    } else {
+        duk_dup_m2(thr);
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_VALUE);
+        duk_push_boolean(thr, DUK_PROPDESC_IS_WRITABLE(&pd));
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_WRITABLE);
+    }
+    duk_push_boolean(thr, DUK_PROPDESC_IS_ENUMERABLE(&pd));
+    duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_ENUMERABLE);
+    duk_push_boolean(thr, DUK_PROPDESC_IS_CONFIGURABLE(&pd));
+    duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_CONFIGURABLE);
+    duk_replace(thr, -3);
+    duk_pop_unsafe(thr); /* [.. desc] */
+}
+
 void cduk_push_to_string_tag_symbol(duk_context *ctx) {
     duk_push_hstring_stridx((duk_hthread *) ctx, DUK_STRIDX_WELLKNOWN_SYMBOL_TO_STRING_TAG);
 }

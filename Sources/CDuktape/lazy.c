@@ -166,7 +166,7 @@ static duk_ret_t cduk__lazy_get(duk_context *ctx) {
 int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name) {
     owner = duk_normalize_index(ctx, owner);
     duk_push_string(ctx, name);
-    duk_get_prop_desc(ctx, owner, 0); /* [desc] */
+    cduk_get_prop_desc(ctx, owner); /* [desc] */
     int pending = 0;
     if (duk_is_object(ctx, -1)) {
         duk_get_prop_literal(ctx, -1, "get");
@@ -205,7 +205,7 @@ static duk_ret_t cduk__lazy_set(duk_context *ctx) {
     int on_owner = -1;
     for (int depth = 0; depth < 10000 && duk_is_object(ctx, -1); depth++) {
         duk_dup(ctx, 1);
-        duk_get_prop_desc(ctx, -2, 0); /* [.. holder desc] */
+        cduk_get_prop_desc(ctx, -2); /* [.. holder desc] */
         if (duk_is_object(ctx, -1)) {
             duk_get_prop_literal(ctx, -1, "set");
             int ours = duk_strict_equals(ctx, -1, 3);

@@ -408,7 +408,7 @@ static duk_ret_t cduk__object_entries(duk_context *ctx) {
         /* A property deleted or made non-enumerable by an earlier getter is skipped (the spec
          * reads the descriptor again). */
         duk_dup(ctx, -1);
-        duk_get_prop_desc(ctx, 0, 0);
+        cduk_get_prop_desc(ctx, 0);
         int present = duk_is_object(ctx, -1);
         if (present) {
             duk_get_prop_literal(ctx, -1, "enumerable");
@@ -423,13 +423,11 @@ static duk_ret_t cduk__object_entries(duk_context *ctx) {
         duk_dup(ctx, -1);
         duk_get_prop(ctx, 0); /* [O result enum key value] */
         if (kind == 1) {
-            duk_push_array(ctx);
-            duk_dup(ctx, -3);
-            duk_put_prop_index(ctx, -2, 0);
+            duk_dup(ctx, -2);
             duk_swap_top(ctx, -2);
-            duk_put_prop_index(ctx, -2, 1);
+            cduk_push_pair(ctx);
         }
-        duk_put_prop_index(ctx, 1, index++);
+        cduk_define_index(ctx, 1, index++);
         duk_pop(ctx);
     }
     duk_pop(ctx);
@@ -479,7 +477,7 @@ static duk_ret_t cduk__object_descriptors(duk_context *ctx) {
                          DUK_ENUM_SORT_ARRAY_INDICES);
     while (duk_next(ctx, 2, 0)) { /* [O result enum key] */
         duk_dup(ctx, -1);
-        duk_get_prop_desc(ctx, 0, 0);
+        cduk_get_prop_desc(ctx, 0);
         if (duk_is_undefined(ctx, -1)) {
             duk_pop_2(ctx);
             continue;
@@ -500,7 +498,7 @@ static duk_ret_t cduk__object_has_own(duk_context *ctx) {
     duk_to_object(ctx, 0);
     duk_dup(ctx, 1);
     cduk__to_property_key(ctx, -1);
-    duk_get_prop_desc(ctx, 0, 0);
+    cduk_get_prop_desc(ctx, 0);
     duk_push_boolean(ctx, !duk_is_undefined(ctx, -1));
     return 1;
 }
@@ -673,11 +671,8 @@ static duk_ret_t cduk__match_all_next(duk_context *ctx) {
         if (!duk_is_object(ctx, -1)) {
             return duk_type_error(ctx, "next called on an object that is not a RegExp String Iterator");
         }
-        duk_push_object(ctx);
         duk_push_undefined(ctx);
-        duk_put_prop_literal(ctx, -2, "value");
-        duk_push_true(ctx);
-        duk_put_prop_literal(ctx, -2, "done");
+        cduk_push_iter_result(ctx, 1);
         return 1;
     }
     cduk_get_own_hidden(ctx, 0, CDUK__I_REGEXP); /* [this S R] */
@@ -687,11 +682,8 @@ static duk_ret_t cduk__match_all_next(duk_context *ctx) {
     if (duk_is_null(ctx, -1)) {
         duk_push_undefined(ctx);
         cduk_put_own_hidden(ctx, 0, CDUK__I_STRING);
-        duk_push_object(ctx);
         duk_push_undefined(ctx);
-        duk_put_prop_literal(ctx, -2, "value");
-        duk_push_true(ctx);
-        duk_put_prop_literal(ctx, -2, "done");
+        cduk_push_iter_result(ctx, 1);
         return 1;
     }
     duk_get_prop_index(ctx, -1, 0);
@@ -705,11 +697,7 @@ static duk_ret_t cduk__match_all_next(duk_context *ctx) {
         duk_put_prop_literal(ctx, 2, "lastIndex");
     }
     duk_pop(ctx);
-    duk_push_object(ctx);
-    duk_swap_top(ctx, -2);
-    duk_put_prop_literal(ctx, -2, "value");
-    duk_push_false(ctx);
-    duk_put_prop_literal(ctx, -2, "done");
+    cduk_push_iter_result(ctx, 0);
     return 1;
 }
 
@@ -888,7 +876,7 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
     duk_idx_t holder = duk_get_top_index(ctx);
     for (int depth = 0; depth < 10000; depth++) {
         duk_dup(ctx, 1);
-        duk_get_prop_desc(ctx, holder, 0); /* [.. O desc] */
+        cduk_get_prop_desc(ctx, holder); /* [.. O desc] */
         if (duk_is_object(ctx, -1)) {
             duk_get_prop_string(ctx, -1, set ? "set" : "get");
             duk_get_prop_literal(ctx, -2, "value");
@@ -943,7 +931,7 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
         return 1;
     }
     duk_dup(ctx, 1);
-    duk_get_prop_desc(ctx, receiver, 0);
+    cduk_get_prop_desc(ctx, receiver);
     if (duk_is_object(ctx, -1)) {
         duk_push_literal(ctx, "get");
         int accessor = duk_has_prop(ctx, -2);
@@ -1002,7 +990,7 @@ static duk_ret_t cduk__typed_map(duk_context *ctx) {
     cduk__require_callable(ctx, 0, filter ? "filter" : "map");
     double length = cduk__length_of(ctx, 2);
     if (filter) {
-        duk_push_array(ctx);
+        duk_push_bare_array(ctx); /* the kept values: no prototype to run into */
     } else {
         cduk__push_typed_like(ctx, 2, length);
     }

@@ -779,7 +779,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     /* [proto] -> stack's getter replaced by cduk__stack_getter over the original (kept on it);
      * the setter stays Duktape's. */
     duk_push_string(ctx, "stack");
-    duk_get_prop_desc(ctx, -2, 0); /* [proto desc] */
+    cduk_get_prop_desc(ctx, -2); /* [proto desc] */
     duk_push_string(ctx, "stack");
     duk_push_c_function(ctx, cduk__stack_getter, 0);
     duk_get_prop_string(ctx, -3, "get");

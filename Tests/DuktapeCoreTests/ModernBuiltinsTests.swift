@@ -22,6 +22,50 @@ struct ModernBuiltinsTests {
         #expect(run("try { Array.from([1], 5) } catch (e) { e.name }") == "TypeError")
     }
 
+    /// What the built-ins make (iterator results, entry pairs, the arrays of `Object.entries`,
+    /// `Array.from`, `flat`, the descriptors they read) is filled by definition, as the spec's
+    /// CreateDataProperty: setters a script puts on the prototypes never run and never see
+    /// those objects.
+    @Test func settersOnThePrototypesNeverSeeWhatTheBuiltInsMake() {
+        let context = JSContext()!
+        eval(context, """
+            var seen = '';  // a string: an array's push would call the spies too
+            ['value', 'done', '0', '1', '2', 'enumerable'].forEach(function (key) {
+                // Without a prototype: a descriptor would inherit the spied `value` otherwise.
+                var spy = Object.create(null);
+                spy.configurable = true;
+                spy.set = function (v) { seen += key + ' ' };
+                spy.get = function () { return 'spied' };
+                Object.defineProperty(Object.prototype, key, spy);
+                Object.defineProperty(Array.prototype, key, spy);
+            });
+            function list(iterator) {
+                var out = [], step;
+                while (!(step = iterator.next()).done) {
+                    Object.defineProperty(out, String(out.length), { value: step.value, writable: true, enumerable: true, configurable: true });
+                }
+                return out;
+            }
+            var results = [
+                list(new Map([[1, 'a']]).entries())[0][1],
+                list(new Set(['s']).values())[0],
+                list(['x', 'y'].entries())[1][0],
+                list('pq'[Symbol.iterator]())[1],
+                list('a1b2'.matchAll(/\\d/g))[1][0],
+                new Map([[1, 'a']]).entries().next().done,
+                Object.entries({k: 'v'})[0][1],
+                Object.values({k: 'w'})[0],
+                Object.getOwnPropertyDescriptors({k: 'd'}).k.value,
+                Array.from(new Set(['f']))[0],
+                Array.of('o')[0],
+                [['n']].flat()[0],
+                new Uint8Array([1, 2, 3]).filter(function (v) { return v > 1 }).join()
+            ];
+            """)
+        #expect(eval(context, "results.join('|')").toString() == "a|s|1|q|2|false|v|w|d|f|o|n|2,3")
+        #expect(eval(context, "seen").toString() == "")
+    }
+
     @Test func arraySearchAndFill() {
         #expect(run("[[NaN].includes(NaN), [1, 2, 3].includes(1, 1), [1, 2, 3].includes(3, -1), [].includes(undefined), [,].includes(undefined)].join()")
             == "true,false,true,false,true")
