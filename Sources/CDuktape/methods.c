@@ -118,8 +118,7 @@ static void cduk__create_data_property(duk_context *ctx, duk_idx_t obj, double i
     obj = duk_normalize_index(ctx, obj);
     cduk__push_index(ctx, index);
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, obj, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
-                               DUK_DEFPROP_SET_CONFIGURABLE);
+    duk_def_prop(ctx, obj, CDUK_DEFINE_DATA);
 }
 
 /* [] -> [the callback at idx], or a TypeError naming `method`. */
@@ -482,8 +481,7 @@ static duk_ret_t cduk__object_descriptors(duk_context *ctx) {
             duk_pop_2(ctx);
             continue;
         }
-        duk_def_prop(ctx, 1, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
-                                 DUK_DEFPROP_SET_CONFIGURABLE);
+        duk_def_prop(ctx, 1, CDUK_DEFINE_DATA);
     }
     duk_pop(ctx);
     return 1;
