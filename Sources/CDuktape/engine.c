@@ -926,6 +926,48 @@ duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
     return cduk__protect(ctx, cduk__def_to_string_tag, NULL, 2, 1);
 }
 
+/* ---- The lowering's helpers -------------------------------------------------------
+ *
+ * Lowered code calls TypeScript's helpers (and the transpiler's own) as members of one global,
+ * __duktapeLowering (see transpiler.js), which the host defines once per context, before the
+ * first lowered code runs there: frozen, non-writable, non-enumerable, non-configurable, so a
+ * script can neither replace nor shadow it at the global level. A hidden flag on the global
+ * records that this context has it. */
+
+#define CDUK__LOWERING_NAME "__duktapeLowering"
+
+int cduk_has_lowering_helpers(duk_context *ctx) {
+    duk_push_global_object(ctx);
+    int found = duk_has_prop_literal(ctx, -1, DUK_HIDDEN_SYMBOL("loweringHelpers"));
+    duk_pop(ctx);
+    return found;
+}
+
+static duk_ret_t cduk__install_lowering_helpers(duk_context *ctx, void *udata) {
+    (void) udata;
+    /* [helpers] -> [] */
+    duk_freeze(ctx, -1);
+    duk_push_global_object(ctx);
+    duk_push_literal(ctx, CDUK__LOWERING_NAME);
+    cduk_get_prop_desc(ctx, -2);
+    if (!duk_is_undefined(ctx, -1)) {
+        /* A script's own global of that name: never replaced. */
+        return duk_type_error(ctx, "the global '" CDUK__LOWERING_NAME "' is reserved for lowered (ES2015+) code, "
+                                   "and a script of this context defined it");
+    }
+    duk_pop(ctx);
+    duk_push_literal(ctx, CDUK__LOWERING_NAME);
+    duk_dup(ctx, -3);
+    duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WEC);
+    duk_push_true(ctx);
+    duk_put_prop_literal(ctx, -2, DUK_HIDDEN_SYMBOL("loweringHelpers"));
+    return 0;
+}
+
+duk_int_t cduk_pinstall_lowering_helpers(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__install_lowering_helpers, NULL, 1, 0);
+}
+
 /* ---- Registry fast path --------------------------------------------------------- */
 
 /* Stores the value on top of ctx's stack (set) or undefined (clear) at `slot` of the registry

@@ -175,6 +175,35 @@ struct ModernSyntaxTests {
         #expect(!es5.contains("interface"))
     }
 
+    @Test func theLoweringsHelpersAreNeitherTheScriptsGlobalsNorTakenFromThem() throws {
+        let context = JSContext()!
+        // A script's own globals of the helpers' names (TypeScript's inline copies would have
+        // used them, or overwritten them) stay the script's, and lowered code does not call them.
+        eval(context, "var __extends = function () { throw new Error('the script\\'s __extends') }; this.__awaiter = function () { return 'not a promise' }; var __generator = 7")
+        #expect(eval(context, "class A { m() { return 1 } } class B extends A { m() { return super.m() + 1 } } new B().m()").toInt32() == 2)
+        #expect(eval(context, "async function f() { const [a, ...r] = [1, 2, 3]; return a + r.length } f() instanceof Promise").toBool())
+        #expect(eval(context, "__generator === 7 && typeof __awaiter === 'function' && __awaiter() === 'not a promise'").toBool())
+        // The lowering declares no global of its own; its helpers are one frozen, fixed global.
+        #expect(eval(context, "Object.keys(this).filter(function (k) { return k.indexOf('__') === 0 }).sort().join()").toString() == "__awaiter,__extends,__generator")
+        let described = eval(context, "var n = '__duktape' + 'Lowering', d = Object.getOwnPropertyDescriptor(this, n); [d.writable, d.enumerable, d.configurable, Object.isFrozen(this[n]), delete this[n]].join()")
+        #expect(described.toString() == "false,false,false,true,false")
+        // Modern source cannot name it; ES5 source that took the name first keeps it, and lowered
+        // code there fails with a TypeError that says why.
+        let named = try #require(thrown(context, "let __duktapeLowering = 1"))
+        #expect(named.name == "SyntaxError")
+        #expect(named.message.contains("reserved"))
+        let other = JSContext()!
+        eval(other, "var __duktapeLowering = 'mine'")
+        let taken = try #require(thrown(other, "class C {} new C()"))
+        #expect(taken.name == "TypeError")
+        #expect(taken.message.contains("reserved"))
+        #expect(eval(other, "__duktapeLowering").toString() == "mine")
+        // JSTranspiler.transpile's output, evaluated as ES5 in a fresh context, finds the helpers.
+        let es5 = try JSTranspiler.transpile("class P { constructor(x) { this.x = x } } class Q extends P {} new Q(5).x")
+        #expect(es5.contains("__duktapeLowering"))
+        #expect(eval(JSContext()!, es5).toInt32() == 5)
+    }
+
     @Test func aLoweredSourceIsCachedAndRunsAgain() {
         let context = JSContext()!
         for round in 0..<3 {

@@ -266,6 +266,9 @@ duk_int_t cduk_pload_function(duk_context *_Nonnull ctx, const void *_Nullable b
 /* A 64-bit hash of `length` bytes (corruption checks of bytecode images). */
 uint64_t cduk_hash64(const void *_Nullable bytes, size_t length, uint64_t seed);
 
+/* Whether `needle` occurs in `length` bytes (memmem). */
+int cduk_contains(const void *_Nullable bytes, size_t length, const void *_Nullable needle, size_t needle_length);
+
 /* String.prototype.normalize's Unicode tables come from the host: `normalize` gets a string's
  * bytes (Duktape's CESU-8), the form (0 NFC, 1 NFD, 2 NFKC, 3 NFKD), and returns the normalized
  * string's bytes in a buffer allocated with malloc (the engine frees it), its length in
@@ -467,6 +470,14 @@ duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *_Nullable bytes, s
 /* [obj getter] -> [obj]: defines obj[Symbol.toStringTag] as the getter (not enumerable,
  * configurable), with the engine's own well-known symbol (whatever a script did to `Symbol`). */
 duk_int_t cduk_pdef_to_string_tag(duk_context *ctx);
+
+/* Whether this context's global has the lowering's helpers (__duktapeLowering). */
+int cduk_has_lowering_helpers(duk_context *_Nonnull ctx);
+
+/* [.. helpers] -> [..]: freezes the object and defines it as the global __duktapeLowering
+ * (non-writable, non-enumerable, non-configurable); a TypeError when a script's own global has
+ * that name. Protected. */
+duk_int_t cduk_pinstall_lowering_helpers(duk_context *_Nonnull ctx);
 
 /* Flag combinations Swift uses. Why an enum: the DUK_DEFPROP_* macros are
  * expressions of other macros, which Swift does not import. */

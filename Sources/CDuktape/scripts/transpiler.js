@@ -63,10 +63,9 @@
     }
 
     // Two lines as one. A newline can end a statement (ASI) where a space does not: TypeScript's
-    // own output ends its statements, but the helpers it inlines are text, some of which end in
-    // `}` without a semicolon (`var __await = ... function (v) { ... }`). After a `}`, a line that
-    // starts with a word which cannot continue the statement gets the semicolon ASI would insert
-    // (a `;` after a block is an empty statement: harmless).
+    // printer ends its statements, but in case one ends in `}` without a semicolon, after a `}`
+    // a line that starts with a word which cannot continue the statement gets the semicolon ASI
+    // would insert (a `;` after a block is an empty statement: harmless).
     var CONTINUES = /^(else|catch|finally|while|instanceof|in|of)\b/;
     function join(previous, next) {
         if (/\}\s*$/.test(previous) && /^[A-Za-z_$]/.test(next) && !CONTINUES.test(next)) {
@@ -76,8 +75,8 @@
     }
 
     // The generated code with each line moved to its original line: lines that map further down
-    // are preceded by blank lines, lines that map to a line already reached (or to none: helpers,
-    // hoisted declarations) are joined to the current one. TypeScript's printer ends every
+    // are preceded by blank lines, lines that map to a line already reached (or to none: hoisted
+    // declarations) are joined to the current one. TypeScript's printer ends every
     // statement explicitly and comments are removed, so joining lines keeps the meaning.
     // A line never moves past the line the next mapped line maps to: a class's constructor ends
     // with a brace mapped to the class's last line, before the methods that come from above it.
@@ -128,17 +127,28 @@
     var factory = ts.factory;
     var SyntaxKind = ts.SyntaxKind;
 
-    // Helpers the transformers below call, one line each (they join the first line of the
-    // output, before TypeScript's own). Prepended only when used.
+    // The helpers lowered code calls (TypeScript's `__awaiter`, `__generator`, `__extends`... and
+    // the four below) are not printed into it: TypeScript's inline copies are `var` declarations
+    // (globals, in a script) that take an existing global of the same name first, so a script's
+    // own `__extends` would stand in for the lowering's, and a lowered script would overwrite
+    // it. Lowered code reaches them as members of HOLDER, a frozen object the host defines on the
+    // context's global (non-writable, non-enumerable, non-configurable) from `helperLibrary()`
+    // before it runs lowered code. Source that names HOLDER itself is refused.
+    var HOLDER = '__duktapeLowering';
     var HELPERS = {
-        constAssignment: 'var __constAssignment = function (name) { throw new TypeError("Assignment to constant variable \'" + name + "\'."); };',
-        classCallCheck: 'var __classCallCheck = function (self, C, name) { if (!(self instanceof C)) { throw new TypeError("Class constructor " + name + " cannot be invoked without \'new\'"); } };',
-        superConstruct: 'var __superConstruct = function (Super, self, args) { if (typeof Super === "function" && /\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(Function.prototype.toString.call(Super))) { var made = new (Function.prototype.bind.apply(Super, [null].concat(Array.prototype.slice.call(args))))(); Object.setPrototypeOf(made, Object.getPrototypeOf(self)); return made; } return Super.apply(self, args) || self; };',
-        literalPrototype: 'var __literalPrototype = function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; };'
+        __constAssignment: 'function (name) { throw new TypeError("Assignment to constant variable \'" + name + "\'."); }',
+        __classCallCheck: 'function (self, C, name) { if (!(self instanceof C)) { throw new TypeError("Class constructor " + name + " cannot be invoked without \'new\'"); } }',
+        __superConstruct: 'function (Super, self, args) { if (typeof Super === "function" && /\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(Function.prototype.toString.call(Super))) { var made = new (Function.prototype.bind.apply(Super, [null].concat(Array.prototype.slice.call(args))))(); Object.setPrototypeOf(made, Object.getPrototypeOf(self)); return made; } return Super.apply(self, args) || self; }',
+        __literalPrototype: 'function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; }'
     };
 
+    // `HOLDER.name`, flagged so that the pass after the lowering leaves it as it is.
+    function helper(name) {
+        return factory.createPropertyAccessExpression(factory.createIdentifier(HOLDER), name);
+    }
+
     function call(name, args) {
-        return factory.createCallExpression(factory.createIdentifier(name), undefined, args);
+        return factory.createCallExpression(helper(name), undefined, args);
     }
 
     function isAssignmentOperator(kind) {
@@ -171,7 +181,6 @@
                 }
 
                 function constAssignment(name, evaluated) {
-                    used.constAssignment = true;
                     var thrown = call('__constAssignment', [factory.createStringLiteral(name)]);
                     return evaluated
                         ? factory.createParenthesizedExpression(factory.createCommaListExpression([evaluated, thrown]))
@@ -230,7 +239,6 @@
                             return body; // super() not a statement of its own: left as it is
                         }
                     }
-                    used.classCallCheck = true;
                     return factory.updateBlock(body, statements.slice(0, at).concat([check], statements.slice(at)));
                 }
 
@@ -290,7 +298,6 @@
                     if (prototype === undefined) {
                         return visited;
                     }
-                    used.literalPrototype = true;
                     return call('__literalPrototype', [factory.updateObjectLiteralExpression(visited, kept), prototype]);
                 }
 
@@ -367,7 +374,8 @@
         };
     }
 
-    // After the lowering: `_super.call(this, ...) || this` (a constructor calling its base) makes
+    // After the lowering: TypeScript's helper calls become HOLDER's (see HELPERS), and
+    // `_super.call(this, ...) || this` (a constructor calling its base) makes
     // the object with `new` when the base is a built-in (Error, Array, Map...), whose instances a
     // plain call cannot make, and gives it the subclass's prototype.
     function semanticsAfter(used) {
@@ -394,14 +402,24 @@
                     return { target: target, self: node.arguments[0], args: args };
                 }
                 function visit(node) {
+                    if (ts.isIdentifier(node)) {
+                        if (ts.getEmitFlags(node) & ts.EmitFlags.HelperName) {
+                            used.helpers = true;
+                            return helper(ts.idText(node));
+                        }
+                        if (ts.idText(node) === HOLDER) {
+                            used.helpers = true; // one of ours, made before the lowering
+                        }
+                        return node;
+                    }
                     if (ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.BarBarToken &&
                         node.right.kind === SyntaxKind.ThisKeyword) {
                         var found = superCall(node.left);
                         if (found) {
-                            used.superConstruct = true;
                             // The call's own `this` node: a new one would be taken for the
                             // captured `_this` by the lowering's substitutions.
-                            return call('__superConstruct', [found.target, found.self, found.args]);
+                            used.helpers = true;
+                            return call('__superConstruct', [found.target, found.self, ts.visitNode(found.args, visit)]);
                         }
                     }
                     return ts.visitEachChild(node, visit, context);
@@ -418,7 +436,7 @@
         removeComments: true,
         sourceMap: true,
         importHelpers: false,
-        noEmitHelpers: false,
+        noEmitHelpers: true, // HOLDER's, never inline copies
         esModuleInterop: true,
         newLine: ts.NewLineKind.LineFeed
     };
@@ -453,23 +471,69 @@
                 atEnd: /^\s*$/.test(source.slice(start))
             });
         }
+        var reserved = reservedName(source);
+        if (reserved) {
+            diagnostics.push(reserved);
+        }
         if (diagnostics.length > 0) {
             return { code: '', diagnostics: diagnostics };
         }
         var map = JSON.parse(result.sourceMapText);
-        var helpers = '';
-        for (var name in HELPERS) {
-            if (used[name]) {
-                helpers += HELPERS[name] + ' ';
-            }
+        return { code: layout(result.outputText, map.mappings), diagnostics: diagnostics, oneFunction: used.oneFunction, helpers: !!used.helpers };
+    };
+
+    // A diagnostic for the first identifier of the source spelled HOLDER, or undefined.
+    function reservedName(source) {
+        var at = source.indexOf(HOLDER);
+        if (at < 0) {
+            return undefined;
         }
-        // The helpers take no line of their own: they go before the first line of the output,
-        // whose mappings then still start at generated line 0.
-        var code = layout(result.outputText, map.mappings);
-        // After a 'use strict' directive, wherever its line is (blank lines may come first).
-        var prologue = /^\s*(['"])use strict\1;/.exec(code);
-        var at = prologue ? prologue[0].length : 0;
-        return { code: code.slice(0, at) + helpers + code.slice(at), diagnostics: diagnostics, oneFunction: used.oneFunction };
+        var file = ts.createSourceFile('script.js', source, ts.ScriptTarget.Latest, true);
+        var found;
+        (function walk(node) {
+            if (found === undefined && ts.isIdentifier(node) && ts.idText(node) === HOLDER) {
+                found = node.getStart(file);
+            }
+            if (found === undefined) {
+                ts.forEachChild(node, walk);
+            }
+        })(file);
+        if (found === undefined) {
+            return undefined; // in a string or a comment
+        }
+        var position = ts.getLineAndCharacterOfPosition(file, found);
+        return {
+            message: "'" + HOLDER + "' is reserved: lowered code reaches its helpers through it",
+            line: position.line + 1,
+            column: position.character + 1,
+            atEnd: false
+        };
+    }
+
+    // helperLibrary() -> the source of one function expression that returns HOLDER's members:
+    // TypeScript's helpers (each of them, as TypeScript would print it, strict: their
+    // `this && this.__name` finds nothing) and the ones above. The host compiles it in each
+    // context that runs lowered code (typescript-helpers.js).
+    global.helperLibrary = function () {
+        var parts = ['(function () {', "'use strict';"];
+        var names = [];
+        ts.getAllUnscopedEmitHelpers().forEach(function (emitHelper) {
+            parts.push(emitHelper.text);
+            names.push(emitHelper.importName);
+        });
+        for (var name in HELPERS) {
+            parts.push('var ' + name + ' = ' + HELPERS[name] + ';');
+            names.push(name);
+        }
+        var members = [];
+        for (var i = 0; i < names.length; i++) {
+            if (!/^__[A-Za-z]+$/.test(names[i])) {
+                throw new Error('unexpected helper name ' + names[i]);
+            }
+            members.push(names[i] + ': ' + names[i]);
+        }
+        parts.push('return { ' + members.join(', ') + ' };', '})');
+        return parts.join('\n');
     };
 
     global.transpilerVersion = 'typescript ' + ts.version;

@@ -505,28 +505,71 @@ struct EngineStack {
     /// error is reported by the transpiler, at the original's line and column. Source Duktape
     /// parses with ES5's reading of `const` or `__proto__:` is lowered too.
     func compileLowering(_ source: String, sourceURL: String?, asProgram: Bool = false) throws(JSException) {
+        installLoweringHelpersIfNamed(source)
         var status = compile(source, sourceURL: sourceURL, asProgram: asProgram)
         if status == DUK_EXEC_ERROR, context.engine.lowersModernSyntax {
             let original = takeException()
             guard original.name == "SyntaxError" else { throw original }
-            let lowered: String
+            let lowered: Transpiler.Lowered
             do {
-                lowered = try lower(source, sourceURL: sourceURL).code
+                lowered = try lower(source, sourceURL: sourceURL)
             } catch {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
-            status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
+            try installLoweringHelpers(if: lowered)
+            status = compile(lowered.code, sourceURL: sourceURL, asProgram: asProgram)
         } else if status == DUK_EXEC_SUCCESS, context.engine.lowersModernSyntax,
             Transpiler.needsLoweringThoughParsed(source), JSTranspiler.isAvailable
         {
             // Parsed, but with ES5's reading of `const` or `__proto__:`: lowered for ES2015's
             // (without a compiler, Duktape's reading stands, as before).
-            if let lowered = try? lower(source, sourceURL: sourceURL).code {
+            if let lowered = try? lower(source, sourceURL: sourceURL) {
                 duk_pop(ctx)
-                status = compile(lowered, sourceURL: sourceURL, asProgram: asProgram)
+                try installLoweringHelpers(if: lowered)
+                status = compile(lowered.code, sourceURL: sourceURL, asProgram: asProgram)
             }
         }
         try check(status)
+    }
+
+    /// Defines this context's `__duktapeLowering` (the helpers lowered code calls: see
+    /// transpiler.js) when `lowered` uses it and the context has none yet.
+    private func installLoweringHelpers(if lowered: Transpiler.Lowered) throws(JSException) {
+        if lowered.usesHelpers { try installLoweringHelpers() }
+    }
+
+    /// ES5 source that names `__duktapeLowering` (`JSTranspiler.transpile`'s output, evaluated as
+    /// it is) gets the helpers too, when they can be had: if not (no compiler, or a script of
+    /// this context took the name), the source runs as written.
+    private func installLoweringHelpersIfNamed(_ source: String) {
+        guard context.engine.lowersModernSyntax, Transpiler.namesLoweringHelpers(source) else { return }
+        do {
+            try installLoweringHelpers()
+        } catch {
+            return
+        }
+    }
+
+    /// [..] -> [..]: defines this context's `__duktapeLowering` unless it has it: the helpers'
+    /// library compiled (as typescript-helpers.js) and called, its result frozen. A TypeError
+    /// when a script of the context took the name; an Error when there is no library.
+    func installLoweringHelpers() throws(JSException) {
+        guard cduk_has_lowering_helpers(ctx) == 0 else { return }
+        let engine = context.engine
+        let library: String
+        do {
+            library = try engine.outsideDeadline { () throws(JSTranspiler.Failure) -> String in
+                try Transpiler.shared.helperLibrary(within: engine.timeLimit)
+            }
+        } catch {
+            throw makeError(.error, "the helpers of lowered (ES2015+) code are unavailable: \(error)")
+        }
+        try check(compile(library, sourceURL: "duktapecore:typescript-helpers.js", asProgram: false))
+        try callAsGlobalCode()  // [.. library function]
+        try reserve(1)
+        duk_push_undefined(ctx)
+        try check(cduk_pcall(ctx, 0, 0))  // [.. helpers]
+        try check(cduk_pinstall_lowering_helpers(ctx))
     }
 
     /// `source` lowered by the shared transpiler, within this VM's time limit; the time it takes
@@ -543,6 +586,7 @@ struct EngineStack {
     /// with nothing pushed otherwise. One compile: Duktape's bytecode of the program is read (it
     /// may only make one closure and return it); lowered source is checked on TypeScript's tree.
     func compileFunctionExpression(_ source: String, sourceURL: String?) throws(JSException) -> Bool {
+        installLoweringHelpersIfNamed(source)
         var status = compile(source, sourceURL: sourceURL, asProgram: false)
         let lowerable = context.engine.lowersModernSyntax
         var lowered: Transpiler.Lowered?
@@ -562,6 +606,7 @@ struct EngineStack {
         }
         if let lowered {
             guard lowered.isOneFunction else { return false }
+            try installLoweringHelpers(if: lowered)
             status = compile(lowered.code, sourceURL: sourceURL, asProgram: false)
             try check(status)
             return true

@@ -27,11 +27,13 @@ final class Transpiler: Sendable {
         let typed: Bool
     }
 
-    /// A lowered source: its code, and whether the original was one parenthesized function
-    /// expression and nothing else.
+    /// A lowered source: its code, whether the original was one parenthesized function
+    /// expression and nothing else, and whether the code calls the lowering's helpers (the
+    /// global `__duktapeLowering`, which `EngineStack.installLoweringHelpers` defines).
     struct Lowered {
         let code: String
         let isOneFunction: Bool
+        let usesHelpers: Bool
     }
 
     /// Lowered sources kept in memory, oldest first.
@@ -46,6 +48,9 @@ final class Transpiler: Sendable {
     /// disk) never waits for another caller's lowering. Order: compiler, then memory.
     private let compiler = Guarded<Result<Compiler, JSTranspiler.Failure>?>(nil)
     private let memory = Guarded(Memory())
+
+    /// The helpers' library (`helperLibrary()`), once read.
+    private let library = Guarded<String?>(nil)
 
     /// Lowerings running now (0 or 1): tests wait for one to start before they contend.
     let lowerings = Atomic<Int>(0)
@@ -95,9 +100,45 @@ final class Transpiler: Sendable {
         return try result.get()
     }
 
-    /// Empties the in-memory cache (tests of the disk cache).
+    /// The source of one function expression that returns the lowering's helpers (TypeScript's
+    /// and transpiler.js's; see `helperLibrary` there): from memory, the disk cache, or the
+    /// compiler VM (started for it if need be: a process whose lowered sources all came from the
+    /// disk cache finds the library there too).
+    func helperLibrary(within callerLimit: TimeInterval? = nil) throws(JSTranspiler.Failure) -> String {
+        if let known = library.withLock({ $0 }) { return known }
+        let configuration = JSTranspiler.configuration.withLock { $0 }
+        let disk = configuration.cacheDirectory.flatMap { LibraryEntry(directory: $0, typeScriptPath: configuration.typeScriptPath) }
+        if let disk, let stored = disk.read() {
+            library.withLock { $0 = stored }
+            return stored
+        }
+        let result: Result<String, JSTranspiler.Failure> = compiler.withLock { started in
+            if let known = library.withLock({ $0 }) { return .success(known) }
+            let compiler: Compiler
+            switch started ?? Self.start() {
+            case .success(let running):
+                started = .success(running)
+                compiler = running
+            case .failure(let failure):
+                started = .failure(failure)
+                return .failure(failure)
+            }
+            compiler.vm.executionTimeLimit = min(configuration.timeLimit, callerLimit ?? .infinity)
+            guard let made = try? compiler.context.objectForKeyedSubscript("helperLibrary")?.call(), made.isString else {
+                return .failure(.failed("transpiler.js gave no helper library"))
+            }
+            let source: String = made.toString()
+            library.withLock { $0 = source }
+            disk?.write(source)
+            return .success(source)
+        }
+        return try result.get()
+    }
+
+    /// Empties the in-memory caches (tests of the disk cache).
     func forgetRemembered() {
         memory.withLock { $0 = Memory() }
+        library.withLock { $0 = nil }
     }
 
     private func remembered(_ key: CacheKey) -> Lowered? {
@@ -207,13 +248,15 @@ final class Transpiler: Sendable {
         guard let code = result.forProperty("code"), code.isString else {
             return .failure(.failed("the transpiler gave no code"))
         }
-        return .success(Lowered(code: code.toString(), isOneFunction: result.forProperty("oneFunction")?.toBool() ?? false))
+        return .success(Lowered(
+            code: code.toString(), isOneFunction: result.forProperty("oneFunction")?.toBool() ?? false,
+            usesHelpers: result.forProperty("helpers")?.toBool() ?? false))
     }
 }
 
 extension Transpiler {
     /// A lowered source on disk, in `<cacheDirectory>/lowered/`: the lowered code (and whether the
-    /// source was one function) in a BytecodeImage file, keyed by the source (all of it, and
+    /// source was one function, whether it uses the helpers) in a BytecodeImage file, keyed by the source (all of it, and
     /// whether it is TypeScript), the compiler (typescript.js's hash, transpiler.js's) and the
     /// engine. A process whose sources are all there never starts the compiler VM. Written through
     /// a temporary file renamed into place; an entry that does not match is ignored (and written
@@ -234,14 +277,38 @@ extension Transpiler {
         }
 
         func read() -> Lowered? {
-            guard let payload = BytecodeImage.read(from: url, key: key), let flag = payload.first, flag <= 1 else { return nil }
-            return Lowered(code: String(decoding: payload.dropFirst(), as: UTF8.self), isOneFunction: flag == 1)
+            guard let payload = BytecodeImage.read(from: url, key: key), let flags = payload.first, flags <= 3 else { return nil }
+            return Lowered(
+                code: String(decoding: payload.dropFirst(), as: UTF8.self), isOneFunction: flags & 1 != 0, usesHelpers: flags & 2 != 0)
         }
 
         func write(_ lowered: Lowered, limit: Int) {
-            let payload = [UInt8(lowered.isOneFunction ? 1 : 0)] + Array(lowered.code.utf8)
+            let flags = UInt8(lowered.isOneFunction ? 1 : 0) | UInt8(lowered.usesHelpers ? 2 : 0)
+            let payload = [flags] + Array(lowered.code.utf8)
             guard payload.count <= limit, BytecodeImage.write(payload, key: key, to: url) else { return }
             Transpiler.trim(url.deletingLastPathComponent(), to: limit)
+        }
+    }
+
+    /// The helpers' library on disk, `<cacheDirectory>/lowered/helpers-<hash>.dukc`, keyed by the
+    /// compiler (the library is TypeScript's helpers and transpiler.js's).
+    struct LibraryEntry {
+        let url: URL
+        let key: [UInt8]
+
+        init?(directory: URL, typeScriptPath: String) {
+            guard let compiler = Transpiler.compilerIdentity(typeScriptPath) else { return nil }
+            key = BytecodeImage.key([Array("helpers".utf8), compiler])
+            url = directory.appendingPathComponent("lowered")
+                .appendingPathComponent("helpers-" + String(BytecodeImage.hash(key), radix: 16) + ".dukc")
+        }
+
+        func read() -> String? {
+            BytecodeImage.read(from: url, key: key).map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        func write(_ source: String) {
+            _ = BytecodeImage.write(Array(source.utf8), key: key, to: url)
         }
     }
 
@@ -286,6 +353,21 @@ extension Transpiler {
             }
         }
     }
+
+    /// The global lowered code reaches its helpers through (transpiler.js's HOLDER).
+    static let helpersGlobal = "__duktapeLowering"
+
+    /// Whether `source` contains the name `helpersGlobal` (anywhere: a byte search).
+    static func namesLoweringHelpers(_ source: String) -> Bool {
+        var source = source
+        return source.withUTF8 { bytes in
+            helpersGlobalBytes.withUnsafeBytes { name in
+                cduk_contains(bytes.baseAddress, bytes.count, name.baseAddress, name.count) != 0
+            }
+        }
+    }
+
+    static let helpersGlobalBytes = Array(helpersGlobal.utf8)
 
     /// True when `source`, though Duktape parses it, uses what Duktape's ES5 reading gets wrong:
     /// the word `const` (Duktape parses it as `var`: a `const` would stay assignable) or a
