@@ -121,17 +121,39 @@ struct ModernSyntaxTests {
         #expect(run("const c = 1; { let c = 2; c = 3; } function f() { var c = 4; c = 5; return c } f() + c") == "6")
         // ES5 source that uses `const` (Duktape parses it as `var`) is lowered too.
         #expect(run("var r; const k = 1; try { k = 2 } catch (e) { r = e.name } r") == "TypeError")
+        // Every kind of target: destructuring (with defaults, rest, nested), for-in and for-of
+        // heads; the TypeError comes at that assignment, after the ones before it.
+        #expect(run("const a = 1; let b; try { [b, a] = [5, 2] } catch (e) { [e.name, b, a].join() }") == "TypeError,5,1")
+        #expect(run("const a = 1; try { ({ x: [a = 5] } = { x: [] }) } catch (e) { e.message }") == "Assignment to constant variable 'a'.")
+        #expect(run("const a = 1; try { ({ a } = { a: 2 }) } catch (e) { e.name + a }") == "TypeError1")
+        #expect(run("const a = []; try { [...a] = [1] } catch (e) { e.name + a.length }") == "TypeError0")
+        #expect(run("""
+            const a = 1; let closed = false;
+            const it = { [Symbol.iterator]() { return { next() { return { value: 1, done: false } }, return() { closed = true; return {} } } } };
+            try { for (a of it) {} } catch (e) { e.name + closed }
+            """) == "TypeErrortrue")
+        #expect(run("const a = 1; let r = 'none'; try { for (a in { x: 1 }) {} } catch (e) { r = e.name } for (a in {}) {} r + a") == "TypeError1")
+        // Logical assignment assigns (and so throws) only when it would assign.
+        #expect(run("const t = 1, f = 0, n = null; t ||= 2; f &&= 2; let r; try { n ??= 3 } catch (e) { r = e.name } [t, f, r].join()") == "1,0,TypeError")
+        // A class's name is immutable inside the class, assignable outside (as a `let`).
+        #expect(run("class C { static m() { C = 1 } } let r; try { C.m() } catch (e) { r = e.name } C = 5; r + C") == "TypeError5")
     }
 
     @Test func argumentsInArrowsIsTheEnclosingFunctions() {
         #expect(run("function f() { return [10, 20].map((v, i) => v + arguments[i]) } f(1, 2).join()") == "11,22")
         #expect(run("function g() { const inner = () => () => arguments.length; return inner()() } g(1, 2, 3)") == "3")
         #expect(run("var o = { m() { return (() => arguments[0])() } }; o.m('x')") == "x")
+        // As a shorthand property the key stays `arguments`.
+        #expect(run("function g() { return (() => ({ arguments }))() } const o = g(7, 8); Object.keys(o) + o.arguments.length") == "arguments2")
     }
 
     @Test func classesFollowES2015Rules() {
         #expect(run("class A {} try { A() } catch (e) { e.name + ': ' + e.message }") == "TypeError: Class constructor A cannot be invoked without 'new'")
         #expect(run("class B extends Object { constructor() { super(); this.v = 1 } } try { B.call({}) } catch (e) { e.name }") == "TypeError")
+        // A constructor's own binding of the class's name (a parameter, a variable) is its own;
+        // the class check still names the class.
+        #expect(run("class C { constructor(C) { var o = { C }; this.v = C + o.C } } let r; try { C(1) } catch (e) { r = e.name } r + new C(2).v") == "TypeError4")
+        #expect(run("class D { constructor(a) { var D = a * 2; this.v = D } } new D(3).v") == "6")
         #expect(run("""
             class HttpError extends Error {
               constructor(status, message) { super(message); this.name = 'HttpError'; this.status = status }
@@ -152,6 +174,13 @@ struct ModernSyntaxTests {
     @Test func protoInALiteralSetsThePrototype() {
         #expect(run("const base = { hi() { return 'hi' } }; const o = { __proto__: base, x: 1 }; [o.hi(), Object.keys(o).join(), Object.getPrototypeOf(o) === base].join()") == "hi,x,true")
         #expect(run("var n = { __proto__: null }; Object.getPrototypeOf(n) === null && Object.keys(n).length === 0") == "true")
+        // The prototype's expression runs in its place among the entries.
+        #expect(run("""
+            const log = []; const t = (x, tag) => (log.push(tag), x);
+            const o = { a: t(1, 'a'), __proto__: t({ z: 9 }, 'p'), b: t(2, 'b') };
+            const q = { __proto__: t({ y: 8 }, 'P'), m() {}, [t('k', 'k')]: 1 };
+            log.join('') + o.z + q.y + Object.keys(o) + Object.keys(q)
+            """) == "apbPk98a,bm,k")
         // A shorthand or method named __proto__ is an own property, as in ES2015.
         #expect(run("const __proto__ = 5; let o = { __proto__ }; Object.keys(o).join() + Object.getPrototypeOf(o).hasOwnProperty('toString')") == "__proto__true")
     }

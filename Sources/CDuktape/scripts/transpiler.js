@@ -137,6 +137,7 @@
     var HOLDER = '__duktapeLowering';
     var HELPERS = {
         __constAssignment: 'function (name) { throw new TypeError("Assignment to constant variable \'" + name + "\'."); }',
+        __constTarget: 'function (name) { return { set value(v) { __constAssignment(name); } }; }',
         __classCallCheck: 'function (self, C, name) { if (!(self instanceof C)) { throw new TypeError("Class constructor " + name + " cannot be invoked without \'new\'"); } }',
         __superConstruct: 'function (Super, self, args) { if (typeof Super === "function" && /\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(Function.prototype.toString.call(Super))) { var made = new (Function.prototype.bind.apply(Super, [null].concat(Array.prototype.slice.call(args))))(); Object.setPrototypeOf(made, Object.getPrototypeOf(self)); return made; } return Super.apply(self, args) || self; }',
         __literalPrototype: 'function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; }'
@@ -172,13 +173,128 @@
                 used.oneFunction = !!only && ts.isParenthesizedExpression(only) && ts.isFunctionExpression(only.expression);
                 var functions = []; // { captured: identifier or undefined, arrows: depth }
 
+                function within(inner, outer) {
+                    return inner.pos >= outer.pos && inner.end <= outer.end;
+                }
+
+                // A `const` binding, or a class's own name inside the class (an immutable binding
+                // there; outside, a class declaration's name is assignable, as a `let`).
                 function isConstReference(node) {
-                    if (!resolver || !ts.isIdentifier(node)) {
+                    if (!resolver || !ts.isIdentifier(node) || node.pos < 0) {
                         return false;
                     }
                     var declaration = resolver.getReferencedValueDeclaration(node);
-                    return !!declaration && ts.isVariableDeclaration(declaration) && ts.isVarConst(declaration);
+                    if (!declaration) {
+                        return false;
+                    }
+                    if (ts.isVariableDeclaration(declaration)) {
+                        return ts.isVarConst(declaration);
+                    }
+                    return (ts.isClassDeclaration(declaration) || ts.isClassExpression(declaration)) &&
+                        !!declaration.name && within(node, declaration);
                 }
+
+                // A `const` binding as an assignment target where an expression cannot stand (in a
+                // destructuring pattern, a for-in/of head): a member whose setter throws, so the
+                // TypeError comes when that assignment happens, after those before it.
+                function constTarget(name) {
+                    return factory.createPropertyAccessExpression(call('__constTarget', [factory.createStringLiteral(name)]), 'value');
+                }
+
+                // An assignment target (a destructuring assignment's left side, or a for-in/of's
+                // when it declares nothing), with constTarget for its `const` bindings.
+                function target(node) {
+                    if (isConstReference(node)) {
+                        return constTarget(ts.idText(node));
+                    }
+                    if (ts.isArrayLiteralExpression(node)) {
+                        return factory.updateArrayLiteralExpression(node, node.elements.map(patternElement));
+                    }
+                    if (ts.isObjectLiteralExpression(node)) {
+                        return factory.updateObjectLiteralExpression(node, node.properties.map(patternProperty));
+                    }
+                    if (ts.isParenthesizedExpression(node)) {
+                        return factory.updateParenthesizedExpression(node, target(node.expression));
+                    }
+                    return ts.visitNode(node, visit);
+                }
+
+                function patternElement(node) {
+                    if (ts.isSpreadElement(node)) {
+                        return factory.updateSpreadElement(node, target(node.expression));
+                    }
+                    if (ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.EqualsToken) {
+                        // A target with its default.
+                        return factory.updateBinaryExpression(node, target(node.left), node.operatorToken, ts.visitNode(node.right, visit));
+                    }
+                    return ts.isOmittedExpression(node) ? node : target(node);
+                }
+
+                function patternProperty(node) {
+                    if (ts.isShorthandPropertyAssignment(node) && isConstReference(node.name)) {
+                        var value = constTarget(ts.idText(node.name));
+                        if (node.objectAssignmentInitializer) {
+                            value = factory.createAssignment(value, ts.visitNode(node.objectAssignmentInitializer, visit));
+                        }
+                        return factory.createPropertyAssignment(ts.idText(node.name), value);
+                    }
+                    if (ts.isPropertyAssignment(node)) {
+                        return factory.updatePropertyAssignment(node, ts.visitNode(node.name, visit), patternElement(node.initializer));
+                    }
+                    if (ts.isSpreadAssignment(node)) {
+                        return factory.updateSpreadAssignment(node, target(node.expression));
+                    }
+                    return ts.visitNode(node, visit);
+                }
+
+                // A class's constructor that declares the class's name (a parameter, a variable, a
+                // function): its bindings of that name are renamed (to a unique name), so that the
+                // class check placed in it (`this instanceof C`) names the class.
+                var renames = []; // { name, constructor, unique }
+
+                function declaresName(root, name) {
+                    var found = false;
+                    (function walk(node) {
+                        if (found) {
+                            return;
+                        }
+                        if (node !== root && node.name && ts.isIdentifier(node.name) && ts.idText(node.name) === name &&
+                            (ts.isVariableDeclaration(node) || ts.isParameter(node) || ts.isBindingElement(node) ||
+                             ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) ||
+                             ts.isClassDeclaration(node) || ts.isClassExpression(node))) {
+                            found = true;
+                            return;
+                        }
+                        ts.forEachChild(node, walk);
+                    })(root);
+                    return found;
+                }
+
+                // The identifier names a binding declared inside `root` (it is that declaration's
+                // name, or a reference the checker resolves to it); property names are not.
+                function isBindingWithin(node, root) {
+                    var parent = node.parent;
+                    if (!parent) {
+                        return false;
+                    }
+                    if (parent.name === node && (ts.isVariableDeclaration(parent) || ts.isParameter(parent) || ts.isBindingElement(parent) ||
+                        ts.isFunctionDeclaration(parent) || ts.isFunctionExpression(parent) ||
+                        ts.isClassDeclaration(parent) || ts.isClassExpression(parent))) {
+                        return within(parent, root);
+                    }
+                    if (!isArgumentsReference(node) || (ts.isBindingElement(parent) && parent.propertyName === node) ||
+                        ts.isLabeledStatement(parent) || ts.isBreakOrContinueStatement(parent) ||
+                        ((ts.isGetAccessor(parent) || ts.isSetAccessor(parent) || ts.isPropertyDeclaration(parent)) && parent.name === node)) {
+                        return false;
+                    }
+                    var declaration = resolver ? resolver.getReferencedValueDeclaration(node) : undefined;
+                    return !!declaration && within(declaration, root);
+                }
+
+                var LOGICAL = {};
+                LOGICAL[SyntaxKind.BarBarEqualsToken] = SyntaxKind.BarBarToken;
+                LOGICAL[SyntaxKind.AmpersandAmpersandEqualsToken] = SyntaxKind.AmpersandAmpersandToken;
+                LOGICAL[SyntaxKind.QuestionQuestionEqualsToken] = SyntaxKind.QuestionQuestionToken;
 
                 function constAssignment(name, evaluated) {
                     var thrown = call('__constAssignment', [factory.createStringLiteral(name)]);
@@ -282,28 +398,84 @@
                         visited.typeParameters, visited.heritageClauses, members);
                 }
 
+                // `{ a: f(), __proto__: p(), b: g() }`: the literal without its `__proto__` entry,
+                // given the prototype by __literalPrototype. `p()` still runs in its place: joined
+                // (through a temporary) to the first entry after it that evaluates something, a
+                // value or a computed key; with none, it runs after the literal (nothing between).
                 function visitObjectLiteral(node) {
                     var visited = ts.visitEachChild(node, visit, context);
-                    var prototype;
-                    var kept = [];
-                    visited.properties.forEach(function (property) {
-                        if (prototype === undefined && ts.isPropertyAssignment(property) &&
-                            (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name)) &&
-                            property.name.text === '__proto__') {
-                            prototype = property.initializer;
-                        } else {
-                            kept.push(property);
+                    var properties = visited.properties;
+                    var at = -1;
+                    for (var i = 0; i < properties.length && at < 0; i++) {
+                        var entry = properties[i];
+                        if (ts.isPropertyAssignment(entry) && (ts.isIdentifier(entry.name) || ts.isStringLiteral(entry.name)) &&
+                            entry.name.text === '__proto__') {
+                            at = i;
                         }
-                    });
-                    if (prototype === undefined) {
+                    }
+                    if (at < 0) {
                         return visited;
                     }
-                    return call('__literalPrototype', [factory.updateObjectLiteralExpression(visited, kept), prototype]);
+                    var prototype = properties[at].initializer;
+                    var kept = properties.slice(0, at);
+                    var temporary;
+                    function first(expression) {
+                        temporary = factory.createTempVariable(context.hoistVariableDeclaration);
+                        return factory.createCommaListExpression([factory.createAssignment(temporary, prototype), expression]);
+                    }
+                    function replaced(owner, child, replacement) {
+                        return ts.visitEachChild(owner, function (each) { return each === child ? replacement : each; }, context);
+                    }
+                    for (var j = at + 1; j < properties.length; j++) {
+                        var later = properties[j];
+                        if (!temporary) {
+                            if (later.name && ts.isComputedPropertyName(later.name)) {
+                                later = replaced(later, later.name, factory.updateComputedPropertyName(later.name, first(later.name.expression)));
+                            } else if (ts.isPropertyAssignment(later)) {
+                                later = factory.updatePropertyAssignment(later, later.name, first(later.initializer));
+                            } else if (ts.isSpreadAssignment(later)) {
+                                later = factory.updateSpreadAssignment(later, first(later.expression));
+                            }
+                        }
+                        kept.push(later);
+                    }
+                    return call('__literalPrototype', [factory.updateObjectLiteralExpression(visited, kept), temporary || prototype]);
                 }
 
                 function visit(node) {
+                    if (ts.isIdentifier(node) && node.pos >= 0) {
+                        for (var r = renames.length - 1; r >= 0; r--) {
+                            if (ts.idText(node) === renames[r].name && isBindingWithin(node, renames[r].constructor)) {
+                                return renames[r].unique;
+                            }
+                        }
+                    }
                     if (ts.isBinaryExpression(node) && isAssignmentOperator(node.operatorToken.kind) && isConstReference(node.left)) {
-                        return constAssignment(node.left.text, ts.visitNode(node.right, visit));
+                        var thrown = constAssignment(ts.idText(node.left), ts.visitNode(node.right, visit));
+                        var logical = LOGICAL[node.operatorToken.kind];
+                        // `c ||= v` assigns (and so throws) only when `c` is falsy; `&&=`, `??=` alike.
+                        return logical === undefined ? thrown
+                            : factory.createParenthesizedExpression(factory.createBinaryExpression(node.left, logical, thrown));
+                    }
+                    if (ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.EqualsToken &&
+                        (ts.isArrayLiteralExpression(node.left) || ts.isObjectLiteralExpression(node.left))) {
+                        return factory.updateBinaryExpression(node, target(node.left), node.operatorToken, ts.visitNode(node.right, visit));
+                    }
+                    if (ts.isForOfStatement(node) && !ts.isVariableDeclarationList(node.initializer)) {
+                        return factory.updateForOfStatement(node, node.awaitModifier, target(node.initializer),
+                            ts.visitNode(node.expression, visit), ts.visitNode(node.statement, visit));
+                    }
+                    if (ts.isForInStatement(node) && !ts.isVariableDeclarationList(node.initializer)) {
+                        return factory.updateForInStatement(node, target(node.initializer),
+                            ts.visitNode(node.expression, visit), ts.visitNode(node.statement, visit));
+                    }
+                    if (ts.isShorthandPropertyAssignment(node) && !node.objectAssignmentInitializer) {
+                        // `{ arguments }` in an arrow, `{ C }` of a renamed binding: the key stays.
+                        var name = ts.visitNode(node.name, visit);
+                        if (name !== node.name) {
+                            return factory.createPropertyAssignment(ts.idText(node.name), name);
+                        }
+                        return node;
                     }
                     if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
                         (node.operator === SyntaxKind.PlusPlusToken || node.operator === SyntaxKind.MinusMinusToken) &&
@@ -329,9 +501,17 @@
                     }
                     if (ts.isFunctionLike(node) && node.body) {
                         var frame = { captured: undefined, arrows: 0 };
+                        var className = ts.isConstructorDeclaration(node) && node.parent && node.parent.name ? ts.idText(node.parent.name) : undefined;
+                        var renamed = className !== undefined && declaresName(node, className);
+                        if (renamed) {
+                            renames.push({ name: className, constructor: node, unique: factory.createUniqueName(className) });
+                        }
                         functions.push(frame);
                         var visited = ts.visitEachChild(node, visit, context);
                         functions.pop();
+                        if (renamed) {
+                            renames.pop();
+                        }
                         if (!frame.captured) {
                             return visited;
                         }

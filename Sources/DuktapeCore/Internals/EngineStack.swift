@@ -538,9 +538,9 @@ struct EngineStack {
         if lowered.usesHelpers { try installLoweringHelpers() }
     }
 
-    /// ES5 source that names `__duktapeLowering` (`JSTranspiler.transpile`'s output, evaluated as
-    /// it is) gets the helpers too, when they can be had: if not (no compiler, or a script of
-    /// this context took the name), the source runs as written.
+    /// ES5 source that calls the helpers as lowered code does (`JSTranspiler.transpile`'s output,
+    /// evaluated as it is) gets them too, when they can be had: if not (no compiler, or a script
+    /// of this context took the name), the source runs as written.
     private func installLoweringHelpersIfNamed(_ source: String) {
         guard context.engine.lowersModernSyntax, Transpiler.namesLoweringHelpers(source) else { return }
         do {

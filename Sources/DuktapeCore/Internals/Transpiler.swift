@@ -357,17 +357,19 @@ extension Transpiler {
     /// The global lowered code reaches its helpers through (transpiler.js's HOLDER).
     static let helpersGlobal = "__duktapeLowering"
 
-    /// Whether `source` contains the name `helpersGlobal` (anywhere: a byte search).
+    /// Whether `source` calls a helper as lowered code does (`__duktapeLowering.__`: a byte
+    /// search; a script's own `var __duktapeLowering` is not a call).
     static func namesLoweringHelpers(_ source: String) -> Bool {
         var source = source
         return source.withUTF8 { bytes in
-            helpersGlobalBytes.withUnsafeBytes { name in
+            helperCallBytes.withUnsafeBytes { name in
                 cduk_contains(bytes.baseAddress, bytes.count, name.baseAddress, name.count) != 0
             }
         }
     }
 
     static let helpersGlobalBytes = Array(helpersGlobal.utf8)
+    private static let helperCallBytes = Array((helpersGlobal + ".__").utf8)
 
     /// True when `source`, though Duktape parses it, uses what Duktape's ES5 reading gets wrong:
     /// the word `const` (Duktape parses it as `var`: a `const` would stay assignable) or a
