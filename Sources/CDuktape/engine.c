@@ -824,8 +824,9 @@ void cduk_push_resume_root(duk_context *ctx) {
     duk_push_hobject((duk_hthread *) ctx, (duk_hobject *) thr);
 }
 
-/* Why: Duktape's duk_get_prop_desc (and Object.getOwnPropertyDescriptor) fill the descriptor by
- * assignment, so a setter a script put on Object.prototype ("value", "get", "enumerable"...)
+/* Why: Duktape's duk_get_prop_desc (and its Object.getOwnPropertyDescriptor, which methods.c
+ * replaces) fill the descriptor by assignment, so a setter a script put on Object.prototype
+ * ("value", "get", "enumerable"...)
  * runs and the descriptor lacks that property: the library reading it would read the script's
  * getter instead. The same descriptor, its properties defined. [.. key] -> [.. desc|undefined] */
 void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
@@ -924,6 +925,49 @@ static duk_ret_t cduk__def_to_string_tag(duk_context *ctx, void *udata) {
 
 duk_int_t cduk_pdef_to_string_tag(duk_context *ctx) {
     return cduk__protect(ctx, cduk__def_to_string_tag, NULL, 2, 1);
+}
+
+/* ---- What bytecode depends on ----------------------------------------------------------
+ *
+ * A duk_dump_function image is loadable only by the same engine build: its version, the
+ * architecture, byte order and pointer size, and the options that change how values and
+ * functions are laid out (read here, after the amalgamation, with this build's overlay). */
+
+#define CDUK__TEXT(x) #x
+#define CDUK__STRING(x) CDUK__TEXT(x)
+
+size_t cduk_engine_fingerprint(char *out, size_t capacity) {
+    int written = snprintf(out, capacity,
+                           "duktape %ld %s arch %s order %d tval %zu hcompfunc %zu pointer %zu options %s", (long) DUK_VERSION,
+                           DUK_GIT_DESCRIBE, DUK_USE_ARCH_STRING, (int) DUK_USE_BYTEORDER, sizeof(duk_tval),
+                           sizeof(duk_hcompfunc), sizeof(void *),
+                           ""
+#if defined(DUK_USE_PACKED_TVAL)
+                           "packed "
+#endif
+#if defined(DUK_USE_FASTINT)
+                           "fastint "
+#endif
+#if defined(DUK_USE_REFERENCE_COUNTING)
+                           "refcount "
+#endif
+#if defined(DUK_USE_LIGHTFUNC_BUILTINS)
+                           "lightfunc "
+#endif
+#if defined(DUK_USE_ROM_OBJECTS)
+                           "rom "
+#endif
+#if defined(DUK_USE_PC2LINE)
+                           "pc2line "
+#endif
+#if defined(DUK_USE_HOBJECT_HASH_PART)
+                           "hash "
+#endif
+#if defined(DUK_USE_STRHASH_DENSE)
+                           "dense "
+#endif
+    );
+    return written < 0 ? 0 : (size_t) written;
 }
 
 /* ---- The lowering's helpers -------------------------------------------------------

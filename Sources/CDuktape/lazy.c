@@ -61,6 +61,8 @@ static const cduk__lazy_entry cduk__lazy_entries[] = {
     { CDUK_REALM_OBJECT_CONSTRUCTOR, "fromEntries", cduk_install_object_statics, 0, 0 },
     { CDUK_REALM_OBJECT_CONSTRUCTOR, "getOwnPropertyDescriptors", cduk_install_object_statics, 0, 0 },
     { CDUK_REALM_OBJECT_CONSTRUCTOR, "hasOwn", cduk_install_object_statics, 0, 0 },
+    /* Duktape's own (which assigns) is replaced, not kept. */
+    { CDUK_REALM_OBJECT_CONSTRUCTOR, "getOwnPropertyDescriptor", cduk_install_object_statics, 0, 0 },
     { CDUK_REALM_STRING_PROTOTYPE, CDUK__ITERATOR, cduk_install_string_iteration, 0, 0 },
     { CDUK_REALM_STRING_PROTOTYPE, "padStart", cduk_install_string_methods, 0, 0 },
     { CDUK_REALM_STRING_PROTOTYPE, "padEnd", cduk_install_string_methods, 0, 0 },

@@ -464,6 +464,21 @@ static duk_ret_t cduk__object_from_entries(duk_context *ctx) {
     return 1;
 }
 
+/* Object.getOwnPropertyDescriptor(O, P) (magic 0) and Reflect.getOwnPropertyDescriptor (magic 1,
+ * which takes objects only): Duktape's fill the descriptor by assignment, so a setter a script
+ * put on Object.prototype ("value", "get"...) ran and the descriptor lacked that key; this one is
+ * made by definition (cduk_get_prop_desc). */
+static duk_ret_t cduk__object_descriptor(duk_context *ctx) {
+    duk_set_top(ctx, 2);
+    if (duk_get_current_magic(ctx) == 0) {
+        duk_to_object(ctx, 0);
+    } else if (!duk_is_object(ctx, 0)) {
+        return duk_type_error(ctx, "Reflect.getOwnPropertyDescriptor called on a non-object");
+    }
+    cduk_get_prop_desc(ctx, 0);
+    return 1;
+}
+
 /* Object.getOwnPropertyDescriptors(O) */
 static duk_ret_t cduk__object_descriptors(duk_context *ctx) {
     duk_set_top(ctx, 1);
@@ -828,6 +843,7 @@ static duk_ret_t cduk__symbol_description(duk_context *ctx) {
  * own for no receiver or receiver === target; else OrdinaryGet/OrdinarySet along the chain.
  * magic 1 for set. The originals are kept on the new functions. */
 #define CDUK__ORIGINAL DUK_HIDDEN_SYMBOL("ReflectOriginal")
+#define CDUK__CHAIN_LIMIT 10000 /* DUK_HOBJECT_PROTOTYPE_CHAIN_SANITY */
 
 typedef struct {
     duk_idx_t target;
@@ -872,7 +888,11 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
     cduk__to_property_key(ctx, 1);
     duk_dup(ctx, 0); /* [.. O]: walks the chain */
     duk_idx_t holder = duk_get_top_index(ctx);
-    for (int depth = 0; depth < 10000; depth++) {
+    for (int depth = 0;; depth++) {
+        if (depth == CDUK__CHAIN_LIMIT) {
+            /* Duktape's own limit on a walk up a prototype chain (and its error). */
+            return duk_range_error(ctx, "prototype chain limit");
+        }
         duk_dup(ctx, 1);
         cduk_get_prop_desc(ctx, holder); /* [.. O desc] */
         if (duk_is_object(ctx, -1)) {
@@ -1118,6 +1138,7 @@ static const cduk__method cduk__object_statics[] = {
     { "fromEntries", cduk__object_from_entries, 1, 1, 0 },
     { "getOwnPropertyDescriptors", cduk__object_descriptors, 1, 1, 0 },
     { "hasOwn", cduk__object_has_own, 2, 2, 0 },
+    { "getOwnPropertyDescriptor", cduk__object_descriptor, 2, 2, 0 },
 };
 
 void cduk_install_object_statics(duk_context *ctx, duk_idx_t owner, int unused) {
@@ -1187,7 +1208,8 @@ void cduk_install_symbol_methods(duk_context *ctx, duk_idx_t owner, int unused) 
                                  DUK_DEFPROP_FORCE);
 }
 
-/* global.Reflect, with get and set that take a receiver (Duktape's own kept for the rest). */
+/* global.Reflect, with get and set that take a receiver and getOwnPropertyDescriptor made by
+ * definition (Duktape's own kept for the rest). */
 void cduk_install_reflect(duk_context *ctx, duk_idx_t owner, int unused) {
     (void) unused;
     owner = duk_normalize_index(ctx, owner);
@@ -1201,6 +1223,9 @@ void cduk_install_reflect(duk_context *ctx, duk_idx_t owner, int unused) {
         duk_swap_top(ctx, -2);
         cduk_put_own_hidden(ctx, -2, CDUK__ORIGINAL);
         duk_pop(ctx);
+    }
+    if (duk_is_object(ctx, reflect)) {
+        cduk_define_function(ctx, reflect, "getOwnPropertyDescriptor", cduk__object_descriptor, 2, 2, 1);
     }
     duk_push_literal(ctx, "Reflect");
     duk_insert(ctx, -2);

@@ -1375,3 +1375,4 @@ uint64_t cduk_hash64(const void *bytes, size_t length, uint64_t seed) {
 int cduk_contains(const void *bytes, size_t length, const void *needle, size_t needle_length) {
     return bytes != NULL && needle != NULL && memmem(bytes, length, needle, needle_length) != NULL;
 }
+

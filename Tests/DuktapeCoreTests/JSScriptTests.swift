@@ -68,9 +68,13 @@ struct JSScriptTests {
         var flipped = good
         flipped[flipped.count - 3] ^= 0x40                                    // a bytecode byte
         #expect(try !uses(flipped))
-        var version = good
-        version[8] ^= 0x01                                                    // another engine version
-        #expect(try !uses(version))
+        // Another engine build: its fingerprint (version, architecture, value layout) differs.
+        let engine = String(decoding: BytecodeImage.engine, as: UTF8.self)
+        #expect(engine.contains("duktape 20700") && engine.contains("pointer 8"))
+        let fingerprint = try #require(good.range(of: Data(BytecodeImage.engine)))
+        var otherBuild = good
+        otherBuild.replaceSubrange(fingerprint, with: Data(engine.replacingOccurrences(of: "pointer 8", with: "pointer 4").utf8))
+        #expect(try !uses(otherBuild))
         // Random garbage of every length up to 200 bytes: rejected, never loaded.
         var generator = SystemRandomNumberGenerator()
         for length in 0..<200 {

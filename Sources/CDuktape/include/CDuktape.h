@@ -266,6 +266,10 @@ duk_int_t cduk_pload_function(duk_context *_Nonnull ctx, const void *_Nullable b
 /* A 64-bit hash of `length` bytes (corruption checks of bytecode images). */
 uint64_t cduk_hash64(const void *_Nullable bytes, size_t length, uint64_t seed);
 
+/* The engine build's fingerprint (version, architecture, layout options), written to `out`
+ * (snprintf's rules); its length. Bytecode images are keyed by it. */
+size_t cduk_engine_fingerprint(char *_Nonnull out, size_t capacity);
+
 /* Whether `needle` occurs in `length` bytes (memmem). */
 int cduk_contains(const void *_Nullable bytes, size_t length, const void *_Nullable needle, size_t needle_length);
 

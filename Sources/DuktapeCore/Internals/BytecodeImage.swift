@@ -12,7 +12,7 @@ private let systemRead = Musl.read
 #endif
 
 /// A file of Duktape bytecode (a `duk_dump_function` image) with what it was made from: the
-/// format, the engine's version and a key naming its inputs (a source's hash, the transpiler's
+/// format, the engine build (`engine`: version, architecture, layout options) and a key naming its inputs (a source's hash, the transpiler's
 /// version...), and a hash of the bytecode itself. Duktape's loader is not safe against corrupt
 /// bytecode, so an image is loaded only when all of these match: a truncated, altered or stale
 /// file is rejected, never loaded (and made again).
@@ -21,7 +21,15 @@ private let systemRead = Musl.read
 /// program's sources. Images are written to a temporary file beside the destination and renamed,
 /// so concurrent writers and interrupted writes leave either an old image or a whole new one.
 enum BytecodeImage {
-    static let magic = Array("DUKBC\u{0}01".utf8)
+    static let magic = Array("DUKBC\u{0}02".utf8)
+
+    /// The engine build the bytecode is for (`cduk_engine_fingerprint`: Duktape's version, the
+    /// architecture, byte order, value layout and options); stored in each image.
+    static let engine: [UInt8] = {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let length = min(cduk_engine_fingerprint(&buffer, buffer.count), buffer.count - 1)
+        return buffer.prefix(length).map { UInt8(bitPattern: $0) }
+    }()
 
     /// The most bytes an image file may have (TypeScript's compiler is about 8 MB).
     static let maximumFileSize = 512 << 20
@@ -32,7 +40,8 @@ enum BytecodeImage {
         return data.withUnsafeBytes { raw -> [UInt8]? in
             var reader = Reader(raw)
             guard let stamp = reader.take(magic.count), stamp.elementsEqual(magic),
-                reader.uint32() == UInt32(DUK_VERSION),
+                let engineLength = reader.uint32(), let storedEngine = reader.take(Int(engineLength)),
+                storedEngine.elementsEqual(engine),
                 let keyLength = reader.uint32(), let storedKey = reader.take(Int(keyLength)), storedKey.elementsEqual(key),
                 let length = reader.uint64(), let hash = reader.uint64(),
                 let payload = reader.take(Int(clamping: length)), reader.isAtEnd
@@ -51,7 +60,8 @@ enum BytecodeImage {
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
         }
-        append(UInt32(DUK_VERSION))
+        append(UInt32(engine.count))
+        data.append(contentsOf: engine)
         append(UInt32(key.count))
         data.append(contentsOf: key)
         append(UInt64(bytecode.count))
