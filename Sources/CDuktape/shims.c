@@ -307,9 +307,22 @@ static int cduk__refused_for_limit(cduk_heap_state *state, size_t grow) {
     return 0;
 }
 
+/* Whether an allocation growing the heap by `grow` bytes is refused (the two checks above). The
+ * common case, no deadline armed, no refusal streak and room under the limit, is decided inline
+ * (Duktape allocates thousands of times to make a context: W1). */
+static inline __attribute__((always_inline)) int cduk__refused(cduk_heap_state *state, size_t grow) {
+    if (__builtin_expect(state->deadline_ns == 0 && !state->limit_refused &&
+                             (state->memory_limit == 0 ||
+                              state->memory_used + cduk__host_charged(state) + grow <= state->memory_limit),
+                         1)) {
+        return 0;
+    }
+    return cduk__refused_past_deadline(state) || cduk__refused_for_limit(state, grow);
+}
+
 static void *cduk__alloc(void *udata, duk_size_t size) {
     cduk_heap_state *state = (cduk_heap_state *) udata;
-    if (cduk__refused_past_deadline(state) || cduk__refused_for_limit(state, size)) {
+    if (cduk__refused(state, size)) {
         return NULL;
     }
     void *ptr = malloc(size);
@@ -334,7 +347,7 @@ static void *cduk__realloc(void *udata, void *ptr, duk_size_t size) {
         cduk__shrunk(state);
         return NULL;
     }
-    if (size > old && (cduk__refused_past_deadline(state) || cduk__refused_for_limit(state, size - old))) {
+    if (size > old && cduk__refused(state, size - old)) {
         return NULL;
     }
     void *grown = realloc(ptr, size);
