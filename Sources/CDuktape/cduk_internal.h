@@ -53,6 +53,17 @@ int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int cle
 /* The duk_heap of a context, for cduk_heap_state.engine_heap. engine.c. */
 void *cduk_engine_heap(duk_context *ctx);
 
+/* ---- Property flags of the built-ins --------------------------------------------- */
+
+/* A built-in method or constructor (writable, configurable, not enumerable); a function's own
+ * `name` or `length`, a tag (read-only, configurable); a fixed slot (read-only, permanent). */
+#define CDUK_BUILTIN_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
+                           DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
+#define CDUK_NAME_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
+                        DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
+#define CDUK_FIXED_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
+                         DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE)
+
 /* ---- Objects the library fills ----------------------------------------------------- */
 
 /* Own data properties (writable, enumerable, configurable) defined, never assigned: the spec's

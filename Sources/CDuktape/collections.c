@@ -75,12 +75,6 @@ enum {
 /* Compaction: when a delete leaves more holes than entries, and at least this many. */
 #define CDUK__MIN_HOLES_TO_COMPACT 8U
 
-#define CDUK__BUILTIN_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                            DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
-#define CDUK__FIXED_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                          DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE)
-#define CDUK__NAME_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                         DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
 
 static const char *const cduk__kind_names[5] = { "", "Map", "Set", "WeakMap", "WeakSet" };
 
@@ -94,11 +88,11 @@ void cduk_define_function(duk_context *ctx, duk_idx_t owner, const char *name, d
     duk_set_magic(ctx, -1, magic);
     duk_push_literal(ctx, "name");
     duk_push_string(ctx, name);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
     duk_push_literal(ctx, "length");
     duk_push_int(ctx, length);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
 }
 
 /* [obj] -> [obj]: obj[name] = a native function (with its name and length). */
@@ -107,11 +101,21 @@ static void cduk__def_function(duk_context *ctx, const char *name, duk_c_functio
     cduk_define_function(ctx, -1, name, fn, nargs, length, magic);
 }
 
+/* [obj] -> [obj]: obj[Symbol.iterator] = a native method named "[Symbol.iterator]". */
+static void cduk__def_iterator_method(duk_context *ctx, duk_c_function fn) {
+    duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
+    duk_push_c_function(ctx, fn, 0);
+    duk_push_literal(ctx, "name");
+    duk_push_literal(ctx, "[Symbol.iterator]");
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_BUILTIN_PROP);
+}
+
 /* [obj] -> [obj]: obj[Symbol.toStringTag] = tag (read-only, configurable). */
 static void cduk__def_tag(duk_context *ctx, const char *tag) {
     cduk_push_to_string_tag_symbol(ctx);
     duk_push_string(ctx, tag);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
 }
 
 /* [] -> [{value, done}], the value taken from the top when `has_value` (consumed). */
@@ -812,12 +816,7 @@ static void cduk__push_iterator_prototype(duk_context *ctx, const char *stash_ke
     duk_pop(ctx);
     duk_push_object(ctx); /* [stash proto] */
     if (strcmp(stash_key, CDUK__STASH_ITERATOR_PROTO) == 0) {
-        duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
-        duk_push_c_function(ctx, cduk__return_this, 0);
-        duk_push_literal(ctx, "name");
-        duk_push_literal(ctx, "[Symbol.iterator]");
-        duk_def_prop(ctx, -3, CDUK__NAME_PROP);
-        duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+        cduk__def_iterator_method(ctx, cduk__return_this);
     } else {
         int serves;
         const char *tag;
@@ -846,7 +845,7 @@ static void cduk__push_iterator_prototype(duk_context *ctx, const char *stash_ke
 static void cduk__def_alias(duk_context *ctx, const char *alias, const char *name) {
     duk_push_string(ctx, alias);
     duk_get_prop_string(ctx, -2, name);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, -3, CDUK_BUILTIN_PROP);
 }
 
 /* [obj] -> [obj]: a getter `name` (magic). */
@@ -856,7 +855,7 @@ static void cduk__def_getter(duk_context *ctx, const char *name, duk_c_function 
     duk_set_magic(ctx, -1, magic);
     duk_push_literal(ctx, "name");
     duk_push_sprintf(ctx, "get %s", name);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
     duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE |
                               DUK_DEFPROP_FORCE);
 }
@@ -870,10 +869,10 @@ void cduk_install_collection(duk_context *ctx, duk_idx_t owner, int kind) {
     duk_set_magic(ctx, -1, kind);
     duk_push_literal(ctx, "name");
     duk_push_string(ctx, name);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
     duk_push_literal(ctx, "length");
     duk_push_int(ctx, 0);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
     duk_push_object(ctx); /* [name ctor proto] */
     switch (kind) {
     case CDUK__MAP:
@@ -916,11 +915,11 @@ void cduk_install_collection(duk_context *ctx, duk_idx_t owner, int kind) {
     cduk__def_tag(ctx, name);
     duk_push_literal(ctx, "constructor");
     duk_dup(ctx, -3);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, -3, CDUK_BUILTIN_PROP);
     duk_push_literal(ctx, "prototype");
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, -3, CDUK__FIXED_PROP); /* [name ctor] */
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, -3, CDUK_FIXED_PROP); /* [name ctor] */
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
 }
 
 /* Defines keys, values, entries and @@iterator (= values) on Array.prototype at `owner`. */
@@ -938,12 +937,7 @@ void cduk_install_array_iteration(duk_context *ctx, duk_idx_t owner, int unused)
 void cduk_install_string_iteration(duk_context *ctx, duk_idx_t owner, int unused) {
     (void) unused;
     duk_dup(ctx, owner);
-    duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
-    duk_push_c_function(ctx, cduk__string_iterator, 0);
-    duk_push_literal(ctx, "name");
-    duk_push_literal(ctx, "[Symbol.iterator]");
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    cduk__def_iterator_method(ctx, cduk__string_iterator);
     duk_pop(ctx);
 }
 

@@ -1090,8 +1090,6 @@ static duk_ret_t cduk__typed_sort(duk_context *ctx) {
 
 /* ---- Installers (lazy.c calls them with the owner at `owner`) ---------------------------------- */
 
-#define CDUK__BUILTIN_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                            DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
 
 typedef struct {
     const char *name;
@@ -1160,10 +1158,10 @@ void cduk_install_string_methods(duk_context *ctx, duk_idx_t owner, int unused) 
     /* Annex B: trimLeft and trimRight are the same function objects. */
     duk_push_literal(ctx, "trimLeft");
     duk_get_prop_literal(ctx, owner, "trimStart");
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
     duk_push_literal(ctx, "trimRight");
     duk_get_prop_literal(ctx, owner, "trimEnd");
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
 }
 
 void cduk_install_string_statics(duk_context *ctx, duk_idx_t owner, int unused) {
@@ -1185,7 +1183,7 @@ void cduk_install_math(duk_context *ctx, duk_idx_t owner, int unused) {
     }
     duk_push_literal(ctx, "Math");
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
 }
 
 void cduk_install_symbol_statics(duk_context *ctx, duk_idx_t owner, int unused) {
@@ -1229,7 +1227,7 @@ void cduk_install_reflect(duk_context *ctx, duk_idx_t owner, int unused) {
     }
     duk_push_literal(ctx, "Reflect");
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
 }
 
 /* Typed arrays: the generic methods above, Array.prototype's own generic ones, and slice, map,
@@ -1251,11 +1249,11 @@ void cduk_install_typed_array_methods(duk_context *ctx, duk_idx_t owner, int unu
     for (size_t i = 0; i < sizeof generic / sizeof generic[0]; i++) {
         duk_push_string(ctx, generic[i]);
         duk_get_prop_string(ctx, -2, generic[i]);
-        duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+        duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
     }
     duk_push_string(ctx, DUK_WELLKNOWN_SYMBOL("Symbol.iterator"));
     duk_get_prop_literal(ctx, -2, "values");
-    duk_def_prop(ctx, owner, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
     cduk__define_methods(ctx, owner, typed, sizeof typed / sizeof typed[0]);
     duk_get_prop_literal(ctx, owner, "sort");
     duk_get_prop_literal(ctx, -2, "sort");

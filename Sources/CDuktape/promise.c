@@ -98,23 +98,12 @@ static int cduk__past_deadline(const cduk_heap_state *state) {
 
 /* ---- Small helpers --------------------------------------------------------------------- */
 
-/* [value] -> []: CreateDataProperty(obj, index, value): defined, so no setter a script put on
- * Array.prototype or Object.prototype sees it. */
-static void cduk__define_index(duk_context *ctx, duk_idx_t obj, duk_uarridx_t index) {
-    obj = duk_normalize_index(ctx, obj);
-    duk_push_uint(ctx, (duk_uint_t) index);
-    duk_insert(ctx, -2);
-    duk_def_prop(ctx, obj, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
-                               DUK_DEFPROP_SET_CONFIGURABLE);
-}
-
-/* [value] -> []: CreateDataProperty(obj, name, value). */
+/* [value] -> []: CreateDataProperty(obj, name, value) (see CDUK_DEFINE_DATA). */
 static void cduk__define_named(duk_context *ctx, duk_idx_t obj, const char *name) {
     obj = duk_normalize_index(ctx, obj);
     duk_push_string(ctx, name);
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, obj, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
-                               DUK_DEFPROP_SET_CONFIGURABLE);
+    duk_def_prop(ctx, obj, CDUK_DEFINE_DATA);
 }
 
 static void cduk__ensure_promise(duk_context *ctx);
@@ -619,7 +608,7 @@ static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
     duk_size_t count = duk_get_length(ctx, -2);
     for (duk_size_t i = 0; i < count; i++) {
         duk_get_prop_index(ctx, -2, (duk_uarridx_t) i);
-        cduk__define_index(ctx, -2, (duk_uarridx_t) i);
+        cduk_define_index(ctx, -2, (duk_uarridx_t) i);
     }
     duk_remove(ctx, -2);
     cduk_get_own_hidden(ctx, record, CDUK__P_INDEX); /* on a record: true for `any` */
@@ -819,7 +808,7 @@ static duk_ret_t cduk__aggregate_error_constructor(duk_context *ctx) {
     duk_size_t count = duk_get_length(ctx, 3);
     for (duk_size_t i = 0; i < count; i++) {
         duk_get_prop_index(ctx, 3, (duk_uarridx_t) i);
-        cduk__define_index(ctx, -2, (duk_uarridx_t) i);
+        cduk_define_index(ctx, -2, (duk_uarridx_t) i);
     }
     duk_push_string(ctx, "errors");
     duk_insert(ctx, -2);
@@ -831,12 +820,6 @@ static duk_ret_t cduk__aggregate_error_constructor(duk_context *ctx) {
 
 /* ---- Realm installation ------------------------------------------------------------------- */
 
-#define CDUK__BUILTIN_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                            DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
-#define CDUK__FIXED_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                          DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE)
-#define CDUK__NAME_PROP (DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WRITABLE | DUK_DEFPROP_CLEAR_ENUMERABLE | \
-                         DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_FORCE)
 
 /* [obj] -> [obj]: obj[key] = the string `value`, with `flags`. */
 static void cduk__def_string(duk_context *ctx, const char *key, const char *value, duk_uint_t flags) {
@@ -845,12 +828,9 @@ static void cduk__def_string(duk_context *ctx, const char *key, const char *valu
     duk_def_prop(ctx, -3, flags);
 }
 
-/* [obj] -> [obj]: obj[name] = a native method (with its `name`). */
+/* [obj] -> [obj]: obj[name] = a native method (with its `name` and `length`). */
 static void cduk__def_method(duk_context *ctx, const char *name, duk_c_function fn, duk_idx_t nargs, int magic) {
-    duk_push_string(ctx, name);
-    cduk__push_function(ctx, fn, nargs, magic);
-    cduk__def_string(ctx, "name", name, CDUK__NAME_PROP);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    cduk_define_function(ctx, -1, name, fn, nargs, nargs, magic);
 }
 
 /* Makes Promise, AggregateError and their prototypes for ctx's realm and keeps them in the
@@ -867,16 +847,16 @@ static void cduk__make_promise(duk_context *ctx) {
     cduk__def_method(ctx, "finally", cduk__promise_finally, 1, 0);
     duk_push_string(ctx, "constructor");
     duk_dup(ctx, -3);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, -3, CDUK_BUILTIN_PROP);
     cduk_push_to_string_tag_symbol(ctx);
     duk_push_string(ctx, "Promise");
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP);
     duk_dup(ctx, -1);
     duk_put_prop_string(ctx, -4, CDUK__STASH_PROTOTYPE);
     duk_push_string(ctx, "prototype");
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, -3, CDUK__FIXED_PROP); /* [stash Promise] */
-    cduk__def_string(ctx, "name", "Promise", CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_FIXED_PROP); /* [stash Promise] */
+    cduk__def_string(ctx, "name", "Promise", CDUK_NAME_PROP);
     cduk__def_method(ctx, "resolve", cduk__promise_static_resolve, 1, 0);
     cduk__def_method(ctx, "reject", cduk__promise_static_reject, 1, 0);
     cduk__def_method(ctx, "all", cduk__promise_combinator, 1, CDUK__ALL);
@@ -891,21 +871,21 @@ static void cduk__make_promise(duk_context *ctx) {
     duk_set_prototype(ctx, -2); /* AggregateError inherits from Error, as the other error types */
     duk_push_string(ctx, "length");
     duk_push_int(ctx, 2);
-    duk_def_prop(ctx, -3, CDUK__NAME_PROP); /* own: it would read Error.length (1) otherwise */
+    duk_def_prop(ctx, -3, CDUK_NAME_PROP); /* own: it would read Error.length (1) otherwise */
     duk_push_object(ctx);
     cduk_push_error_prototype(ctx);
     duk_set_prototype(ctx, -2); /* [stash AE proto] */
-    cduk__def_string(ctx, "name", "AggregateError", CDUK__BUILTIN_PROP);
-    cduk__def_string(ctx, "message", "", CDUK__BUILTIN_PROP);
+    cduk__def_string(ctx, "name", "AggregateError", CDUK_BUILTIN_PROP);
+    cduk__def_string(ctx, "message", "", CDUK_BUILTIN_PROP);
     duk_push_string(ctx, "constructor");
     duk_dup(ctx, -3);
-    duk_def_prop(ctx, -3, CDUK__BUILTIN_PROP);
+    duk_def_prop(ctx, -3, CDUK_BUILTIN_PROP);
     duk_dup(ctx, -1);
     duk_put_prop_string(ctx, -4, CDUK__STASH_AGGREGATE);
     duk_push_string(ctx, "prototype");
     duk_insert(ctx, -2);
-    duk_def_prop(ctx, -3, CDUK__FIXED_PROP);
-    cduk__def_string(ctx, "name", "AggregateError", CDUK__NAME_PROP);
+    duk_def_prop(ctx, -3, CDUK_FIXED_PROP);
+    cduk__def_string(ctx, "name", "AggregateError", CDUK_NAME_PROP);
     duk_put_prop_string(ctx, -2, CDUK__STASH_AGGREGATE_CONSTRUCTOR);
     duk_pop(ctx);
 }
@@ -930,7 +910,7 @@ static void cduk__ensure_promise(duk_context *ctx) {
         if (cduk_is_pending_lazy(ctx, -2, names[i])) {
             duk_push_string(ctx, names[i]);
             duk_get_prop_string(ctx, -2, stash_keys[i]);
-            duk_def_prop(ctx, -4, CDUK__BUILTIN_PROP);
+            duk_def_prop(ctx, -4, CDUK_BUILTIN_PROP);
         }
     }
     duk_pop_2(ctx);
