@@ -73,18 +73,8 @@ final class Transpiler: Sendable {
             remember(key, stored)
             return stored
         }
-        let result: Result<Lowered, JSTranspiler.Failure> = compiler.withLock { started in
-            // Lowered by another caller while this one waited.
-            if let remembered = remembered(key) { return .success(remembered) }
-            let compiler: Compiler
-            switch started ?? Self.start() {
-            case .success(let running):
-                started = .success(running)
-                compiler = running
-            case .failure(let failure):
-                started = .failure(failure)
-                return .failure(failure)
-            }
+        // Lowered by another caller while this one waited: remembered.
+        let result = usingCompiler(unless: { remembered(key) }) { compiler -> Result<Lowered, JSTranspiler.Failure> in
             let timeLimit = min(configuration.timeLimit, callerLimit ?? .infinity)
             lowerings.add(1, ordering: .sequentiallyConsistent)
             defer { lowerings.subtract(1, ordering: .sequentiallyConsistent) }
@@ -112,17 +102,7 @@ final class Transpiler: Sendable {
             library.withLock { $0 = stored }
             return stored
         }
-        let result: Result<String, JSTranspiler.Failure> = compiler.withLock { started in
-            if let known = library.withLock({ $0 }) { return .success(known) }
-            let compiler: Compiler
-            switch started ?? Self.start() {
-            case .success(let running):
-                started = .success(running)
-                compiler = running
-            case .failure(let failure):
-                started = .failure(failure)
-                return .failure(failure)
-            }
+        let result = usingCompiler(unless: { library.withLock { $0 } }) { compiler -> Result<String, JSTranspiler.Failure> in
             compiler.vm.executionTimeLimit = min(configuration.timeLimit, callerLimit ?? .infinity)
             guard let made = try? compiler.context.objectForKeyedSubscript("helperLibrary")?.call(), made.isString else {
                 return .failure(.failed("transpiler.js gave no helper library"))
@@ -133,6 +113,24 @@ final class Transpiler: Sendable {
             return .success(source)
         }
         return try result.get()
+    }
+
+    /// `body` with the compiler VM (started on first need), under the compiler's lock; unless
+    /// `done` gives the result first (made by another caller while this one waited).
+    private func usingCompiler<T>(
+        unless done: () -> T?, _ body: (Compiler) -> Result<T, JSTranspiler.Failure>
+    ) -> Result<T, JSTranspiler.Failure> {
+        compiler.withLock { started in
+            if let made = done() { return .success(made) }
+            switch started ?? Self.start() {
+            case .success(let running):
+                started = .success(running)
+                return body(running)
+            case .failure(let failure):
+                started = .failure(failure)
+                return .failure(failure)
+            }
+        }
     }
 
     /// Empties the in-memory caches (tests of the disk cache).
