@@ -369,51 +369,81 @@ extension Transpiler {
     static let helpersGlobalBytes = Array(helpersGlobal.utf8)
     private static let helperCallBytes = Array((helpersGlobal + ".__").utf8)
 
+    /// The largest source (bytes) that is lowered though Duktape parses it (see
+    /// `needsLoweringThoughParsed`): its lowering takes about a second.
+    static let parsedLoweringLimit = 256 << 10
+
     /// True when `source`, though Duktape parses it, uses what Duktape's ES5 reading gets wrong:
-    /// the word `const` (Duktape parses it as `var`: a `const` would stay assignable) or a
-    /// `__proto__:` property (an own property to Duktape, the prototype in ES2015). Such source is
-    /// lowered too. Strings and comments are skipped (a regular expression holding a quote can make
-    /// the rest of its line look like a string: a miss there only means a lowering that changes
-    /// nothing); sources without either word are ruled out by a byte search first.
+    /// a `const` declaration (Duktape parses it as `var`: a `const` would stay assignable) or a
+    /// `__proto__:` entry of an object literal (an own property to Duktape, the prototype in
+    /// ES2015). Such source is lowered too. The word `const` counts where a declaration can be:
+    /// not after a `.` and followed by a name or a pattern (`obj.const`, `{ const: 1 }` are ES5
+    /// property names: TypeScript's own compiler has one, and lowering its 10 MB took 40 s);
+    /// `__proto__:` (or `"__proto__":`) counts after `{` or `,`. Strings and comments are skipped (a regular
+    /// expression holding a quote can make the rest of its line look like a string: a miss there
+    /// only means a lowering that changes nothing); sources without either word are ruled out by
+    /// a byte search first.
+    ///
+    /// Source over `parsedLoweringLimit` bytes is never lowered for these: a bundle that Duktape
+    /// parses keeps Duktape's reading (tslib's `({ __proto__: [] } instanceof Array)` test is in
+    /// many, and lowering TypeScript's 10 MB compiler took 40 s), as a `const` that is never
+    /// assigned reads the same either way.
     static func needsLoweringThoughParsed(_ source: String) -> Bool {
         var source = source
         return source.withUTF8 { bytes -> Bool in
-            guard bytes.count >= 5, bytes.firstRange(of: "const".utf8) != nil || bytes.firstRange(of: "__proto__".utf8) != nil
+            guard bytes.count >= 5, bytes.count <= parsedLoweringLimit, bytes.firstRange(of: "const".utf8) != nil || bytes.firstRange(of: "__proto__".utf8) != nil
             else { return false }
             let count = bytes.count
             var index = 0
+            var previous: UInt8 = 0  // the last byte of code before `index` that is not a space
             func isIdentifier(_ byte: UInt8) -> Bool {
                 (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
                     || byte == 0x5F || byte == 0x24 || byte >= 0x80
             }
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            func next(after end: Int) -> UInt8 {
+                var after = end
+                while after < count, isSpace(bytes[after]) { after += 1 }
+                return after < count ? bytes[after] : 0
+            }
             while index < count {
                 let byte = bytes[index]
-                let next = index + 1 < count ? bytes[index + 1] : 0
-                if byte == 0x2F, next == 0x2F {  // line comment
+                let following = index + 1 < count ? bytes[index + 1] : 0
+                if byte == 0x2F, following == 0x2F {  // line comment
                     while index < count, bytes[index] != 0x0A { index += 1 }
-                } else if byte == 0x2F, next == 0x2A {  // block comment
+                } else if byte == 0x2F, following == 0x2A {  // block comment
                     index += 2
                     while index + 1 < count, !(bytes[index] == 0x2A && bytes[index + 1] == 0x2F) { index += 1 }
                     index += 2
                 } else if byte == 0x27 || byte == 0x22 {  // string: to its quote or the line's end
+                    let start = index + 1
                     index += 1
                     while index < count, bytes[index] != byte, bytes[index] != 0x0A {
                         index += bytes[index] == 0x5C ? 2 : 1
                     }
+                    // `{ "__proto__": p }` sets the prototype as the bare name does.
+                    if index < count, previous == 0x7B || previous == 0x2C,
+                        UnsafeBufferPointer(rebasing: bytes[start..<index]).elementsEqual("__proto__".utf8),
+                        next(after: index + 1) == 0x3A
+                    {
+                        return true
+                    }
                     index += 1
+                    previous = byte
                 } else if isIdentifier(byte), !(byte >= 0x30 && byte <= 0x39) {
                     let start = index
                     while index < count, isIdentifier(bytes[index]) { index += 1 }
                     let word = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                    if word.elementsEqual("const".utf8) { return true }
-                    if word.elementsEqual("__proto__".utf8) {
-                        var after = index
-                        while after < count, bytes[after] == 0x20 || bytes[after] == 0x09 || bytes[after] == 0x0A || bytes[after] == 0x0D {
-                            after += 1
-                        }
-                        if after < count, bytes[after] == 0x3A { return true }
+                    if word.elementsEqual("const".utf8), previous != 0x2E {
+                        let after = next(after: index)
+                        if (isIdentifier(after) && !(after >= 0x30 && after <= 0x39)) || after == 0x5B || after == 0x7B { return true }
                     }
+                    if word.elementsEqual("__proto__".utf8), previous == 0x7B || previous == 0x2C, next(after: index) == 0x3A {
+                        return true
+                    }
+                    previous = bytes[index - 1]
                 } else {
+                    if !isSpace(byte) { previous = byte }
                     index += 1
                 }
             }
