@@ -543,11 +543,7 @@ struct EngineStack {
     /// of this context took the name), the source runs as written.
     private func installLoweringHelpersIfNamed(_ source: String) {
         guard context.engine.lowersModernSyntax, Transpiler.namesLoweringHelpers(source) else { return }
-        do {
-            try installLoweringHelpers()
-        } catch {
-            return
-        }
+        _ = try? installLoweringHelpers()
     }
 
     /// [..] -> [..]: defines this context's `__duktapeLowering` unless it has it: the helpers'
