@@ -482,7 +482,7 @@ struct WebLoaderTests {
     @Test func aMissingStreamDirectoryIsAFileError() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        try await withLoader({ $0.streamDirectory = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)") }) { loader in
+        _ = try await withLoader({ $0.streamDirectory = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)") }) { loader in
             await #expect {
                 _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=1000"), method: .downloadStream))
             } throws: { error in

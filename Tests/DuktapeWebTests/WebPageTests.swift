@@ -208,7 +208,7 @@ struct WebPageTests {
     /// page's lines.
     @Test(.enabled(if: JSTranspiler.isAvailable, "node-typescript is not installed"))
     func modernPageAndUserScriptsRun() async throws {
-        var configuration = WebPageConfiguration()
+        let configuration = WebPageConfiguration()
         configuration.userContentController.addUserScript(UserScript(source: "const log = []; const note = (m) => log.push(`user:${m}`);", injectionTime: .atDocumentStart))
         try await using(try WebPage(configuration: configuration)) { page in
             _ = try await page.load(html: """
