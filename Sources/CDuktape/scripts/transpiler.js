@@ -128,7 +128,7 @@
     var SyntaxKind = ts.SyntaxKind;
 
     // The helpers lowered code calls (TypeScript's `__awaiter`, `__generator`, `__extends`... and
-    // the four below) are not printed into it: TypeScript's inline copies are `var` declarations
+    // the five below) are not printed into it: TypeScript's inline copies are `var` declarations
     // (globals, in a script) that take an existing global of the same name first, so a script's
     // own `__extends` would stand in for the lowering's, and a lowered script would overwrite
     // it. Lowered code reaches them as members of HOLDER, a frozen object the host defines on the
@@ -143,7 +143,8 @@
         __literalPrototype: 'function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; }'
     };
 
-    // `HOLDER.name`, flagged so that the pass after the lowering leaves it as it is.
+    // `HOLDER.name` (its identifiers are not TypeScript's helper names: the pass after the
+    // lowering leaves them as they are).
     function helper(name) {
         return factory.createPropertyAccessExpression(factory.createIdentifier(HOLDER), name);
     }
