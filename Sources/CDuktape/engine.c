@@ -826,9 +826,8 @@ void cduk_push_resume_root(duk_context *ctx) {
 
 /* Why: Duktape's duk_get_prop_desc (and its Object.getOwnPropertyDescriptor, which methods.c
  * replaces) fill the descriptor by assignment, so a setter a script put on Object.prototype
- * ("value", "get", "enumerable"...)
- * runs and the descriptor lacks that property: the library reading it would read the script's
- * getter instead. The same descriptor, its properties defined. [.. key] -> [.. desc|undefined] */
+ * ("value", "get", "enumerable"...) runs and the descriptor lacks that property: the library
+ * reading it would read the script's getter instead. The same descriptor, its properties defined. [.. key] -> [.. desc|undefined] */
 void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);
@@ -978,8 +977,6 @@ size_t cduk_engine_fingerprint(char *out, size_t capacity) {
  * script can neither replace nor shadow it at the global level. A hidden flag on the global
  * records that this context has it. */
 
-#define CDUK__LOWERING_NAME "__duktapeLowering"
-
 int cduk_has_lowering_helpers(duk_context *ctx) {
     duk_push_global_object(ctx);
     int found = duk_has_prop_literal(ctx, -1, DUK_HIDDEN_SYMBOL("loweringHelpers"));
@@ -992,15 +989,15 @@ static duk_ret_t cduk__install_lowering_helpers(duk_context *ctx, void *udata) {
     /* [helpers] -> [] */
     duk_freeze(ctx, -1);
     duk_push_global_object(ctx);
-    duk_push_literal(ctx, CDUK__LOWERING_NAME);
+    duk_push_literal(ctx, CDUK_LOWERING_GLOBAL);
     cduk_get_prop_desc(ctx, -2);
     if (!duk_is_undefined(ctx, -1)) {
         /* A script's own global of that name: never replaced. */
-        return duk_type_error(ctx, "the global '" CDUK__LOWERING_NAME "' is reserved for lowered (ES2015+) code, "
+        return duk_type_error(ctx, "the global '" CDUK_LOWERING_GLOBAL "' is reserved for lowered (ES2015+) code, "
                                    "and a script of this context defined it");
     }
     duk_pop(ctx);
-    duk_push_literal(ctx, CDUK__LOWERING_NAME);
+    duk_push_literal(ctx, CDUK_LOWERING_GLOBAL);
     duk_dup(ctx, -3);
     duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_WEC);
     duk_push_true(ctx);

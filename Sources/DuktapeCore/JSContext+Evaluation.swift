@@ -48,8 +48,7 @@ extension JSContext {
                 throw stack.makeError(.typeError, "the JSScript was made for another JSVirtualMachine")
             }
             if let bytecode = script.cachedBytecode {
-                if JSScript.callsLoweringHelpers(bytecode) { try stack.installLoweringHelpers() }
-                try stack.loadFunction(bytecode)
+                try stack.loadScript(bytecode)
             } else {
                 try stack.compileLowering(script.source, sourceURL: script.sourceURL.absoluteString)
             }

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// A script with its source, its URL and, optionally, a bytecode cache file: JavaScriptCore's
@@ -117,16 +116,6 @@ public final class JSScript: @unchecked Sendable {
 
     /// The script's bytecode, if it has a valid cache.
     var cachedBytecode: [UInt8]? { lock.withLock { bytecode } }
-
-    /// Whether `bytecode` names the global the lowering's helpers are in (lowered code calls
-    /// them there; the context needs them before it runs).
-    static func callsLoweringHelpers(_ bytecode: [UInt8]) -> Bool {
-        bytecode.withUnsafeBytes { bytes in
-            Transpiler.helpersGlobalBytes.withUnsafeBytes { name in
-                cduk_contains(bytes.baseAddress, bytes.count, name.baseAddress, name.count) != 0
-            }
-        }
-    }
 
     /// What a cache file must have been made from: this source (all of it: a hash could be
     /// matched by a crafted one) and URL, and the compiler that would lower it (another

@@ -475,7 +475,10 @@ duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *_Nullable bytes, s
  * configurable), with the engine's own well-known symbol (whatever a script did to `Symbol`). */
 duk_int_t cduk_pdef_to_string_tag(duk_context *ctx);
 
-/* Whether this context's global has the lowering's helpers (__duktapeLowering). */
+/* The global lowered code reaches its helpers through (transpiler.js names it HOLDER). */
+#define CDUK_LOWERING_GLOBAL "__duktapeLowering"
+
+/* Whether this context's global has the lowering's helpers (CDUK_LOWERING_GLOBAL). */
 int cduk_has_lowering_helpers(duk_context *_Nonnull ctx);
 
 /* [.. helpers] -> [..]: freezes the object and defines it as the global __duktapeLowering

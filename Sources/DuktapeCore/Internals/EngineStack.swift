@@ -624,6 +624,13 @@ struct EngineStack {
         return true
     }
 
+    /// [..] -> [.. function]: a script's cached bytecode (`JSScript`), with the lowering's helpers
+    /// defined first when it calls them.
+    func loadScript(_ bytecode: [UInt8]) throws(JSException) {
+        if Transpiler.bytecodeCallsHelpers(bytecode) { try installLoweringHelpers() }
+        try loadFunction(bytecode)
+    }
+
     /// [.. function] -> [..]: the function's bytecode (duk_dump_function).
     func dumpFunction() throws(JSException) -> [UInt8] {
         try check(cduk_pdump_function(ctx))

@@ -352,22 +352,25 @@ extension Transpiler {
         }
     }
 
-    /// The global lowered code reaches its helpers through (transpiler.js's HOLDER).
-    static let helpersGlobal = "__duktapeLowering"
-
-    /// Whether `source` calls a helper as lowered code does (`__duktapeLowering.__`: a byte
-    /// search; a script's own `var __duktapeLowering` is not a call).
+    /// Whether `source` calls a helper as lowered code does (`__duktapeLowering.__`, a byte
+    /// search: a script's own `var __duktapeLowering` is not a call).
     static func namesLoweringHelpers(_ source: String) -> Bool {
         var source = source
-        return source.withUTF8 { bytes in
-            helperCallBytes.withUnsafeBytes { name in
-                cduk_contains(bytes.baseAddress, bytes.count, name.baseAddress, name.count) != 0
-            }
-        }
+        return source.withUTF8 { contains(UnsafeRawBufferPointer($0), helperCall) }
     }
 
-    static let helpersGlobalBytes = Array(helpersGlobal.utf8)
-    private static let helperCallBytes = Array((helpersGlobal + ".__").utf8)
+    /// Whether `bytecode` names the helpers' global (cached lowered code calls them).
+    static func bytecodeCallsHelpers(_ bytecode: [UInt8]) -> Bool {
+        bytecode.withUnsafeBytes { contains($0, helpersGlobal) }
+    }
+
+    /// The global lowered code reaches its helpers through (CDuktape.h; transpiler.js's HOLDER).
+    private static let helpersGlobal = Array(CDUK_LOWERING_GLOBAL.utf8)
+    private static let helperCall = helpersGlobal + Array(".__".utf8)
+
+    private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        needle.withUnsafeBytes { cduk_contains(bytes.baseAddress, bytes.count, $0.baseAddress, $0.count) != 0 }
+    }
 
     /// The largest source (bytes) that is lowered though Duktape parses it (see
     /// `needsLoweringThoughParsed`): its lowering takes about a second.
@@ -379,10 +382,10 @@ extension Transpiler {
     /// ES2015). Such source is lowered too. The word `const` counts where a declaration can be:
     /// not after a `.` and followed by a name or a pattern (`obj.const`, `{ const: 1 }` are ES5
     /// property names: TypeScript's own compiler has one, and lowering its 10 MB took 40 s);
-    /// `__proto__:` (or `"__proto__":`) counts after `{` or `,`. Strings and comments are skipped (a regular
-    /// expression holding a quote can make the rest of its line look like a string: a miss there
-    /// only means a lowering that changes nothing); sources without either word are ruled out by
-    /// a byte search first.
+    /// `__proto__:` (or `"__proto__":`) counts after `{` or `,`. Strings and comments are
+    /// skipped (a regular expression holding a quote can make the rest of its line look like a
+    /// string: a miss there only means a lowering that changes nothing); sources without either
+    /// word are ruled out by a byte search first.
     ///
     /// Source over `parsedLoweringLimit` bytes is never lowered for these: a bundle that Duktape
     /// parses keeps Duktape's reading (tslib's `({ __proto__: [] } instanceof Array)` test is in
