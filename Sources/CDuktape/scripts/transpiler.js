@@ -584,14 +584,7 @@
                 }
                 function visit(node) {
                     if (ts.isIdentifier(node)) {
-                        if (ts.getEmitFlags(node) & ts.EmitFlags.HelperName) {
-                            used.helpers = true;
-                            return helper(ts.idText(node));
-                        }
-                        if (ts.idText(node) === HOLDER) {
-                            used.helpers = true; // one of ours, made before the lowering
-                        }
-                        return node;
+                        return ts.getEmitFlags(node) & ts.EmitFlags.HelperName ? helper(ts.idText(node)) : node;
                     }
                     if (ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.BarBarToken &&
                         node.right.kind === SyntaxKind.ThisKeyword) {
@@ -599,7 +592,6 @@
                         if (found) {
                             // The call's own `this` node: a new one would be taken for the
                             // captured `_this` by the lowering's substitutions.
-                            used.helpers = true;
                             return call('__superConstruct', [found.target, found.self, ts.visitNode(found.args, visit)]);
                         }
                     }
@@ -660,7 +652,7 @@
             return { code: '', diagnostics: diagnostics };
         }
         var map = JSON.parse(result.sourceMapText);
-        return { code: layout(result.outputText, map.mappings), diagnostics: diagnostics, oneFunction: used.oneFunction, helpers: !!used.helpers };
+        return { code: layout(result.outputText, map.mappings), diagnostics: diagnostics, oneFunction: used.oneFunction };
     };
 
     // A diagnostic for the first identifier of the source spelled HOLDER, or undefined.

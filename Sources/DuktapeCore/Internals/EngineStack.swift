@@ -516,7 +516,7 @@ struct EngineStack {
             } catch {
                 throw syntaxError(for: error, original: original, sourceURL: sourceURL)
             }
-            try installLoweringHelpers(if: lowered)
+            try installLoweringHelpers(for: lowered.code)
             status = compile(lowered.code, sourceURL: sourceURL, asProgram: asProgram)
         } else if status == DUK_EXEC_SUCCESS, context.engine.lowersModernSyntax,
             Transpiler.needsLoweringThoughParsed(source), JSTranspiler.isAvailable
@@ -525,7 +525,7 @@ struct EngineStack {
             // (without a compiler, Duktape's reading stands, as before).
             if let lowered = try? lower(source, sourceURL: sourceURL) {
                 duk_pop(ctx)
-                try installLoweringHelpers(if: lowered)
+                try installLoweringHelpers(for: lowered.code)
                 status = compile(lowered.code, sourceURL: sourceURL, asProgram: asProgram)
             }
         }
@@ -533,9 +533,9 @@ struct EngineStack {
     }
 
     /// Defines this context's `__duktapeLowering` (the helpers lowered code calls: see
-    /// transpiler.js) when `lowered` uses it and the context has none yet.
-    private func installLoweringHelpers(if lowered: Transpiler.Lowered) throws(JSException) {
-        if lowered.usesHelpers { try installLoweringHelpers() }
+    /// transpiler.js) when `code` calls them and the context has none yet.
+    private func installLoweringHelpers(for code: String) throws(JSException) {
+        if Transpiler.namesLoweringHelpers(code) { try installLoweringHelpers() }
     }
 
     /// ES5 source that calls the helpers as lowered code does (`JSTranspiler.transpile`'s output,
@@ -602,7 +602,7 @@ struct EngineStack {
         }
         if let lowered {
             guard lowered.isOneFunction else { return false }
-            try installLoweringHelpers(if: lowered)
+            try installLoweringHelpers(for: lowered.code)
             status = compile(lowered.code, sourceURL: sourceURL, asProgram: false)
             try check(status)
             return true

@@ -27,13 +27,11 @@ final class Transpiler: Sendable {
         let typed: Bool
     }
 
-    /// A lowered source: its code, whether the original was one parenthesized function
-    /// expression and nothing else, and whether the code calls the lowering's helpers (the
-    /// global `__duktapeLowering`, which `EngineStack.installLoweringHelpers` defines).
+    /// A lowered source: its code, and whether the original was one parenthesized function
+    /// expression and nothing else.
     struct Lowered {
         let code: String
         let isOneFunction: Bool
-        let usesHelpers: Bool
     }
 
     /// Lowered sources kept in memory, oldest first.
@@ -246,15 +244,13 @@ final class Transpiler: Sendable {
         guard let code = result.forProperty("code"), code.isString else {
             return .failure(.failed("the transpiler gave no code"))
         }
-        return .success(Lowered(
-            code: code.toString(), isOneFunction: result.forProperty("oneFunction")?.toBool() ?? false,
-            usesHelpers: result.forProperty("helpers")?.toBool() ?? false))
+        return .success(Lowered(code: code.toString(), isOneFunction: result.forProperty("oneFunction")?.toBool() ?? false))
     }
 }
 
 extension Transpiler {
     /// A lowered source on disk, in `<cacheDirectory>/lowered/`: the lowered code (and whether the
-    /// source was one function, whether it uses the helpers) in a BytecodeImage file, keyed by the source (all of it, and
+    /// source was one function) in a BytecodeImage file, keyed by the source (all of it, and
     /// whether it is TypeScript), the compiler (typescript.js's hash, transpiler.js's) and the
     /// engine. A process whose sources are all there never starts the compiler VM. Written through
     /// a temporary file renamed into place; an entry that does not match is ignored (and written
@@ -275,14 +271,12 @@ extension Transpiler {
         }
 
         func read() -> Lowered? {
-            guard let payload = BytecodeImage.read(from: url, key: key), let flags = payload.first, flags <= 3 else { return nil }
-            return Lowered(
-                code: String(decoding: payload.dropFirst(), as: UTF8.self), isOneFunction: flags & 1 != 0, usesHelpers: flags & 2 != 0)
+            guard let payload = BytecodeImage.read(from: url, key: key), let flag = payload.first, flag <= 1 else { return nil }
+            return Lowered(code: String(decoding: payload.dropFirst(), as: UTF8.self), isOneFunction: flag == 1)
         }
 
         func write(_ lowered: Lowered, limit: Int) {
-            let flags = UInt8(lowered.isOneFunction ? 1 : 0) | UInt8(lowered.usesHelpers ? 2 : 0)
-            let payload = [flags] + Array(lowered.code.utf8)
+            let payload = [UInt8(lowered.isOneFunction ? 1 : 0)] + Array(lowered.code.utf8)
             guard payload.count <= limit, BytecodeImage.write(payload, key: key, to: url) else { return }
             Transpiler.trim(url.deletingLastPathComponent(), to: limit)
         }
@@ -353,7 +347,8 @@ extension Transpiler {
     }
 
     /// Whether `source` calls a helper as lowered code does (`__duktapeLowering.__`, a byte
-    /// search: a script's own `var __duktapeLowering` is not a call).
+    /// search: a script's own `var __duktapeLowering` is not a call). True of lowered code that
+    /// needs them, and of `JSTranspiler.transpile`'s output.
     static func namesLoweringHelpers(_ source: String) -> Bool {
         var source = source
         return source.withUTF8 { contains(UnsafeRawBufferPointer($0), helperCall) }
