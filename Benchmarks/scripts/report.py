@@ -216,7 +216,7 @@ lines += node_table(
     [("W10 100k-step then chain", "chain"), ("W10 all() of 10k resolved promises", "all")])
 lines += node_table(
     "node-w11.json", "## W11: the runtime's event loop against Node ({version}, in process, same scripts)",
-    ["Ours: `EventLoop` (DuktapeRuntime); one run schedules the callbacks from a script and runs the",
+    ["Ours: `JSEventLoop` (DuktapeRuntime); one run schedules the callbacks from a script and runs the",
      "loop until idle; posts come from another thread to the loop's own thread, each calling a",
      "JavaScript function. Node: the same scripts; its posts come from a worker thread",
      "(`postMessage`). Target: within 3x Node's first run."],

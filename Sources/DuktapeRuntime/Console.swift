@@ -22,8 +22,10 @@ public final class Console: Sendable {
     private let inspectFunction: JSValue
     private let formatFunction: JSValue
 
-    /// Installs `console` in `context`. `clock` times `console.time` (tests pass a manual one;
-    /// the default is the system's monotonic clock).
+    /// Installs `console` in `context`, writing to `output`. `clock` times `console.time` (tests
+    /// pass a manual one; the default is the system's monotonic clock). There is no default
+    /// output: a library does not choose where its host's logs go (swift-log's advice), so the
+    /// host passes its `Logger`, `.standardStreams` (Node's behaviour) or `.discarded`.
     ///
     /// ```swift
     /// Console(context: context, output: .logger(Logger(label: "scripts")))
@@ -31,14 +33,14 @@ public final class Console: Sendable {
     ///
     /// Returns nil, with the reason in `context.exception`, when the context cannot run the
     /// console's set-up (its memory limit is reached).
-    public init?(context: JSContext, output: ConsoleOutput = .logger(Logger(label: "DuktapeRuntime.console")), clock: ManualClock? = nil) {
+    public init?(context: JSContext, output: ConsoleOutput, clock: ManualClock? = nil) {
         self.output = output
         let origin = ContinuousClock.now
         let write = JSValue(newFunctionIn: context) { (level: Int, text: String) in
             output.write(ConsoleLevel(rawValue: level) ?? .log, text)
         }
         let now = JSValue(newFunctionIn: context) { () -> Double in
-            EventLoop.seconds(clock?.now ?? (ContinuousClock.now - origin)) * 1000
+            JSEventLoop.seconds(clock?.now ?? (ContinuousClock.now - origin)) * 1000
         }
         do {
             let factory = try context.evaluate(ConsoleScript.source, sourceName: "runtime:console.js")

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 
-/// Where a console's messages go: a swift-log `Logger` (the default), the process's standard
-/// output and error exactly as the script printed them (what `dukjs` uses), or any function.
+/// Where a console's messages go: a swift-log `Logger` the host passes, the process's standard
+/// output and error exactly as the script printed them (what `dukjs` uses), nowhere, or any
+/// function.
 ///
 /// ```swift
 /// var logger = Logger(label: "plugins.pricing")
@@ -47,4 +48,12 @@ public struct ConsoleOutput: Sendable {
         // error, and must not stop the host.
         try? handle.write(contentsOf: Data((text + "\n").utf8))
     }
+
+    /// Nowhere: every message is dropped. The web page's default, as WKWebView's page console
+    /// goes nowhere unless an inspector is attached.
+    ///
+    /// ```swift
+    /// Console(context: context, output: .discarded)
+    /// ```
+    public static let discarded = ConsoleOutput { _, _ in }
 }

@@ -1,7 +1,7 @@
 import DuktapeCore
 import Synchronization
 
-/// Native work in flight on an `EventLoop` (a network request, a child process): while it is
+/// Native work in flight on a `JSEventLoop` (a network request, a child process): while it is
 /// outstanding, `run()` does not return for lack of work. It ends exactly once: `complete(_:)`
 /// posts the result's callback and ends it in one step; `cancel()` or releasing the handle ends
 /// it without one.
@@ -15,10 +15,10 @@ import Synchronization
 /// try loop.run()   // returns after the callback ran
 /// ```
 public final class PendingWork: Sendable {
-    private let loop: EventLoop
+    private let loop: JSEventLoop
     private let ended = Atomic<Bool>(false)
 
-    init(loop: EventLoop) {
+    init(loop: JSEventLoop) {
         self.loop = loop
     }
 
@@ -36,7 +36,7 @@ public final class PendingWork: Sendable {
     @discardableResult
     public func complete(_ work: @escaping @Sendable (JSContext) throws -> Void) -> Bool {
         guard end() else { return false }
-        return loop.endPendingWork(posting: EventLoop.Posted(run: work, cancel: nil))
+        return loop.endPendingWork(posting: JSEventLoop.Posted(run: work, cancel: nil))
     }
 
     /// Ends the handle without posting anything (the work was abandoned). Idempotent.

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Limits, on every way a cookie comes in (`Set-Cookie`, `document.cookie`, `setCookie(_:)`, the
 /// file): a cookie's name and value at most 4,096 bytes, each attribute's value at most 1,024
-/// (a longer one is ignored), a whole cookie string at most 12,288 (see `HTTPCookie`'s limits);
+/// (a longer one is ignored), a whole cookie string at most 12,288 (see `WebCookie`'s limits);
 /// the jar at most 50 cookies and 64 KiB per domain and 3,000 cookies and 1 MiB in all, a
 /// cookie's size being its name, value, domain and path (the oldest go first). There is no
 /// public suffix list: a `Domain` attribute needs a dot (or to equal the host), so `Domain=com`
@@ -21,7 +21,7 @@ import Foundation
 public final class CookieStore: @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`.
     private let lock = NSLock()
-    private var stored: [HTTPCookie] = []
+    private var stored: [WebCookie] = []
     private let file: URL?
 
     /// The most cookies kept for one domain (a host-only cookie's host, or a `Domain`
@@ -32,7 +32,7 @@ public final class CookieStore: @unchecked Sendable {
     /// ```
     public static let maximumCookiesPerDomain = 50
 
-    /// The most bytes (`HTTPCookie.byteCount`: name, value, domain, path) kept for one domain;
+    /// The most bytes (`WebCookie.byteCount`: name, value, domain, path) kept for one domain;
     /// past it the domain's oldest go. 64 KiB: more could not be sent anyway, a request's
     /// headers being limited to 48 KiB.
     ///
@@ -49,7 +49,7 @@ public final class CookieStore: @unchecked Sendable {
     /// ```
     public static let maximumCookies = 3000
 
-    /// The most bytes (`HTTPCookie.byteCount`) kept in all, 1 MiB; past it the oldest go.
+    /// The most bytes (`WebCookie.byteCount`) kept in all, 1 MiB; past it the oldest go.
     ///
     /// ```swift
     /// assert(store.allCookies.reduce(0) { $0 + $1.byteCount } <= CookieStore.maximumBytes)
@@ -72,7 +72,7 @@ public final class CookieStore: @unchecked Sendable {
         partition = file?.standardizedFileURL.path ?? UUID().uuidString
         if let file, let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber,
            size.intValue <= Self.maximumFileBytes,
-           let data = try? Data(contentsOf: file), let cookies = try? JSONDecoder().decode([HTTPCookie].self, from: data) {
+           let data = try? Data(contentsOf: file), let cookies = try? JSONDecoder().decode([WebCookie].self, from: data) {
             let now = Date()
             var loaded = cookies.compactMap { $0.bounded() }.filter { ($0.expires ?? now) > now }
             Self.evict(&loaded)
@@ -85,7 +85,7 @@ public final class CookieStore: @unchecked Sendable {
     /// ```swift
     /// print(store.allCookies.count)
     /// ```
-    public var allCookies: [HTTPCookie] {
+    public var allCookies: [WebCookie] {
         let now = Date()
         return lock.withLock { stored.filter { ($0.expires ?? .distantFuture) > now } }
     }
@@ -99,7 +99,7 @@ public final class CookieStore: @unchecked Sendable {
     /// ```swift
     /// let names = store.cookies(for: url).map(\.name)
     /// ```
-    public func cookies(for url: URL) -> [HTTPCookie] {
+    public func cookies(for url: URL) -> [WebCookie] {
         let now = Date()
         return lock.withLock { stored.filter { $0.applies(to: url, now: now) } }
             .sorted { $0.path.count != $1.path.count ? $0.path.count > $1.path.count : $0.created < $1.created }
@@ -107,13 +107,13 @@ public final class CookieStore: @unchecked Sendable {
 
     /// Stores `cookie`, replacing the one with its name, domain and path (keeping the first's
     /// creation time); an expired cookie deletes that one. A cookie over the limits (a name and
-    /// value over `HTTPCookie.maximumNameAndValueBytes`, a domain or path over
-    /// `HTTPCookie.maximumAttributeValueBytes`) is ignored; the jar's limits then apply.
+    /// value over `WebCookie.maximumNameAndValueBytes`, a domain or path over
+    /// `WebCookie.maximumAttributeValueBytes`) is ignored; the jar's limits then apply.
     ///
     /// ```swift
-    /// store.setCookie(HTTPCookie(name: "theme", value: "dark", domain: "example.com"))
+    /// store.setCookie(WebCookie(name: "theme", value: "dark", domain: "example.com"))
     /// ```
-    public func setCookie(_ cookie: HTTPCookie) {
+    public func setCookie(_ cookie: WebCookie) {
         update { cookies in Self.insert(cookie, into: &cookies, fromScript: false) }
     }
 
@@ -131,7 +131,7 @@ public final class CookieStore: @unchecked Sendable {
     /// Stores the `Set-Cookie` values of a response from `url`.
     func receive(_ headers: [String], from url: URL) {
         let now = Date()
-        let cookies = headers.compactMap { HTTPCookie(setCookie: $0, from: url, now: now) }
+        let cookies = headers.compactMap { WebCookie(setCookie: $0, from: url, now: now) }
         guard !cookies.isEmpty else { return }
         update { stored in
             for cookie in cookies { Self.insert(cookie, into: &stored, fromScript: false) }
@@ -153,14 +153,14 @@ public final class CookieStore: @unchecked Sendable {
     /// `document.cookie = text`: one cookie, which cannot be (or replace) an HttpOnly one; one
     /// that says `HttpOnly` is ignored (RFC 6265 §5.3, step 10).
     func setFromScript(_ text: String, url: URL) {
-        guard let cookie = HTTPCookie(setCookie: text, from: url), !cookie.isHTTPOnly else { return }
+        guard let cookie = WebCookie(setCookie: text, from: url), !cookie.isHTTPOnly else { return }
         update { stored in Self.insert(cookie, into: &stored, fromScript: true) }
     }
 
     // MARK: - Internals
 
     /// Changes the cookies and writes the file, in one locked step (writes never reorder).
-    private func update(_ change: (inout [HTTPCookie]) -> Void) {
+    private func update(_ change: (inout [WebCookie]) -> Void) {
         lock.withLock {
             change(&stored)
             let now = Date()
@@ -170,7 +170,7 @@ public final class CookieStore: @unchecked Sendable {
         }
     }
 
-    private static func insert(_ cookie: HTTPCookie, into cookies: inout [HTTPCookie], fromScript: Bool) {
+    private static func insert(_ cookie: WebCookie, into cookies: inout [WebCookie], fromScript: Bool) {
         guard var cookie = cookie.bounded() else { return }  // every way in passes here
         let expired = cookie.expires.map { $0 <= Date() } ?? false
         if let index = cookies.firstIndex(where: { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }) {
@@ -185,7 +185,7 @@ public final class CookieStore: @unchecked Sendable {
 
     /// Applies the jar's limits: past a domain's count or bytes its oldest cookies go, then past
     /// the total count or bytes the oldest of all (the others keep their order).
-    static func evict(_ cookies: inout [HTTPCookie]) {
+    static func evict(_ cookies: inout [WebCookie]) {
         var perDomainCount: [String: Int] = [:]
         var perDomainBytes: [String: Int] = [:]
         var totalBytes = 0
@@ -220,7 +220,7 @@ public final class CookieStore: @unchecked Sendable {
         cookies = cookies.indices.filter { !removed.contains($0) }.map { cookies[$0] }
     }
 
-    private func persist(_ cookies: [HTTPCookie]) {
+    private func persist(_ cookies: [WebCookie]) {
         guard let file else { return }
         let persistent = cookies.filter { $0.expires != nil }
         guard let data = try? JSONEncoder().encode(persistent) else { return }

@@ -189,9 +189,9 @@ public final class HTTPCache: @unchecked Sendable {
             }
             if let expires = header("expires") {
                 // An Expires that is not a date means already expired (RFC 9111 §5.3).
-                return HTTPCookie.parseDate(expires).map { $0.timeIntervalSince(entry.responseDate) } ?? 0
+                return WebCookie.parseDate(expires).map { $0.timeIntervalSince(entry.responseDate) } ?? 0
             }
-            if let modified = header("last-modified").flatMap(HTTPCookie.parseDate) {
+            if let modified = header("last-modified").flatMap(WebCookie.parseDate) {
                 return max(0, entry.responseDate.timeIntervalSince(modified)) / 10
             }
             return 0
@@ -432,7 +432,7 @@ public final class HTTPCache: @unchecked Sendable {
     static func date(in headers: [String]) -> Date? {
         var index = 0
         while index + 1 < headers.count {
-            if headers[index].lowercased() == "date" { return HTTPCookie.parseDate(headers[index + 1]) }
+            if headers[index].lowercased() == "date" { return WebCookie.parseDate(headers[index + 1]) }
             index += 2
         }
         return nil

@@ -90,11 +90,13 @@ public struct WebLoaderConfiguration: Sendable {
     /// ```
     public var binaryEncoding = BinaryEncoding.bytes
     /// Where the page's `log(…)` (the `nativeLog` method and the `nativelog` handler) writes.
+    /// The default logs nothing: a library takes its host's logger rather than choosing where
+    /// logs go (swift-log's advice), so pass yours to see them.
     ///
     /// ```swift
     /// configuration.logger = Logger(label: "loader")
     /// ```
-    public var logger = Logger(label: "DuktapeWeb.WebLoader")
+    public var logger = Logger(label: "DuktapeWeb.WebLoader") { _ in SwiftLogNoOpLogHandler() }
 
     /// The default configuration.
     ///

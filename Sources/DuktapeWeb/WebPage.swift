@@ -18,7 +18,7 @@ import Foundation
 ///
 /// A page has `window`/`self`, `document` (an `EventTarget` with `readyState`), `location` (the
 /// base URL's parts), `navigator.userAgent`, `webkit.messageHandlers`, the globals of
-/// `BrowserGlobals`, timers and `queueMicrotask` (DuktapeRuntime's `EventLoop`) and `console`.
+/// `BrowserGlobals`, timers and `queueMicrotask` (DuktapeRuntime's `JSEventLoop`) and `console`.
 /// It has no DOM tree. Every operation runs on the page's thread; the `async` methods return when
 /// it is done there, and may be called from any thread or task.
 public final class WebPage: @unchecked Sendable {
@@ -32,7 +32,7 @@ public final class WebPage: @unchecked Sendable {
     /// ```
     public let configuration: WebPageConfiguration
     let context: JSContext
-    private let loop: EventLoop
+    private let loop: JSEventLoop
     private let control: JSValue
     let network: PageNetwork
     private let lock = NSLock()
@@ -65,7 +65,7 @@ public final class WebPage: @unchecked Sendable {
         context.exceptionHandler = { _, exception in
             output.write(.error, "Uncaught " + (exception.map { WebPage.describe(JSException($0)) } ?? "exception"))
         }
-        loop = EventLoop(context: context)
+        loop = JSEventLoop(context: context)
         _ = Console(context: context, output: output)
         // The page through a weak link: the context's functions must not keep the page alive.
         let link = PageLink()
@@ -398,7 +398,7 @@ public final class WebPage: @unchecked Sendable {
     private func submit<T: Sendable>(_ work: @escaping @Sendable (JSContext) throws -> T) async throws -> T {
         do {
             return try await loop.submit(work)
-        } catch EventLoopError.stopped {
+        } catch JSEventLoopError.stopped {
             throw WebPageError.closed
         } catch {
             throw Self.failure(error)

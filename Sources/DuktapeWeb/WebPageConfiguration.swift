@@ -25,12 +25,14 @@ public struct WebPageConfiguration: Sendable {
     /// ```
     public var userAgent = "Mozilla/5.0 (X11; Linux x86_64) DuktapeWeb/1.0"
     /// Where the page's `console` writes, and where uncaught exceptions (in timers, listeners,
-    /// promise reactions) are reported as `Uncaught …` errors.
+    /// promise reactions) are reported as `Uncaught …` errors. The default, `.discarded`, drops
+    /// them, as WKWebView keeps a page's console to its inspector: pass your `Logger`
+    /// (`.logger(logger)`) or `.standardStreams` to see them.
     ///
     /// ```swift
     /// configuration.consoleOutput = .standardStreams
     /// ```
-    public var consoleOutput = ConsoleOutput.logger(Logger(label: "DuktapeWeb.page"))
+    public var consoleOutput = ConsoleOutput.discarded
     /// How long one macrotask of the page (a script element, a timer, a message reply, an
     /// `evaluateJavaScript`) may run, in seconds, or nil for no limit
     /// (`JSVirtualMachine.executionTimeLimit`). A task past it throws an uncatchable error.

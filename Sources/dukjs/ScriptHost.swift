@@ -10,7 +10,7 @@ import Foundation
 /// at once; otherwise the process exits with `process.exitCode` once the loop is idle.
 final class ScriptHost {
     let context: JSContext
-    let loop: EventLoop
+    let loop: JSEventLoop
     /// Set when the host is interactive (the REPL): errors are printed, not fatal.
     let interactive: Bool
 
@@ -27,7 +27,7 @@ final class ScriptHost {
         guard let context = JSContext(virtualMachine: vm) else { throw RuntimeError("could not create a JavaScript heap") }
         self.context = context
         self.interactive = interactive
-        loop = EventLoop(context: context)
+        loop = JSEventLoop(context: context)
         installProcess(arguments: arguments, scriptPath: scriptPath)
         if interactive {
             installConsole()

@@ -4,12 +4,12 @@ import Foundation
 import Testing
 
 /// Run modes, the loop's own thread, posting from other threads, errors, limits and shutdown.
-@Suite("EventLoop: running, threads and shutdown")
+@Suite("JSEventLoop: running, threads and shutdown")
 struct EventLoopLifecycleTests {
     @Test func runReturnsWhenIdleAndWaitsForPendingWork() async throws {
         let context = JSContext()!
         context.evaluateScript("var log = []")
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         let pending = loop.beginPendingWork()
         // Another thread completes the work while `run()` waits for it (no timers at all).
         let worker = Thread {
@@ -26,7 +26,7 @@ struct EventLoopLifecycleTests {
 
     @Test func cancelledOrReleasedPendingWorkLetsRunReturn() throws {
         let context = JSContext()!
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         let pending = loop.beginPendingWork()
         pending.cancel()
         pending.cancel()
@@ -37,7 +37,7 @@ struct EventLoopLifecycleTests {
 
     @Test func runWithRealTimeWaitsForTimers() throws {
         let context = JSContext()!
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         // Read before the timers are set: a timer is due `delay` after the call that set it,
         // so time read after that call may be less than the delay when it fires.
         let started = loop.now
@@ -49,7 +49,7 @@ struct EventLoopLifecycleTests {
 
     @Test func runUntilReturnsAtItsDeadline() throws {
         let context = JSContext()!
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         context.evaluateScript("var ticks = 0; setInterval(function () { ticks++ }, 1)")
         try loop.run(until: Date(timeIntervalSinceNow: 0.05))
         #expect(context.evaluateScript("ticks").toInt32() > 0)
@@ -59,7 +59,7 @@ struct EventLoopLifecycleTests {
     @Test func postsFromManyThreadsAllRun() async throws {
         let context = JSContext()!
         context.evaluateScript("var seen = []")
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         try loop.start()
         let results = try await withThrowingTaskGroup(of: Int32.self) { group in
             for index in 0..<64 {
@@ -79,7 +79,7 @@ struct EventLoopLifecycleTests {
 
     @Test func evaluateReturnsWhenTheScriptsPromiseSettles() async throws {
         let context = JSContext()!
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         try loop.start()
         defer { loop.stop() }
         let value = try await loop.evaluate("new Promise(function (resolve) { setTimeout(resolve, 10, 'timer value') })")
@@ -110,7 +110,7 @@ struct EventLoopLifecycleTests {
         let clock = ManualClock()
         let context = JSContext()!
         let errors = ExceptionLog(context)
-        let loop = EventLoop(context: context, clock: clock)
+        let loop = JSEventLoop(context: context, clock: clock)
         context.evaluateScript("""
             var log = [];
             setTimeout(function () { throw new Error('timeout') }, 0);
@@ -134,7 +134,7 @@ struct EventLoopLifecycleTests {
         let context = JSContext()!
         context.virtualMachine.executionTimeLimit = 0.4
         let errors = ExceptionLog(context)
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         // Three callbacks of 0.15 s each: 0.45 s together, over the limit; each one is within.
         context.evaluateScript("""
             var done = 0;
@@ -152,11 +152,11 @@ struct EventLoopLifecycleTests {
     @Test func reentrancyFromACallback() throws {
         let clock = ManualClock()
         let context = JSContext()!
-        let loop = EventLoop(context: context, clock: clock)
-        var nestedRun: EventLoopError?
+        let loop = JSEventLoop(context: context, clock: clock)
+        var nestedRun: JSEventLoopError?
         context.setObject(
             JSValue(newFunctionIn: context) { () in
-                do { try loop.run() } catch let error as EventLoopError { nestedRun = error } catch {}
+                do { try loop.run() } catch let error as JSEventLoopError { nestedRun = error } catch {}
                 loop.post { context in context.evaluateScript("log.push('posted from a callback')") }
                 _ = JSContext.current().evaluateScript("log.push('evaluated inside')")
             }, forKeyedSubscript: "fromSwift" as NSString)
@@ -171,19 +171,19 @@ struct EventLoopLifecycleTests {
 
     @Test func theOwnThreadRefusesCallersAndStopsOnce() async throws {
         let context = JSContext()!
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         try loop.start()
-        #expect(throws: EventLoopError.alreadyRunning) { try loop.start() }
-        #expect(throws: EventLoopError.alreadyRunning) { try loop.run() }
-        #expect(throws: EventLoopError.alreadyRunning) { try loop.runReady() }
+        #expect(throws: JSEventLoopError.alreadyRunning) { try loop.start() }
+        #expect(throws: JSEventLoopError.alreadyRunning) { try loop.run() }
+        #expect(throws: JSEventLoopError.alreadyRunning) { try loop.runReady() }
         loop.stop()
         loop.stop()
         #expect(loop.isStopped)
-        #expect(throws: EventLoopError.stopped) { try loop.run() }
-        #expect(throws: EventLoopError.stopped) { try loop.start() }
+        #expect(throws: JSEventLoopError.stopped) { try loop.run() }
+        #expect(throws: JSEventLoopError.stopped) { try loop.start() }
         let accepted: Bool = loop.post { _ in }
         #expect(!accepted)
-        await #expect(throws: EventLoopError.stopped) { try await loop.submit { _ in 1 } }
+        await #expect(throws: JSEventLoopError.stopped) { try await loop.submit { _ in 1 } }
         // Timers made after the stop return 0 and never run.
         #expect(context.evaluateScript("setTimeout(function () {}, 0)").toInt32() == 0)
         await loop.waitUntilStopped()
@@ -191,11 +191,11 @@ struct EventLoopLifecycleTests {
 
     @Test func stopCancelsTimersFailsPostedWorkAndReleasesCallbacks() async throws {
         let clock = ManualClock()
-        var loop: EventLoop?
+        var loop: JSEventLoop?
         do {
             let context = JSContext()!
             context["Thing"] = Tracked.self
-            let made = EventLoop(context: context, clock: clock)
+            let made = JSEventLoop(context: context, clock: clock)
             loop = made
             context.evaluateScript("""
                 setTimeout(function (t) { t.x = 1 }, 1000, new Thing());
@@ -210,7 +210,7 @@ struct EventLoopLifecycleTests {
                 await Task.yield()  // until the task's post is queued
             }
             made.stop()
-            await #expect(throws: EventLoopError.stopped) { _ = try await posted.value }
+            await #expect(throws: JSEventLoopError.stopped) { _ = try await posted.value }
             #expect(!made.hasPendingWork)
         }
         // The context is gone (the loop held it only through its callbacks, now released).
@@ -220,7 +220,7 @@ struct EventLoopLifecycleTests {
 
     @Test func aLoopWhoseContextIsReleasedStopsItself() async throws {
         var context: JSContext? = JSContext()!
-        let loop = EventLoop(context: context!)
+        let loop = JSEventLoop(context: context!)
         try loop.start()
         context = nil
         // Woken by the context's release (nothing is posted), the loop stops on its own.
@@ -231,7 +231,7 @@ struct EventLoopLifecycleTests {
 
     @Test func aCallerDrivenLoopWhoseContextIsGoneStops() throws {
         var context: JSContext? = JSContext()!
-        let loop = EventLoop(context: context!)
+        let loop = JSEventLoop(context: context!)
         let pending = loop.beginPendingWork()
         context = nil
         try loop.run()  // returns at once: nothing can run any more
@@ -241,14 +241,14 @@ struct EventLoopLifecycleTests {
 
     @Test func aReleasedLoopLeavesInertGlobals() {
         let context = JSContext()!
-        do { _ = EventLoop(context: context) }
+        do { _ = JSEventLoop(context: context) }
         #expect(context.evaluateScript("setTimeout(function () {}, 1)").isUndefined)
         #expect(context.evaluateScript("clearTimeout(1); setImmediate(function () {})").isUndefined)
     }
 
     @Test func stopFromInsideACallback() throws {
         let context = JSContext()!
-        let loop = EventLoop(context: context, clock: ManualClock())
+        let loop = JSEventLoop(context: context, clock: ManualClock())
         context.setObject(JSValue(newFunctionIn: context) { () in loop.stop() }, forKeyedSubscript: "stopLoop" as NSString)
         context.evaluateScript("""
             var log = [];
@@ -264,7 +264,7 @@ struct EventLoopLifecycleTests {
     @Test func hostileSchedulingDoesNotHurtTheHost() throws {
         let clock = ManualClock()
         let context = JSContext()!
-        let loop = EventLoop(context: context, clock: clock)
+        let loop = JSEventLoop(context: context, clock: clock)
         let errors = ExceptionLog(context)
         context.evaluateScript("""
             var count = 0;

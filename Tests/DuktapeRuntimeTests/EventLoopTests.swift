@@ -4,14 +4,14 @@ import Foundation
 import Testing
 
 /// The timer globals, with browsers' argument rules, on a manual clock.
-@Suite("EventLoop: timers")
+@Suite("JSEventLoop: timers")
 struct EventLoopTimerTests {
     let clock = ManualClock()
     let context = JSContext()!
-    let loop: EventLoop
+    let loop: JSEventLoop
 
     init() {
-        loop = EventLoop(context: context, clock: clock)
+        loop = JSEventLoop(context: context, clock: clock)
         context.evaluateScript("var log = []")
     }
 
@@ -199,21 +199,21 @@ struct EventLoopTimerTests {
 
     @Test func advanceNeedsAManualClock() {
         let other = JSContext()!
-        let realTime = EventLoop(context: other)
-        #expect(throws: EventLoopError.noManualClock) { try realTime.advance(by: .seconds(1)) }
+        let realTime = JSEventLoop(context: other)
+        #expect(throws: JSEventLoopError.noManualClock) { try realTime.advance(by: .seconds(1)) }
     }
 }
 
 /// The order of callbacks: Node's phases (timers, then I/O (posted work), then immediates) with
 /// microtasks after every callback, as Node 11+ and HTML both drain them.
-@Suite("EventLoop: ordering")
+@Suite("JSEventLoop: ordering")
 struct EventLoopOrderingTests {
     let clock = ManualClock()
     let context = JSContext()!
-    let loop: EventLoop
+    let loop: JSEventLoop
 
     init() {
-        loop = EventLoop(context: context, clock: clock)
+        loop = JSEventLoop(context: context, clock: clock)
         context.evaluateScript("var log = []; function note(s) { return function () { log.push(s) } }")
     }
 

@@ -25,7 +25,7 @@ struct HostileRuntimeTests {
     func outOfMemoryIsARangeError(limit: Int, script: String) async {
         await onAThreadOfItsOwn { check in
             let (vm, context, reported) = Self.limitedContext(limit)
-            let loop = EventLoop(context: context)
+            let loop = JSEventLoop(context: context)
             // What the script's own catch saw is kept in a preallocated slot (the catch cannot
             // count on more memory: what filled the heap is still held there), read afterwards.
             context.evaluateScript("var seen = [undefined]; seen.length = 1")
@@ -96,7 +96,7 @@ struct HostileRuntimeTests {
     @Test func chargesAreGivenBackWhenTimersGo() async {
         await onAThreadOfItsOwn { check in
             let (vm, context, _) = Self.limitedContext(8 << 20)
-            let loop = EventLoop(context: context)
+            let loop = JSEventLoop(context: context)
             let fill = """
                 (function () {
                     var ids = [], n = 0;

@@ -83,7 +83,7 @@ struct CookieTests {
     @Test func setCookieParsingFollowsRFC6265() throws {
         let http = try #require(URL(string: "http://www.example.com/a/b/page"))
         let https = try #require(URL(string: "https://www.example.com/"))
-        func cookie(_ header: String, _ url: URL) -> HTTPCookie? { HTTPCookie(setCookie: header, from: url) }
+        func cookie(_ header: String, _ url: URL) -> WebCookie? { WebCookie(setCookie: header, from: url) }
         #expect(cookie("x=1", http)?.path == "/a/b")
         #expect(cookie("x=1; Path=relative", http)?.path == "/a/b")
         #expect(cookie("x=1; Domain=.example.com", http)?.domain == "example.com")
@@ -99,13 +99,13 @@ struct CookieTests {
         #expect(cookie("x=\u{1}", http) == nil)
         #expect(cookie("x=" + String(repeating: "v", count: 5000), http) == nil)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let both = HTTPCookie(setCookie: "x=1; Expires=Thu, 01 Jan 2099 00:00:00 GMT; Max-Age=10", from: http, now: now)
+        let both = WebCookie(setCookie: "x=1; Expires=Thu, 01 Jan 2099 00:00:00 GMT; Max-Age=10", from: http, now: now)
         #expect(both?.expires == now.addingTimeInterval(10))
         for date in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
-            #expect(HTTPCookie.parseDate(date) == Date(timeIntervalSince1970: 784_111_777), "\(date)")
+            #expect(WebCookie.parseDate(date) == Date(timeIntervalSince1970: 784_111_777), "\(date)")
         }
-        #expect(HTTPCookie.parseDate("31 Feb 2020 00:00:00") == nil)
-        #expect(HTTPCookie.parseDate("garbage") == nil)
+        #expect(WebCookie.parseDate("31 Feb 2020 00:00:00") == nil)
+        #expect(WebCookie.parseDate("garbage") == nil)
         // Matching: host-only, subdomains, paths, secure.
         let domainCookie = try #require(cookie("x=1; Domain=example.com; Path=/a", http))
         #expect(domainCookie.applies(to: try #require(URL(string: "http://deep.www.example.com/a/x")), now: Date()))
@@ -132,7 +132,7 @@ struct CookieTests {
             "Set-Cookie: m=1; Max-Age=" + Self.repeated("0", 1100),                    // not a deletion
             "Set-Cookie: s=1; SameSite=Lax" + long,                                    // no SameSite
             "Set-Cookie: lax=1; SameSite=Lax; Path=/",
-            "Set-Cookie: w=1; X=" + Self.repeated("x", HTTPCookie.maximumCookieStringBytes),  // the whole line: refused
+            "Set-Cookie: w=1; X=" + Self.repeated("x", WebCookie.maximumCookieStringBytes),  // the whole line: refused
             "Set-Cookie: n=" + Self.repeated("v", 4095),                               // 4,096 bytes: kept
             "Set-Cookie: n2=" + Self.repeated("v", 4095),                              // 4,097 bytes: refused
         ]
@@ -157,7 +157,7 @@ struct CookieTests {
         #expect(cookies["m"].map { $0.expires == nil } == true)
         #expect(cookies["s"].map { $0.sameSite == nil } == true)
         #expect(cookies["lax"]?.sameSite == "Lax")
-        #expect(store.allCookies.allSatisfy { $0.path.utf8.count <= HTTPCookie.maximumAttributeValueBytes })
+        #expect(store.allCookies.allSatisfy { $0.path.utf8.count <= WebCookie.maximumAttributeValueBytes })
     }
 
     /// `document.cookie` has the same limits: an over-long attribute is ignored, an over-long
@@ -202,17 +202,17 @@ struct CookieTests {
     @Test func setCookieAppliesTheLimitsToCookiesMadeInSwift() throws {
         let store = CookieStore()
         let url = try #require(URL(string: "http://example.com/"))
-        store.setCookie(HTTPCookie(name: "v", value: Self.repeated("v", 4096), domain: "example.com"))
-        store.setCookie(HTTPCookie(name: "exact", value: Self.repeated("v", 4091), domain: "example.com"))
-        store.setCookie(HTTPCookie(name: "path", value: "1", domain: "example.com", path: "/" + Self.repeated("p", 1024)))
-        store.setCookie(HTTPCookie(name: "domain", value: "1", domain: Self.repeated("d", 1025)))
-        store.setCookie(HTTPCookie(name: "control", value: "a\r\nb", domain: "example.com"))
-        store.setCookie(HTTPCookie(name: "same", value: "1", domain: "example.com", sameSite: Self.repeated("s", 1025)))
+        store.setCookie(WebCookie(name: "v", value: Self.repeated("v", 4096), domain: "example.com"))
+        store.setCookie(WebCookie(name: "exact", value: Self.repeated("v", 4091), domain: "example.com"))
+        store.setCookie(WebCookie(name: "path", value: "1", domain: "example.com", path: "/" + Self.repeated("p", 1024)))
+        store.setCookie(WebCookie(name: "domain", value: "1", domain: Self.repeated("d", 1025)))
+        store.setCookie(WebCookie(name: "control", value: "a\r\nb", domain: "example.com"))
+        store.setCookie(WebCookie(name: "same", value: "1", domain: "example.com", sameSite: Self.repeated("s", 1025)))
         #expect(store.allCookies.map(\.name).sorted() == ["exact", "same"])
         #expect(store.cookies(for: url).first { $0.name == "same" }.map { $0.sameSite == nil } == true)
-        // HTTPCookie's own parser refuses a string over the bound before parsing.
-        #expect(HTTPCookie(setCookie: "x=1; Y=" + Self.repeated("y", HTTPCookie.maximumCookieStringBytes), from: url) == nil)
-        #expect(HTTPCookie(setCookie: "x=1; Path=/" + Self.repeated("y", 2000), from: url)?.path == "/")
+        // WebCookie's own parser refuses a string over the bound before parsing.
+        #expect(WebCookie(setCookie: "x=1; Y=" + Self.repeated("y", WebCookie.maximumCookieStringBytes), from: url) == nil)
+        #expect(WebCookie(setCookie: "x=1; Path=/" + Self.repeated("y", 2000), from: url)?.path == "/")
     }
 
     /// The jar is bounded in bytes: per domain (64 KiB) and in all (1 MiB), the oldest going
@@ -220,16 +220,16 @@ struct CookieTests {
     @Test func theJarIsBoundedInBytes() async throws {
         let store = CookieStore()
         let value = Self.repeated("v", 4000)
-        var newest: HTTPCookie?
+        var newest: WebCookie?
         for domain in 0..<40 {
             for index in 0..<60 {
-                let cookie = HTTPCookie(name: "n\(index)", value: value, domain: "d\(domain).example.com",
+                let cookie = WebCookie(name: "n\(index)", value: value, domain: "d\(domain).example.com",
                                         path: "/" + Self.repeated("p", 1000), created: Date(timeIntervalSinceReferenceDate: Double(domain * 100 + index)))
                 store.setCookie(cookie)
                 newest = cookie
             }
         }
-        func check(_ cookies: [HTTPCookie], sourceLocation: SourceLocation = #_sourceLocation) {
+        func check(_ cookies: [WebCookie], sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(cookies.reduce(0) { $0 + $1.byteCount } <= CookieStore.maximumBytes, sourceLocation: sourceLocation)
             #expect(cookies.count <= CookieStore.maximumCookies, sourceLocation: sourceLocation)
             for (_, group) in Dictionary(grouping: cookies, by: \.domain) {
@@ -263,10 +263,10 @@ struct CookieTests {
         let file = directory.appendingPathComponent("cookies.json")
         let later = Date().addingTimeInterval(3600)
         var written = (0..<100).map {
-            HTTPCookie(name: "f\($0)", value: value, domain: "example.com", expires: later, created: Date(timeIntervalSinceReferenceDate: Double($0)))
+            WebCookie(name: "f\($0)", value: value, domain: "example.com", expires: later, created: Date(timeIntervalSinceReferenceDate: Double($0)))
         }
-        written.append(HTTPCookie(name: "longPath", value: "1", domain: "example.com", path: "/" + Self.repeated("p", 2000), expires: later))
-        written.append(HTTPCookie(name: "longValue", value: Self.repeated("v", 5000), domain: "example.com", expires: later))
+        written.append(WebCookie(name: "longPath", value: "1", domain: "example.com", path: "/" + Self.repeated("p", 2000), expires: later))
+        written.append(WebCookie(name: "longValue", value: Self.repeated("v", 5000), domain: "example.com", expires: later))
         try JSONEncoder().encode(written).write(to: file)
         let loaded = CookieStore(file: file).allCookies
         check(loaded)

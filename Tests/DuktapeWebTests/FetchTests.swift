@@ -365,7 +365,7 @@ struct FetchTests {
     /// split); a pull that finds none marks the page as wanting, and the next bytes then ask for
     /// one job, which the bytes arriving before it runs join.
     @Test func bytesWaitForThePagesPull() throws {
-        let loop = EventLoop(context: try #require(JSContext()))
+        let loop = JSEventLoop(context: try #require(JSContext()))
         let transfer = FetchTransfer(id: 1, pending: loop.beginPendingWork())
         defer { transfer.abandon() }
         func bytes(_ value: UInt8, _ count: Int) -> ByteBuffer { ByteBuffer(repeating: value, count: count) }
@@ -393,7 +393,7 @@ struct FetchTests {
     /// small reads are copied together, so a trickle of one-byte reads holds a few buffers of
     /// the transfer's own, not one network buffer per byte.
     @Test func smallReadsShareABufferAndLargeOnesAreKeptWhole() throws {
-        let loop = EventLoop(context: try #require(JSContext()))
+        let loop = JSEventLoop(context: try #require(JSContext()))
         let transfer = FetchTransfer(id: 1, pending: loop.beginPendingWork())
         defer { transfer.abandon() }
         var network = ByteBuffer(repeating: 7, count: 4096)

@@ -240,7 +240,7 @@ let benchmarks: @Sendable () -> Void = {
     func loopBenchmark(_ name: String, scheduling scheduler: String) {
         Benchmark(name) { benchmark in
             let context = makeOurs()
-            let loop = EventLoop(context: context)
+            let loop = JSEventLoop(context: context)
             context.evaluateScript(LoopWorkloads.script)
             let schedule: JSValue = context.objectForKeyedSubscript(scheduler)
             for _ in benchmark.scaledIterations {
@@ -256,7 +256,7 @@ let benchmarks: @Sendable () -> Void = {
     // thread; the iteration ends when the last has run.
     Benchmark("W11 10k posts from another thread [ours]") { benchmark in
         let context = makeOurs()
-        let loop = EventLoop(context: context)
+        let loop = JSEventLoop(context: context)
         context.evaluateScript("var received = 0; function onPost() { received++ }")
         let onPost: JSValue = context.objectForKeyedSubscript("onPost")
         try? loop.start()

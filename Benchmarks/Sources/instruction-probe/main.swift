@@ -49,7 +49,7 @@ let ours: [String: (JSContext, Int) -> Double] = [
 
 /// W11: a script queues `count` callbacks, and the loop runs them until idle.
 func loopCallbacks(_ context: JSContext, count: Int, scheduling scheduler: String) -> Double {
-    let loop = EventLoop(context: context)
+    let loop = JSEventLoop(context: context)
     context.evaluateScript(LoopWorkloads.script)
     (context.objectForKeyedSubscript(scheduler) as JSValue).call(withArguments: [count])
     try? loop.run()

@@ -144,18 +144,18 @@ private func flood(_ bytes: [UInt8]) {
     }
 }
 
-/// The jar's bounds (CookieStore, HTTPCookie).
+/// The jar's bounds (CookieStore, WebCookie).
 private func checkTheJar() {
     let all = store.allCookies
     if all.count > CookieStore.maximumCookies { fail("jar: \(all.count) cookies") }
     let total = all.reduce(0) { $0 + $1.byteCount }
     if total > CookieStore.maximumBytes { fail("jar: \(total) bytes") }
     for cookie in all {
-        if cookie.name.utf8.count + cookie.value.utf8.count > HTTPCookie.maximumNameAndValueBytes {
+        if cookie.name.utf8.count + cookie.value.utf8.count > WebCookie.maximumNameAndValueBytes {
             fail("jar: a cookie of \(cookie.name.utf8.count) + \(cookie.value.utf8.count) bytes")
         }
         for attribute in [cookie.path, cookie.domain, cookie.sameSite ?? ""]
-        where attribute.utf8.count > HTTPCookie.maximumAttributeValueBytes {
+        where attribute.utf8.count > WebCookie.maximumAttributeValueBytes {
             fail("jar: an attribute of \(attribute.utf8.count) bytes")
         }
     }

@@ -33,7 +33,7 @@ final class PageNetwork: @unchecked Sendable {
     // @unchecked: `dispatcher` is set once, before the loop starts; it and `nextID` are used
     // only inside calls from the page's context (natives and posted work), which the VM's lock
     // serializes; the transfers are behind a mutex.
-    private let loop: DuktapeRuntime.EventLoop
+    private let loop: JSEventLoop
     private let policy: RequestPolicy
     private let userAgent: String
     private let defaultTimeout: Duration?
@@ -95,7 +95,7 @@ final class PageNetwork: @unchecked Sendable {
     var waitingCount: Int { slots.waiting }
 
     init(
-        loop: DuktapeRuntime.EventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?,
+        loop: JSEventLoop, policy: RequestPolicy, userAgent: String, defaultTimeout: Duration?,
         cookies: CookieStore?, cache: HTTPCache?, maximumConcurrentTransfers: Int = 32,
         documentURL: @escaping @Sendable () -> URL?
     ) {

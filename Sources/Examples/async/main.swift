@@ -17,7 +17,7 @@ func runExample() async throws {
     let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("scripts")
     let context = JSContext()!
     context.exceptionHandler = { _, exception in say("uncaught: \(exception?.toString() ?? "?")") }
-    let loop = EventLoop(context: context)
+    let loop = JSEventLoop(context: context)
     _ = Console(context: context, output: .standardStreams)
     let modules = ModuleLoader(context: context, resolver: FileSystemModuleResolver(base: scripts))!
 

@@ -15,14 +15,14 @@ import Foundation
 ///
 /// ```swift
 /// let context = JSContext()!
-/// let loop = EventLoop(context: context)
+/// let loop = JSEventLoop(context: context)
 /// context.evaluateScript("setTimeout(function () { console.log('later') }, 10)")
 /// try loop.run()          // returns once nothing is left to run
 /// ```
 ///
 /// The loop holds its context weakly: the callbacks it keeps (timers, immediates) keep the
 /// context alive while they wait; once the context is released, the loop stops itself.
-public final class EventLoop: @unchecked Sendable {
+public final class JSEventLoop: @unchecked Sendable {
     // @unchecked: mutable state is in `state` (its own lock); `context` is a weak reference,
     // whose loads are atomic; the rest is immutable.
 
@@ -35,7 +35,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
     struct Posted {
         let run: @Sendable (JSContext) throws -> Void
-        let cancel: (@Sendable (EventLoopError) -> Void)?
+        let cancel: (@Sendable (JSEventLoopError) -> Void)?
     }
 
     struct State {
@@ -73,8 +73,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Times are read on `clock` when one is given (tests), else on the system's monotonic clock.
     ///
     /// ```swift
-    /// let loop = EventLoop(context: context)                       // real time
-    /// let test = EventLoop(context: other, clock: ManualClock())   // time moves when told
+    /// let loop = JSEventLoop(context: context)                       // real time
+    /// let test = JSEventLoop(context: other, clock: ManualClock())   // time moves when told
     /// ```
     public init(context: JSContext, clock: ManualClock? = nil) {
         self.context = context
@@ -126,9 +126,9 @@ public final class EventLoop: @unchecked Sendable {
     /// try loop.run()
     /// ```
     ///
-    /// Throws `EventLoopError.alreadyRunning` when the loop is running elsewhere (or this is one
+    /// Throws `JSEventLoopError.alreadyRunning` when the loop is running elsewhere (or this is one
     /// of its callbacks), `.stopped` after `stop()`.
-    public func run() throws(EventLoopError) {
+    public func run() throws(JSEventLoopError) {
         try drive(.untilIdle)
     }
 
@@ -137,7 +137,7 @@ public final class EventLoop: @unchecked Sendable {
     /// ```swift
     /// try loop.run(until: Date(timeIntervalSinceNow: 5))
     /// ```
-    public func run(until deadline: Date) throws(EventLoopError) {
+    public func run(until deadline: Date) throws(JSEventLoopError) {
         try drive(.until(deadline))
     }
 
@@ -146,8 +146,8 @@ public final class EventLoop: @unchecked Sendable {
     /// ```swift
     /// try loop.run(while: { !context.evaluateScript("done").toBool() })
     /// ```
-    public func run(while condition: () -> Bool) throws(EventLoopError) {
-        try withoutActuallyEscaping(condition) { condition throws(EventLoopError) in
+    public func run(while condition: () -> Bool) throws(JSEventLoopError) {
+        try withoutActuallyEscaping(condition) { condition throws(JSEventLoopError) in
             try drive(.whileTrue(condition))
         }
     }
@@ -158,7 +158,7 @@ public final class EventLoop: @unchecked Sendable {
     /// ```swift
     /// try loop.runReady()
     /// ```
-    public func runReady() throws(EventLoopError) {
+    public func runReady() throws(JSEventLoopError) {
         try drive(.ready)
     }
 
@@ -171,11 +171,11 @@ public final class EventLoop: @unchecked Sendable {
     ///
     /// ```swift
     /// let clock = ManualClock()
-    /// let loop = EventLoop(context: context, clock: clock)
+    /// let loop = JSEventLoop(context: context, clock: clock)
     /// context.evaluateScript("setTimeout(function () { done = true }, 100)")
     /// try loop.advance(by: .milliseconds(100))   // the timer runs
     /// ```
-    public func advance(by duration: Duration) throws(EventLoopError) {
+    public func advance(by duration: Duration) throws(JSEventLoopError) {
         guard let clock else { throw .noManualClock }
         if state.withLock({ $0.ownsThread && !$0.threadFinished }) {
             clock.advance(by: duration)
@@ -192,13 +192,13 @@ public final class EventLoop: @unchecked Sendable {
     /// the thread runs.
     ///
     /// ```swift
-    /// let loop = EventLoop(context: context)
+    /// let loop = JSEventLoop(context: context)
     /// try loop.start()
     /// let sum = try await loop.submit { context in context.evaluateScript("1 + 2").toInt32() }
     /// loop.stop()
     /// ```
-    public func start() throws(EventLoopError) {
-        let refusal = state.withLock { state -> EventLoopError? in
+    public func start() throws(JSEventLoopError) {
+        let refusal = state.withLock { state -> JSEventLoopError? in
             if state.isStopped { return .stopped }
             if state.runner != nil || state.ownsThread { return .alreadyRunning }
             state.ownsThread = true
@@ -209,13 +209,13 @@ public final class EventLoop: @unchecked Sendable {
             try? drive(.forever)
             state.withLockWaking { $0.threadFinished = true }
         }
-        thread.name = "DuktapeRuntime.EventLoop"
+        thread.name = "JSEventLoop"
         thread.stackSize = 8 << 20
         thread.start()
     }
 
     /// Stops the loop for good: cancels its timers and immediates, fails posted work that has
-    /// not run with `EventLoopError.stopped`, releases every callback, and waits for the loop's
+    /// not run with `JSEventLoopError.stopped`, releases every callback, and waits for the loop's
     /// thread to finish (unless called on it, or from inside a callback: that thread holds the
     /// VM's lock, which the loop's thread may be waiting for). Safe to call twice, from any
     /// thread, and from inside a callback (the running callback finishes first).
@@ -294,7 +294,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Posts `work` to the loop and returns its result, or rethrows its error (swift-nio's
     /// `submit`; a distinct name, because a `post` overload would be ambiguous with the
     /// fire-and-forget form for closures whose result can be discarded). Throws
-    /// `EventLoopError.stopped` when the loop stops before the work runs.
+    /// `JSEventLoopError.stopped` when the loop stops before the work runs.
     ///
     /// ```swift
     /// let count = try await loop.submit { context in context.evaluateScript("items.length").toInt32() }
@@ -305,13 +305,13 @@ public final class EventLoop: @unchecked Sendable {
                 Posted(
                     run: { context in continuation.resume(with: Result { try work(context) }) },
                     cancel: { continuation.resume(throwing: $0) }))
-            if !accepted { continuation.resume(throwing: EventLoopError.stopped) }
+            if !accepted { continuation.resume(throwing: JSEventLoopError.stopped) }
         }
     }
 
     /// Evaluates `script` on the loop and returns its completion value; when that value is a
     /// promise, returns once it settles (its value, or its rejection thrown). Throws
-    /// `EventLoopError.stopped` if the loop stops first (the timers or work that would have
+    /// `JSEventLoopError.stopped` if the loop stops first (the timers or work that would have
     /// settled the promise are gone).
     ///
     /// ```swift
@@ -327,7 +327,7 @@ public final class EventLoop: @unchecked Sendable {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let settled = try await group.next(), let result = settled else { throw EventLoopError.stopped }
+            guard let settled = try await group.next(), let result = settled else { throw JSEventLoopError.stopped }
             return result
         }
     }
@@ -376,13 +376,13 @@ public final class EventLoop: @unchecked Sendable {
     }
 }
 
-extension EventLoop.State {
+extension JSEventLoop.State {
     /// A fresh id for a timer or immediate.
     mutating func takeID() -> Int {
         while true {
             let id = nextID
-            if id >= EventLoop.largestID { idsWrapped = true }
-            nextID = id >= EventLoop.largestID ? 1 : id + 1
+            if id >= JSEventLoop.largestID { idsWrapped = true }
+            nextID = id >= JSEventLoop.largestID ? 1 : id + 1
             // Until the counter first wraps, every id is fresh.
             if !idsWrapped || (timers.entries[id] == nil && !immediates.contains(id)) { return id }
         }

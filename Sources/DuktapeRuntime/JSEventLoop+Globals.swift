@@ -1,7 +1,7 @@
 import DuktapeCore
 import Foundation
 
-extension EventLoop {
+extension JSEventLoop {
     /// Installs the timer globals. They are typed Swift functions holding the loop's state,
     /// not the loop: a script keeping `setTimeout` does not keep the loop, and a released loop
     /// leaves inert globals (they return undefined). They also hold the context watch
@@ -146,9 +146,9 @@ extension EventLoop {
 /// Held by the loop's global functions: released with the context, it wakes the loop so that
 /// a loop waiting on its own thread notices the context is gone and stops.
 final class ContextWatch: Sendable {
-    private let state: Guarded<EventLoop.State>
+    private let state: Guarded<JSEventLoop.State>
 
-    init(state: Guarded<EventLoop.State>) {
+    init(state: Guarded<JSEventLoop.State>) {
         self.state = state
     }
 

@@ -8,7 +8,7 @@ import Foundation
 ///     print(cookie.name, cookie.value, cookie.isHTTPOnly)
 /// }
 /// ```
-public struct HTTPCookie: Sendable, Equatable, Codable {
+public struct WebCookie: Sendable, Equatable, Codable {
     /// The cookie's name (may be empty, as browsers allow).
     public var name: String
     /// The cookie's value.
@@ -37,7 +37,7 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// `document.cookie` assignment or a `CookieStore.setCookie` with more is ignored.
     ///
     /// ```swift
-    /// HTTPCookie(setCookie: "x=" + String(repeating: "v", count: 5000), from: url)  // nil
+    /// WebCookie(setCookie: "x=" + String(repeating: "v", count: 5000), from: url)  // nil
     /// ```
     public static let maximumNameAndValueBytes = 4096
 
@@ -45,11 +45,11 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// `SameSite`…). A longer attribute is ignored and the cookie kept, as RFC 6265bis says: an
     /// over-long `Path` leaves the default path (the request's directory), an over-long `Domain`
     /// a host-only cookie. A store refuses a cookie whose domain or path is longer still (a
-    /// default path from a very long URL, or one given to `HTTPCookie(name:value:domain:…)`),
+    /// default path from a very long URL, or one given to `WebCookie(name:value:domain:…)`),
     /// and drops an over-long `sameSite`.
     ///
     /// ```swift
-    /// let cookie = HTTPCookie(setCookie: "id=1; Path=/" + String(repeating: "a", count: 2000), from: url)
+    /// let cookie = WebCookie(setCookie: "id=1; Path=/" + String(repeating: "a", count: 2000), from: url)
     /// print(cookie?.path)  // the default path: the over-long attribute was ignored
     /// ```
     public static let maximumAttributeValueBytes = 1024
@@ -59,7 +59,7 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// before it is parsed, so that parsing costs a bounded time whatever a server or script sends.
     ///
     /// ```swift
-    /// HTTPCookie(setCookie: "id=1; X=" + String(repeating: "a", count: 13_000), from: url)  // nil
+    /// WebCookie(setCookie: "id=1; X=" + String(repeating: "a", count: 13_000), from: url)  // nil
     /// ```
     public static let maximumCookieStringBytes = maximumNameAndValueBytes + 8 * 1024
 
@@ -76,7 +76,7 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// The cookie as a store keeps it, or nil for one it refuses: a name and value over
     /// `maximumNameAndValueBytes`, a domain or path over `maximumAttributeValueBytes`, control
     /// characters in the name or value. An over-long `sameSite` is dropped.
-    func bounded() -> HTTPCookie? {
+    func bounded() -> WebCookie? {
         guard name.utf8.count + value.utf8.count <= Self.maximumNameAndValueBytes,
               domain.utf8.count <= Self.maximumAttributeValueBytes, path.utf8.count <= Self.maximumAttributeValueBytes,
               !name.unicodeScalars.contains(where: Self.isControl), !value.unicodeScalars.contains(where: Self.isControl) else {
@@ -91,7 +91,7 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// above when it is given one (`CookieStore.setCookie` ignores a cookie over them).
     ///
     /// ```swift
-    /// let cookie = HTTPCookie(name: "session", value: "abc", domain: "example.com")
+    /// let cookie = WebCookie(name: "session", value: "abc", domain: "example.com")
     /// ```
     public init(
         name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/", expires: Date? = nil,
@@ -116,7 +116,7 @@ public struct HTTPCookie: Sendable, Equatable, Codable {
     /// `maximumAttributeValueBytes` is ignored (RFC 6265bis §5.6).
     ///
     /// ```swift
-    /// let cookie = HTTPCookie(setCookie: "id=1; Path=/; Max-Age=60; HttpOnly", from: url)
+    /// let cookie = WebCookie(setCookie: "id=1; Path=/; Max-Age=60; HttpOnly", from: url)
     /// ```
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
         // Refused before any parsing: the cost of what follows is bounded by this.

@@ -3,11 +3,11 @@
 /// ```swift
 /// do {
 ///     let title = try await loop.submit { context in context.evaluateScript("document.title").toString() }
-/// } catch EventLoopError.stopped {
+/// } catch JSEventLoopError.stopped {
 ///     // the loop was stopped before the work ran
 /// }
 /// ```
-public enum EventLoopError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum JSEventLoopError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The loop was stopped (`stop()`, or its context was released): nothing more runs on it.
     case stopped
     /// The loop is already running: on its own thread (`start()`), on another thread's `run()`,

@@ -1,7 +1,7 @@
 import DuktapeCore
 import Foundation
 
-extension EventLoop {
+extension JSEventLoop {
     enum Mode {
         case untilIdle
         case until(Date)
@@ -20,7 +20,7 @@ extension EventLoop {
     }
 
     /// The loop: turns until the mode says to return, the loop is stopped or its context gone.
-    func drive(_ mode: Mode) throws(EventLoopError) {
+    func drive(_ mode: Mode) throws(JSEventLoopError) {
         try claim(ownThread: { if case .forever = mode { true } else { false } }())
         defer {
             state.withLock { $0.runner = nil }
@@ -52,8 +52,8 @@ extension EventLoop {
         }
     }
 
-    private func claim(ownThread: Bool) throws(EventLoopError) {
-        let refusal = state.withLock { state -> EventLoopError? in
+    private func claim(ownThread: Bool) throws(JSEventLoopError) {
+        let refusal = state.withLock { state -> JSEventLoopError? in
             if state.isStopped { return .stopped }
             if state.runner != nil || (state.ownsThread && !ownThread) { return .alreadyRunning }
             state.runner = pthread_self()
