@@ -33,9 +33,16 @@ let package = Package(
         // The event loop (timers, posted work), console and require on top of the core.
         .target(
             name: "DuktapeRuntime",
-            dependencies: ["DuktapeCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DuktapeCore", "CDuktapeRuntimeScripts", .product(name: "Logging", package: "swift-log")],
+            exclude: ["JavaScript"],
             swiftSettings: swiftSettings
         ),
+        // The JavaScript each library runs, in .js files beside its Swift (Sources/DuktapeRuntime/
+        // JavaScript, Sources/DuktapeWeb/JavaScript), embedded in the binary by C's #embed: no
+        // resource bundle travels with a program. (SwiftPM's .embedInCode makes a Swift array
+        // literal of the bytes: 60 s of type checking for 130 KB in a debug build, here.)
+        .target(name: "CDuktapeRuntimeScripts"),
+        .target(name: "CDuktapeWebScripts"),
         // The system's zlib (`zlib1g-dev`, `make deps`): gzip and deflate bodies are inflated
         // by the web host itself, under each transfer's flow control.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -46,13 +53,14 @@ let package = Package(
             dependencies: [
                 "DuktapeCore",
                 "DuktapeRuntime",
+                "CDuktapeWebScripts",
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            resources: [.copy("Resources/loader.html")],
+            exclude: ["JavaScript", "Resources"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

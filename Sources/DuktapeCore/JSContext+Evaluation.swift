@@ -111,6 +111,18 @@ extension JSContext {
         }
     }
 
+    /// For the package's own scripts (DuktapeRuntime's and DuktapeWeb's `.js` files): evaluates
+    /// `script` as ES5 on the bare engine, never lowered (a syntax error is an error, even with
+    /// the transpiler installed), and returns its completion value.
+    package func evaluateES5(_ script: String, sourceName: String) throws -> JSValue {
+        try rethrowingSwiftErrors { () throws(JSException) -> JSValue in
+            try withStack { stack throws(JSException) in
+                try stack.evaluateES5(script, sourceURL: sourceName)
+                return try stack.value(at: -1)
+            }
+        }
+    }
+
     /// Runs `body`, throwing a Swift error that travelled through JavaScript as itself.
     @inline(__always)
     func rethrowingSwiftErrors<T>(_ body: () throws(JSException) -> T) throws -> T {

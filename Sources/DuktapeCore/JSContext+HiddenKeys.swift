@@ -14,3 +14,22 @@ extension JSContext {
         }
     }
 }
+
+extension JSContext {
+    /// A value this package's own modules keep on the context's realm: an own property of its
+    /// global object under the hidden key `name`, defined whatever a script did to the global
+    /// object (frozen, sealed, made non-extensible). DuktapeRuntime keeps the realm's
+    /// primordials there. Undefined until set.
+    package func realmSlot(_ name: String) throws -> JSValue {
+        try globalObject.forProperty(hiddenKey(name))
+    }
+
+    /// Sets `realmSlot(name)`.
+    package func setRealmSlot(_ name: String, to value: JSValue) throws {
+        try rethrowingSwiftErrors { () throws(JSException) in
+            try withStack { stack throws(JSException) in
+                try stack.setGlobalHiddenSlot(name, to: value)
+            }
+        }
+    }
+}

@@ -43,8 +43,7 @@ public final class Console: Sendable {
             JSEventLoop.seconds(clock?.now ?? (ContinuousClock.now - origin)) * 1000
         }
         do {
-            let factory = try context.evaluate(ConsoleScript.source, sourceName: "runtime:console.js")
-            let made = try factory.call(write, now)
+            let made = try HostScript.run(HostScript.console, in: context, natives: HostScript.table([("write", write), ("now", now)], in: context))
             context.globalObject.setValue(made.forProperty("console"), forProperty: "console")
             inspectFunction = made.forProperty("inspect")
             formatFunction = made.forProperty("format")

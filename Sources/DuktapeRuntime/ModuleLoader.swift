@@ -68,8 +68,8 @@ public final class ModuleLoader: Sendable {
             try JSContext.current().evaluateFunctionExpression(Self.wrapperHead + source + Self.wrapperTail, sourceName: filename)
         }
         do {
-            let factory = try context.evaluate(ModuleScript.source, sourceName: "runtime:modules.js")
-            let made = try factory.call(resolve, source, compile)
+            let natives = try HostScript.table([("resolve", resolve), ("source", source), ("compile", compile)], in: context)
+            let made = try HostScript.run(HostScript.modules, in: context, natives: natives)
             requireFunction = made.forProperty("require")
             runMainFunction = made.forProperty("runMain")
             context.globalObject.setValue(requireFunction, forProperty: "require")

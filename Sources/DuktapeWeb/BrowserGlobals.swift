@@ -30,49 +30,38 @@ public enum BrowserGlobals {
     /// try BrowserGlobals.install(in: context)
     /// ```
     public static func install(in context: JSContext) throws {
-        _ = try installReturningInternals(in: context)
+        _ = try install(in: context, fetch: nil)
     }
 
-    /// `install(in:)`, returning the page host's handle on the globals (`dispatch(target, path,
-    /// type, bubbles, cancelable)`: an event along a propagation path).
-    /// With `fetch` (a page's networking natives, `PageNetwork.natives`), `fetch`, `Request`,
-    /// `Response` and `ReadableStream` are installed too, and the handle has `transfer`, the
-    /// dispatcher of the network's events.
-    static func installReturningInternals(in context: JSContext, fetch: [String: JSValue]? = nil) throws -> JSValue {
-        var natives: [String: JSValue] = [:]
-        natives["base64Encode"] = JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) }
-        natives["base64Decode"] = JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) }
-        natives["utf8Encode"] = JSValue(newFunctionIn: context) { (text: String) in Data(text.utf8) }
-        natives["utf8Decode"] = JSValue(newFunctionIn: context) { (bytes: Data, fatal: Bool) -> String? in
-            fatal ? String(validating: bytes, as: UTF8.self) : String(decoding: bytes, as: UTF8.self)
-        }
-        natives["utf8Fits"] = JSValue(newFunctionIn: context) { (text: String, capacity: Int) in
-            utf16Prefix(of: text, fittingUTF8Bytes: capacity)
-        }
-        natives["urlParse"] = JSValue(newFunctionIn: context) { (input: String, base: String?) -> [String]? in
-            guard let base else { return URLRecord.parse(input)?.attributes }
-            return URLRecord.parse(base).flatMap { URLRecord.parse(input, base: $0) }?.attributes
-        }
-        natives["urlSet"] = JSValue(newFunctionIn: context) { (href: String, attribute: String, value: String) -> [String]? in
-            guard var url = URLRecord.parse(href), url.set(attribute, to: value) else { return nil }
-            return url.attributes
-        }
-        natives["usv"] = JSValue(newFunctionIn: context) { (text: String) in text }  // lone surrogates become U+FFFD on the way
-        natives["formParse"] = JSValue(newFunctionIn: context) { (text: String) in FormURLEncoding.parse(text) }
-        natives["formSerialize"] = JSValue(newFunctionIn: context) { (pairs: [String]) in FormURLEncoding.serialize(pairs) }
-        natives["report"] = JSValue(newFunctionIn: context) { (error: JSValue) in
-            // As the core reports exceptions (the handler's re-entry budget, deadlines included).
-            JSContext.current()?.notifyException(error)
-        }
-        var hiddenKeys: [String: JSValue] = [:]
-        for name in ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal", "controller",
-                     "stream", "reader", "streamController", "body", "request", "response"] {
-            hiddenKeys[name] = try context.hiddenKey("DuktapeWeb." + name)
-        }
-        natives["hiddenKeys"] = JSValue(object: hiddenKeys, in: context)
-        if let fetch { natives["fetch"] = JSValue(object: fetch, in: context) }
-        let factory = try context.evaluate(BrowserScript.source, sourceName: "web:browser.js")
-        return try factory.call(context.globalObject, natives)
+    /// `install(in:)`, with `fetch`, `Request`, `Response` and `ReadableStream` too when the
+    /// page's networking natives are given (`PageNetwork`); returns what the page host keeps.
+    static func install(in context: JSContext, fetch: PageSeam.FetchNatives?) throws -> PageSeam.Globals {
+        let natives = PageSeam.BrowserNatives(
+            base64Encode: JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) },
+            base64Decode: JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) },
+            utf8Encode: JSValue(newFunctionIn: context) { (text: String) in Data(text.utf8) },
+            utf8Decode: JSValue(newFunctionIn: context) { (bytes: Data, fatal: Bool) -> String? in
+                fatal ? String(validating: bytes, as: UTF8.self) : String(decoding: bytes, as: UTF8.self)
+            },
+            utf8Fits: JSValue(newFunctionIn: context) { (text: String, capacity: Int) in
+                utf16Prefix(of: text, fittingUTF8Bytes: capacity)
+            },
+            urlParse: JSValue(newFunctionIn: context) { (input: String, base: String?) -> [String]? in
+                guard let base else { return URLRecord.parse(input)?.attributes }
+                return URLRecord.parse(base).flatMap { URLRecord.parse(input, base: $0) }?.attributes
+            },
+            urlSet: JSValue(newFunctionIn: context) { (href: String, attribute: String, value: String) -> [String]? in
+                guard var url = URLRecord.parse(href), url.set(attribute, to: value) else { return nil }
+                return url.attributes
+            },
+            usv: JSValue(newFunctionIn: context) { (text: String) in text },  // lone surrogates become U+FFFD on the way
+            formParse: JSValue(newFunctionIn: context) { (text: String) in FormURLEncoding.parse(text) },
+            formSerialize: JSValue(newFunctionIn: context) { (pairs: [String]) in FormURLEncoding.serialize(pairs) },
+            report: JSValue(newFunctionIn: context) { (error: JSValue) in
+                // As the core reports exceptions (the handler's re-entry budget, deadlines included).
+                JSContext.current()?.notifyException(error)
+            })
+        return try PageSeam.installGlobals(in: context, natives: natives, fetch: fetch)
     }
 
     /// How many UTF-16 code units of `text` (whole characters) encode to at most `capacity`

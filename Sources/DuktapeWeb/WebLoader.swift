@@ -361,7 +361,7 @@ public final class WebLoader: @unchecked Sendable {
             let task = Task { [weak self] () throws -> WebPage in
                 let page = try WebPage(configuration: Self.pageConfiguration(configuration, loader: self))
                 do {
-                    let loaded = try await page.load(html: try LoaderPage.html(), baseURL: URL(string: origin + "/"))
+                    let loaded = try await page.load(html: PageSeam.loaderHTML, baseURL: URL(string: origin + "/"))
                     if let failure = loaded.scriptErrors.first {
                         throw WebLoaderError.invalidRequest(requestID: requestID, message: "loader.html failed to run: \(failure)")
                     }

@@ -33,7 +33,7 @@ public final class WebPage: @unchecked Sendable {
     public let configuration: WebPageConfiguration
     let context: JSContext
     private let loop: JSEventLoop
-    private let control: JSValue
+    private let control: PageSeam.Control
     let network: PageNetwork
     private let lock = NSLock()
     private var currentURL: URL?
@@ -76,10 +76,9 @@ public final class WebPage: @unchecked Sendable {
             },
             cookies: configuration.cookieStore, cache: configuration.httpCache,
             maximumConcurrentTransfers: configuration.maximumConcurrentTransfers, documentURL: { [link] in link.page?.url })
-        var fetchNatives = network.natives(in: context)
-        fetchNatives["documentURL"] = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
-        let internals = try BrowserGlobals.installReturningInternals(in: context, fetch: fetchNatives)
-        network.dispatcher = internals.forProperty("transfer")
+        let documentURL = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
+        let globals = try BrowserGlobals.install(in: context, fetch: network.natives(in: context, documentURL: documentURL))
+        network.events = globals.transferEvents
         let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) throws in
             guard let page = link.page else { return }
             let body = value.toObject()
@@ -96,12 +95,13 @@ public final class WebPage: @unchecked Sendable {
             guard let store, let url = link.page?.url else { return }
             store.setFromScript(text, url: url)
         }
-        control = try context.evaluate(PageScript.source, sourceName: "web:page.js")
-            .call(context.globalObject, internals, ["post": post, "getCookie": getCookie, "setCookie": setCookie])
-        try control.forProperty("setUserAgent").call(configuration.userAgent)
+        control = try PageSeam.installPage(
+            in: context, globals: globals, natives: PageSeam.PageNatives(post: post, getCookie: getCookie, setCookie: setCookie))
+        try control.setLocation(URLRecord.blankAttributes)
+        try control.setUserAgent(configuration.userAgent)
         link.page = self
         for name in configuration.userContentController.attach(self) {
-            try control.forProperty("setHandler").call(name, Self.kind(configuration.userContentController.handler(named: name)))
+            try control.setHandler(name, Self.kind(configuration.userContentController.handler(named: name)))
         }
         try loop.start()
     }
@@ -195,7 +195,7 @@ public final class WebPage: @unchecked Sendable {
     @discardableResult
     public func load(html: String, baseURL: URL?) async throws -> PageLoad {
         let scripts = HTMLScript.scripts(in: html)
-        let attributes = baseURL.flatMap { URLRecord.parse($0.absoluteString)?.attributes } ?? Self.blankLocation
+        let attributes = baseURL.flatMap { URLRecord.parse($0.absoluteString)?.attributes } ?? URLRecord.blankAttributes
         let base = baseURL.flatMap { URLRecord.parse($0.absoluteString) }
         let userScripts = configuration.userContentController.userScripts
         let output = configuration.consoleOutput
@@ -218,8 +218,8 @@ public final class WebPage: @unchecked Sendable {
         }
         lock.withLock { currentURL = baseURL }
         var steps: [@Sendable (JSContext) throws -> Void] = [{ [control] _ in
-            try control.forProperty("setLocation").call(attributes)
-            try control.forProperty("setReadyState").call("loading")
+            try control.setLocation(attributes)
+            try control.setReadyState(.loading)
         }]
         for script in userScripts where script.injectionTime == .atDocumentStart {
             steps.append { context in _ = try context.evaluate(script.source) }
@@ -258,8 +258,8 @@ public final class WebPage: @unchecked Sendable {
         for script in userScripts where script.injectionTime == .atDocumentEnd {
             steps.append { context in _ = try context.evaluate(script.source) }
         }
-        steps.append { [control] _ in try control.forProperty("setReadyState").call("interactive") }
-        steps.append { [control] _ in try control.forProperty("setReadyState").call("complete") }
+        steps.append { [control] _ in try control.setReadyState(.interactive) }
+        steps.append { [control] _ in try control.setReadyState(.complete) }
         try await runSteps(steps)
         return result.value
     }
@@ -275,9 +275,6 @@ public final class WebPage: @unchecked Sendable {
             lock.withLock { result.skippedScripts.append(.init(index: index, reason: reason)) }
         }
     }
-
-    /// `location`'s attributes before a load, and for a load without a (valid) base URL.
-    private static let blankLocation = ["about:blank", "null", "about:", "", "", "", "", "", "blank", "", ""]
 
     // MARK: - Evaluating
 
@@ -360,7 +357,7 @@ public final class WebPage: @unchecked Sendable {
                     name: "SyntaxError", message: "the body closes the function it is the body of (an unmatched '}')",
                     sourceURL: nil, line: nil, stack: nil)
             }
-            let value = try control.forProperty("callMade").call(made, values.value)
+            let value = try control.callMade(made, values.value)
             handoff.withLock { $0 = value }
         }
         guard let result = handoff.withLock({ $0 }) else { throw WebPageError.closed }
@@ -407,11 +404,11 @@ public final class WebPage: @unchecked Sendable {
 
     /// A result as WebKit gives it: copied as a message is (own properties only, within the
     /// copy's limits), then converted; a function, symbol or promise has no Swift form.
-    static func converted(_ value: JSValue, copiedBy control: JSValue) throws -> Box<Any?> {
+    static func converted(_ value: JSValue, copiedBy control: PageSeam.Control) throws -> Box<Any?> {
         if value.isPromise { throw WebPageError.unsupportedResultType("promise") }
         if value.isFunction { throw WebPageError.unsupportedResultType("function") }
         if value.isSymbol { throw WebPageError.unsupportedResultType("symbol") }
-        return Box(value: try control.forProperty("copy").call(value).toObject())
+        return Box(value: try control.copy(value).toObject())
     }
 
     static func failure(_ error: any Error) -> WebPageError {
@@ -506,15 +503,15 @@ public final class WebPage: @unchecked Sendable {
     /// in the controller's state).
     func handlerChanged(_ name: String) {
         let controller = configuration.userContentController
-        loop.post { [control] _ in try control.forProperty("setHandler").call(name, Self.kind(controller.handler(named: name))) }
+        loop.post { [control] _ in try control.setHandler(name, Self.kind(controller.handler(named: name))) }
     }
 
-    /// PageScript's handler kinds: 0 none, 1 without a reply, 2 with one.
-    static func kind(_ handler: UserContentController.Registered?) -> Int {
+    /// What `webkit.messageHandlers.<name>` is for `handler`.
+    static func kind(_ handler: UserContentController.Registered?) -> PageSeam.Control.HandlerKind {
         switch handler {
-        case nil: 0
-        case .plain: 1
-        case .withReply: 2
+        case nil: .none
+        case .plain: .plain
+        case .withReply: .reply
         }
     }
 
@@ -581,7 +578,7 @@ public final class WebPage: @unchecked Sendable {
                     pending.cancel()
                     return
                 }
-                pending.complete { _ in try control.forProperty("settle").call(replyID, outcome.fulfilled, outcome.value.value) }
+                pending.complete { _ in try control.settle(replyID, fulfilled: outcome.fulfilled, value: outcome.value.value) }
             }
         }
     }

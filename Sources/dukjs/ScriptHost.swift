@@ -155,7 +155,7 @@ final class ScriptHost {
         var text = head
         if let stack = exception.stack, !stack.isEmpty {
             // The runtime's own frames (the module loader, the console) are left out.
-            text += stack.split(separator: "\n").filter { !$0.contains("@runtime:") }.map { "\n    at \($0)" }.joined()
+            text += stack.split(separator: "\n").filter { !$0.contains("@DuktapeRuntime/") }.map { "\n    at \($0)" }.joined()
         }
         return text
     }

@@ -281,6 +281,20 @@ struct EngineStack {
         try check(status)
     }
 
+    /// Defines the global object's own property under the hidden key `name` as `value`
+    /// (writable, configurable), whatever a script did to the global object (frozen, sealed).
+    func setGlobalHiddenSlot(_ name: String, to value: JSValue) throws(JSException) {
+        try reserve(2)
+        duk_push_global_object(ctx)
+        try push(reserved: value)
+        let key = [UInt8(0xFF)] + Array(name.utf8)
+        let status = key.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { cduk_pdef_named_value(ctx, $0.baseAddress, $0.count, UInt32(CDUK_DEFPROP_METHOD)) }
+        }
+        try check(status)
+        duk_pop(ctx)
+    }
+
     /// Pushes a JSValue, refusing values of another VM.
     func push(_ value: JSValue) throws(JSException) {
         try reserve(1)
@@ -488,6 +502,13 @@ struct EngineStack {
     /// (as program code when `asProgram`: its result is then undefined).
     func evaluate(_ source: String, sourceURL: String?, asProgram: Bool = false) throws(JSException) {
         try compileLowering(source, sourceURL: sourceURL, asProgram: asProgram)
+        try callAsGlobalCode()
+    }
+
+    /// [..] -> [.. result]: `source` compiled as ES5, never lowered, and run as global code (the
+    /// library's own scripts, which must run on the bare engine).
+    func evaluateES5(_ source: String, sourceURL: String?) throws(JSException) {
+        try check(compile(source, sourceURL: sourceURL, asProgram: false))
         try callAsGlobalCode()
     }
 

@@ -9,6 +9,21 @@ import NIOHTTP1
 /// list, the body's bytes and the request's modes.
 struct FetchRequest: Sendable {
     enum Redirect: String, Sendable { case follow, error, manual }
+    /// When cookies are sent with the request and stored from its response.
+    enum Credentials: String, Sendable {
+        case omit
+        case sameOrigin = "same-origin"
+        case include
+    }
+    /// How the HTTP cache takes part (Fetch's cache modes).
+    enum CacheMode: String, Sendable {
+        case `default`
+        case noStore = "no-store"
+        case reload
+        case noCache = "no-cache"
+        case forceCache = "force-cache"
+        case onlyIfCached = "only-if-cached"
+    }
 
     var url: URLRecord
     var method: String
@@ -16,21 +31,19 @@ struct FetchRequest: Sendable {
     var body: Data?
     var redirect: Redirect
     var timeout: Duration?
-    /// `omit`, `same-origin` or `include`: when cookies are sent and stored.
-    var credentials: String
-    /// The cache mode: `default`, `no-store`, `reload`, `no-cache`, `force-cache`, `only-if-cached`.
-    var cache: String
+    var credentials: Credentials
+    var cache: CacheMode
 }
 
-/// A page's network: `fetch`'s natives (`send`, `read`, `cancel`) and the transfers they
+/// A page's network: `fetch`'s natives (`PageSeam.FetchNatives`) and the transfers they
 /// start, on one process-wide async-http-client whose I/O runs on its own event loops. Events
-/// reach the page as macrotasks posted to its loop, through the dispatcher the page's script
-/// gives (`onTransfer(id, kind, …)`: 0 response head, 1 chunk, 2 end, 3 error).
+/// reach the page as macrotasks posted to its loop, through fetch.js's handlers
+/// (`PageSeam.TransferEvents`: head, available, end, fail).
 ///
 /// A transfer's terminal event ends its pending-work handle, so a loop run until idle waits
 /// for it; closing the page abandons every transfer (their connections are closed).
 final class PageNetwork: @unchecked Sendable {
-    // @unchecked: `dispatcher` is set once, before the loop starts; it and `nextID` are used
+    // @unchecked: `events` is set once, before the loop starts; it and `nextID` are used
     // only inside calls from the page's context (natives and posted work), which the VM's lock
     // serializes; the transfers are behind a mutex.
     private let loop: JSEventLoop
@@ -54,7 +67,7 @@ final class PageNetwork: @unchecked Sendable {
     /// their cancellation), and the client's shutdown once it began.
     let activity = ActivityCount()
     private var nextID = 0
-    var dispatcher: JSValue?
+    var events: PageSeam.TransferEvents?
     private let pauseObserverStorage = Guarded<(@Sendable (Int) -> Void)?>(nil)
 
     /// Told the unread byte count each time a transfer waits for the page to read (tests).
@@ -114,33 +127,39 @@ final class PageNetwork: @unchecked Sendable {
         cancelAll()
     }
 
-    /// The natives `BrowserScript` takes for fetch.
-    func natives(in context: JSContext) -> [String: JSValue] {
-        var natives: [String: JSValue] = [:]
-        natives["send"] = JSValue(newFunctionIn: context) { [weak self] (description: JSValue) -> Int in
-            self?.send(description) ?? 0
-        }
-        natives["read"] = JSValue(newFunctionIn: context) { [weak self] (id: Int, count: Int) in
-            self?.transfer(id)?.read(count)
-        }
-        natives["cancel"] = JSValue(newFunctionIn: context) { [weak self] (id: Int) in
-            self?.cancel(id)
-        }
-        // The stream asks for bytes: the waiting ones now (a Uint8Array), or undefined and a
-        // job posted when they come. A chunk past the memory limit ends the transfer and throws.
-        natives["pull"] = JSValue(newFunctionIn: context) { [weak self] (id: Int) -> JSValue? in
-            guard let context = JSContext.current(), let transfer = self?.transfer(id), let parts = transfer.pull() else { return nil }
-            do {
-                return try Self.uint8Array(parts, in: context)
-            } catch {
+    /// fetch.js's natives; `documentURL` is the page's.
+    func natives(in context: JSContext, documentURL: JSValue) -> PageSeam.FetchNatives {
+        PageSeam.FetchNatives(
+            send: JSValue(newFunctionIn: context) { [weak self] (
+                url: String, method: String, headers: [String], body: Data?, redirect: String, timeout: Double,
+                credentials: String, cache: String
+            ) -> Int in
+                guard let self else { return 0 }
+                return send(url: url, method: method, headers: headers, body: body, redirect: redirect, timeout: timeout,
+                            credentials: credentials, cache: cache)
+            },
+            read: JSValue(newFunctionIn: context) { [weak self] (id: Int, count: Int) in
+                self?.transfer(id)?.read(count)
+            },
+            cancel: JSValue(newFunctionIn: context) { [weak self] (id: Int) in
                 self?.cancel(id)
-                throw FetchFailure(Self.noMemory(for: parts))
-            }
-        }
-        natives["decodeText"] = JSValue(newFunctionIn: context) { (bytes: Data, contentType: String?) in
-            TextCharset(contentType: contentType).decode(bytes)
-        }
-        return natives
+            },
+            // The stream asks for bytes: the waiting ones now (a Uint8Array), or undefined and
+            // `available` when they come. A chunk past the memory limit ends the transfer and
+            // throws.
+            pull: JSValue(newFunctionIn: context) { [weak self] (id: Int) -> JSValue? in
+                guard let context = JSContext.current(), let transfer = self?.transfer(id), let parts = transfer.pull() else { return nil }
+                do {
+                    return try Self.uint8Array(parts, in: context)
+                } catch {
+                    self?.cancel(id)
+                    throw FetchFailure(Self.noMemory(for: parts))
+                }
+            },
+            decodeText: JSValue(newFunctionIn: context) { (bytes: Data, contentType: String?) in
+                TextCharset(contentType: contentType).decode(bytes)
+            },
+            documentURL: documentURL)
     }
 
     /// Abandons every transfer and refuses new ones (the page closed), and shuts the client
@@ -192,10 +211,13 @@ final class PageNetwork: @unchecked Sendable {
 
     // MARK: - Starting a transfer
 
-    /// Starts the request `description` describes (`{url, method, headers: [n, v, …], body,
-    /// redirect, timeout}`, made by the page's script) and returns its id; every outcome, a
-    /// malformed description included, arrives as events.
-    private func send(_ description: JSValue) -> Int {
+    /// Starts the request fetch.js sends (its `headers` as [name, value, …], its `timeout` in
+    /// milliseconds, NaN for the page's default) and returns its id; every outcome, a malformed
+    /// request included, arrives as events.
+    private func send(
+        url href: String, method: String, headers flat: [String], body: Data?, redirect: String, timeout milliseconds: Double,
+        credentials: String, cache: String
+    ) -> Int {
         nextID += 1
         let id = nextID
         let transfer = FetchTransfer(id: id, pending: loop.beginPendingWork(), onPause: pauseObserver)
@@ -207,13 +229,27 @@ final class PageNetwork: @unchecked Sendable {
             transfer.abandon()  // the page is closing: nothing starts, and nothing is posted
             return id
         }
-        let request: FetchRequest
-        do {
-            request = try Self.request(from: description, defaultTimeout: defaultTimeout)
-        } catch {
-            fail(transfer, name: "TypeError", message: "\(error)")
+        guard let url = URLRecord.parse(href) else {
+            fail(transfer, name: "TypeError", message: "the request's URL is not valid")
             return id
         }
+        guard let redirect = FetchRequest.Redirect(rawValue: redirect), let credentials = FetchRequest.Credentials(rawValue: credentials),
+            let cache = FetchRequest.CacheMode(rawValue: cache)
+        else {
+            fail(transfer, name: "TypeError", message: "the request's redirect, credentials or cache mode is not valid")
+            return id
+        }
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(flat.count / 2)
+        var index = 0
+        while index + 1 < flat.count {
+            headers.append((flat[index], flat[index + 1]))
+            index += 2
+        }
+        let timeout = milliseconds.isFinite && milliseconds >= 0 ? Duration.milliseconds(Int64(min(milliseconds, 1e15))) : defaultTimeout
+        let request = FetchRequest(
+            url: url, method: method, headers: headers, body: body, redirect: redirect, timeout: timeout,
+            credentials: credentials, cache: cache)
         if let timeout = request.timeout {
             start(transfer) { [weak self] (transfer: FetchTransfer) in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
@@ -230,39 +266,15 @@ final class PageNetwork: @unchecked Sendable {
         return id
     }
 
-    private static func request(from description: JSValue, defaultTimeout: Duration?) throws -> FetchRequest {
-        guard let href = description.forProperty("url").toString(), let url = URLRecord.parse(href) else {
-            throw FetchFailure("the request's URL is not valid")
-        }
-        let flat = description.forProperty("headers").toArray() ?? []
-        var headers: [(String, String)] = []
-        var index = 0
-        while index + 1 < flat.count {
-            if let name = flat[index] as? String, let value = flat[index + 1] as? String { headers.append((name, value)) }
-            index += 2
-        }
-        let milliseconds = description.forProperty("timeout").toDouble()
-        let timeout = milliseconds.isFinite && milliseconds >= 0 ? Duration.milliseconds(Int64(min(milliseconds, 1e15))) : defaultTimeout
-        return FetchRequest(
-            url: url,
-            method: description.forProperty("method").toString() ?? "GET",
-            headers: headers,
-            body: description.forProperty("body").toObject() as? Data,
-            redirect: FetchRequest.Redirect(rawValue: description.forProperty("redirect").toString() ?? "") ?? .follow,
-            timeout: timeout,
-            credentials: description.forProperty("credentials").toString() ?? "same-origin",
-            cache: description.forProperty("cache").toString() ?? "default")
-    }
-
     // MARK: - Events
 
     /// What a transfer tells the page.
     private enum Event: Sendable {
         case head(status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String)
         /// Bytes wait for a page that wanted some (`FetchTransfer.queue`).
-        case chunk
-        /// The end of the body, after the chunks still waiting.
-        case end(FetchTransfer)
+        case available
+        /// The end of the body, after the bytes still waiting.
+        case end
         case error(name: String, message: String)
     }
 
@@ -272,33 +284,24 @@ final class PageNetwork: @unchecked Sendable {
         _ = loop.post { [weak self] _ in self?.dispatch(id, event) }
     }
 
-    /// Calls the page's dispatcher (an exception it throws goes to the context's handler).
+    /// Calls fetch.js's handler of `event` (an exception it throws goes to the context's handler).
     private func dispatch(_ id: Int, _ event: Event) {
-        guard let dispatcher else { return }
-        let arguments: [Any]
+        guard let events else { return }
         switch event {
         case let .head(status, statusText, url, redirected, headers, type):
-            arguments = [id, 0, status, statusText, url, redirected, headers, type]
-        case .chunk:
+            events.head(id, status: status, statusText: statusText, url: url, redirected: redirected, headers: headers, type: type)
+        case .available:
             // Bytes are waiting and the page wanted some: its stream pulls them (the one way
-            // bytes reach a stream while its transfer runs, so they keep their order even when
-            // a finalizer run by the chunk's allocation reads from the stream).
-            arguments = [id, 1]
-        case .end(let transfer):
-            // The bytes the page has not pulled yet go first: the end closes the stream after
-            // them. (The transfer has left `running`, so nothing else can pull them.)
-            while let parts = transfer.takeChunk() {
-                do {
-                    _ = dispatcher.call(withArguments: [id, 1, try Self.uint8Array(parts, in: dispatcher.context)])
-                } catch {
-                    _ = dispatcher.call(withArguments: [id, 3, "TypeError", Self.noMemory(for: parts)])
-                    return
-                }
-            }
-            arguments = [id, 2]
-        case let .error(name, message): arguments = [id, 3, name, message]
+            // bytes reach a stream, so they keep their order even when a finalizer run by the
+            // chunk's allocation reads from the stream).
+            events.available(id)
+        case .end:
+            // The stream pulls the bytes it has not pulled yet, then closes: the transfer is
+            // still known to `pull` until this returns.
+            events.end(id)
+        case let .error(name, message):
+            events.fail(id, name: name, message: message)
         }
-        _ = dispatcher.call(withArguments: arguments)
     }
 
     private static func noMemory(for parts: [ByteBuffer]) -> String {
@@ -310,12 +313,12 @@ final class PageNetwork: @unchecked Sendable {
     }
 
     /// Ends `transfer` with `event`. The page can still pull the bytes that arrived before it
-    /// until the event is dispatched, so the transfer is forgotten only then.
+    /// until the event is dispatched (its end pulls them), so the transfer is forgotten only then.
     private func finish(_ transfer: FetchTransfer, _ event: Event) {
         let id = transfer.id
         transfer.finish(posting: { [weak self] _ in
-            self?.transfers.withLock { _ = $0.running.removeValue(forKey: id) }
             self?.dispatch(id, event)
+            self?.transfers.withLock { _ = $0.running.removeValue(forKey: id) }
         })
     }
 
@@ -367,21 +370,21 @@ final class PageNetwork: @unchecked Sendable {
                 // A page's own conditional or range request bypasses the cache (Fetch's rule); so
                 // does a request with credentials in Authorization, or in a Cookie header the page
                 // wrote itself (there is no cookie store to partition by).
-                if mode == "default", request.headers.contains(where: { Self.bypassingHeaders.contains($0.name.lowercased()) }) {
-                    mode = "no-store"
+                if mode == .default, request.headers.contains(where: { Self.bypassingHeaders.contains($0.name.lowercased()) }) {
+                    mode = .noStore
                 }
                 if http.headers.contains(name: "authorization") || (cookies == nil && http.headers.contains(name: "cookie")) {
-                    mode = "no-store"
+                    mode = .noStore
                 }
-                let cacheable = cache != nil && request.method == "GET" && mode != "no-store"
-                var stored = cacheable && mode != "reload" ? cache?.lookup(address.href, partition: partition, requestHeaders: sentHeaders) : nil
+                let cacheable = cache != nil && request.method == "GET" && mode != .noStore
+                var stored = cacheable && mode != .reload ? cache?.lookup(address.href, partition: partition, requestHeaders: sentHeaders) : nil
                 let fresh = stored?.isFresh(now: Date()) == true
-                if let entry = stored, mode == "only-if-cached" || mode == "force-cache" || (mode == "default" && fresh) {
+                if let entry = stored, mode == .onlyIfCached || mode == .forceCache || (mode == .default && fresh) {
                     if try await serve(entry, url: request.url, redirected: redirected, on: transfer) { return }
                     cache?.invalidate(address.href)  // its body went missing: the network answers
                     stored = nil
                 }
-                if mode == "only-if-cached", stored == nil {
+                if mode == .onlyIfCached, stored == nil {
                     throw FetchFailure("\(address.href) is not in the cache (the request's cache mode is 'only-if-cached')")
                 }
                 var sent = http
@@ -417,7 +420,7 @@ final class PageNetwork: @unchecked Sendable {
                         throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
                     case .manual:
                         sendHead(transfer, status: 0, statusText: "", url: request.url, redirected: redirected, headers: [], type: "opaqueredirect")
-                        finish(transfer, .end(transfer))
+                        finish(transfer, .end)
                         return
                     case .follow:
                         hops += 1
@@ -452,7 +455,7 @@ final class PageNetwork: @unchecked Sendable {
                          headers: headers, type: "basic")
                 do {
                     try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { [weak self] in
-                        self?.post(transfer, .chunk)
+                        self?.post(transfer, .available)
                     }))
                 } catch {
                     writer?.discard()
@@ -463,7 +466,7 @@ final class PageNetwork: @unchecked Sendable {
                     return
                 }
                 writer?.commit()
-                finish(transfer, .end(transfer))
+                finish(transfer, .end)
                 return
             }
         } catch {
@@ -478,9 +481,9 @@ final class PageNetwork: @unchecked Sendable {
     private func sendsCookies(_ request: FetchRequest) -> Bool {
         guard cookies != nil else { return false }
         switch request.credentials {
-        case "include": return true
-        case "omit": return false
-        default:
+        case .include: return true
+        case .omit: return false
+        case .sameOrigin:
             guard let page = documentURL()?.absoluteString, let origin = URLRecord.parse(page)?.origin else { return false }
             return origin == request.url.origin && origin != "null"
         }
@@ -621,7 +624,7 @@ final class PageNetwork: @unchecked Sendable {
                 return TextCharset.utf8.decode(data)
             }
             let request = FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
-                                       credentials: "same-origin", cache: "default")
+                                       credentials: .sameOrigin, cache: .default)
             let withCookies = sendsCookies(request)
             let response: HTTPClientResponse
             do {
@@ -677,7 +680,7 @@ final class PageNetwork: @unchecked Sendable {
         let headers = ["Content-Type", Self.contentType(ofPath: path), "Content-Length", String(size)]
         sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
         if request.method == "GET" { try await stream(handle, size: size, of: request.url.href, on: transfer) }
-        finish(transfer, .end(transfer))
+        finish(transfer, .end)
     }
 
     /// Opens the file of a file URL once, and checks what was opened: a regular file (a FIFO or
@@ -721,7 +724,7 @@ final class PageNetwork: @unchecked Sendable {
                 return
             }
             sent += chunk.count
-            if transfer.queue(ByteBuffer(bytes: chunk)) { post(transfer, .chunk) }
+            if transfer.queue(ByteBuffer(bytes: chunk)) { post(transfer, .available) }
             await transfer.waitForRoom()
         }
     }
@@ -736,7 +739,7 @@ final class PageNetwork: @unchecked Sendable {
         sendHead(transfer, status: stored.entry.status, statusText: stored.entry.statusText, url: url, redirected: redirected,
                  headers: stored.entry.headers, type: "basic")
         try await stream(handle, size: stored.entry.size, of: url.href, on: transfer)
-        finish(transfer, .end(transfer))
+        finish(transfer, .end)
         return true
     }
 

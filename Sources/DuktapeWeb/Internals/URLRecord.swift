@@ -512,8 +512,12 @@ extension Unicode.Scalar {
 // MARK: - The URL object's attributes
 
 extension URLRecord {
-    /// The attributes of a `URL` object, in the order `BrowserScript` reads them: href, origin,
-    /// protocol, username, password, host, hostname, port, pathname, search, hash.
+    /// `about:blank`'s attributes: `location` before a load, and for a load without a (valid)
+    /// base URL.
+    static let blankAttributes = URLRecord.parse("about:blank")?.attributes ?? []
+
+    /// The attributes of a `URL` object, in the order url.js and page.js read them: href,
+    /// origin, protocol, username, password, host, hostname, port, pathname, search, hash.
     var attributes: [String] {
         [
             href, origin, scheme + ":", username, password, hostWithPort, host ?? "", port.map(String.init) ?? "",

@@ -1,54 +1,44 @@
-/// The console and its renderer, in JavaScript (ES5, as Duktape runs it): rendering runs inside
-/// the VM, under its time and memory limits, so logging a huge or hostile object costs the
-/// script, never the host.
-///
-/// The source is a constant: evaluated once per context, it gives a factory taking the native
-/// functions (`write(level, text)`, `now()` in milliseconds). The built-ins it uses are captured
-/// when it is installed, so a script that replaces `Object.keys` or `JSON.stringify` does not
-/// change how the console renders. Output follows Node 20's `util.inspect` (depth 2, break
-/// length 80, `compact: 3`, arrays of more than six short items grouped in columns), with the
-/// depth capped at 100.
-enum ConsoleScript {
-    /// The factory's source; `write` gets `ConsoleLevel` raw values.
-    static let source = #"""
-(function (write, now) {
+// Values rendered as Node's `util.inspect` renders them (Console.inspect, console.log's
+// arguments): depth, cycles, `compact: 3` line breaking at 80 columns, typed arrays, errors.
+(function (global, primordials, natives, shared) {
 'use strict';
+
 var LEVEL_DEBUG = 0, LEVEL_LOG = 1, LEVEL_INFO = 2, LEVEL_WARN = 3, LEVEL_ERROR = 4, LEVEL_TRACE = 5, LEVEL_ASSERT = 6;
-var apply = Reflect.apply;
+var apply = primordials.ReflectApply;
 function method(f) {
     return function (self, a, b, c) { return apply(f, self, arguments.length > 1 ? [a, b, c] : []); };
 }
-var O = Object, keysOf = O.keys, namesOf = O.getOwnPropertyNames, protoOf = O.getPrototypeOf,
-    descOf = O.getOwnPropertyDescriptor, symbolsOf = O.getOwnPropertySymbols, isArray = Array.isArray,
-    create = O.create, stringify = JSON.stringify, Str = String, Num = Number, parseI = parseInt,
-    parseF = parseFloat, floor = Math.floor, sqrt = Math.sqrt, round = Math.round, isNaNValue = isNaN,
-    ErrorCtor = Error;
-var toTag = method(O.prototype.toString), hasOwn = method(O.prototype.hasOwnProperty),
-    isEnumerable = method(O.prototype.propertyIsEnumerable),
-    charCode = method(String.prototype.charCodeAt), slice = method(String.prototype.slice),
-    indexOf = method(String.prototype.indexOf), repeat = method(String.prototype.repeat),
-    split = method(String.prototype.split), toUpper = method(String.prototype.toUpperCase),
-    numToString = method(Number.prototype.toString), toFixed = method(Number.prototype.toFixed),
-    numValue = method(Number.prototype.valueOf), strValue = method(String.prototype.valueOf),
-    boolValue = method(Boolean.prototype.valueOf), dateTime = method(Date.prototype.getTime),
-    dateISO = method(Date.prototype.toISOString), regexpText = method(RegExp.prototype.toString),
-    symbolText = method(Symbol.prototype.toString);
-var byteView = function (buffer) { return new Uint8Array(buffer); };
+var O = primordials.Object, keysOf = primordials.ObjectKeys, namesOf = primordials.ObjectGetOwnPropertyNames, protoOf = primordials.ObjectGetPrototypeOf,
+    descOf = primordials.ObjectGetOwnPropertyDescriptor, symbolsOf = primordials.ObjectGetOwnPropertySymbols, isArray = primordials.ArrayIsArray,
+    create = primordials.ObjectCreate, stringify = primordials.JSONStringify, Str = primordials.String, Num = primordials.Number, parseI = primordials.parseInt,
+    parseF = primordials.parseFloat, floor = primordials.MathFloor, sqrt = primordials.MathSqrt, round = primordials.MathRound, isNaNValue = primordials.isNaN,
+    ErrorCtor = primordials.Error;
+var toTag = method(primordials.ObjectPrototypeToString), hasOwn = method(primordials.ObjectPrototypeHasOwnProperty),
+    isEnumerable = method(primordials.ObjectPrototypePropertyIsEnumerable),
+    charCode = method(primordials.StringPrototypeCharCodeAt), slice = method(primordials.StringPrototypeSlice),
+    indexOf = method(primordials.StringPrototypeIndexOf), repeat = method(primordials.StringPrototypeRepeat),
+    split = method(primordials.StringPrototypeSplit), toUpper = method(primordials.StringPrototypeToUpperCase),
+    numToString = method(primordials.NumberPrototypeToString), toFixed = method(primordials.NumberPrototypeToFixed),
+    numValue = method(primordials.NumberPrototypeValueOf), strValue = method(primordials.StringPrototypeValueOf),
+    boolValue = method(primordials.BooleanPrototypeValueOf), dateTime = method(primordials.DatePrototypeGetTime),
+    dateISO = method(primordials.DatePrototypeToISOString), regexpText = method(primordials.RegExpPrototypeToString),
+    symbolText = method(primordials.SymbolPrototypeToString);
+var byteView = function (buffer) { return new primordials.Uint8Array(buffer); };
 // Duktape.info(value).enext: how many properties an object keeps outside its array part (its
 // named properties and symbols, and indices only when sparse). Zero lets an array or typed
 // array skip listing its keys, which costs a string for every element.
 var engineInfo = typeof Duktape === 'object' && Duktape !== null && typeof Duktape.info === 'function' ? Duktape.info : null;
 // An array's own class: a Proxy of an array passes Array.isArray, but its info is the proxy's.
 var arrayClass = engineInfo !== null ? engineInfo([]).class : -1;
-var TypeErrorCtor = TypeError;
+var TypeErrorCtor = primordials.TypeError;
 var identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/, indexKey = /^(0|[1-9][0-9]*)$/,
     typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/;
-var testRe = method(RegExp.prototype.test);
+var testRe = method(primordials.RegExpPrototypeTest);
 
 function append(list, value) { list[list.length] = value; }
 // Strings are built from pieces joined once: Duktape has no ropes, so `+=` in a loop would be
 // quadratic in the output's length.
-var joinArray = method(Array.prototype.join);
+var joinArray = method(primordials.ArrayPrototypeJoin);
 function joined(list, separator) { return joinArray(list, separator); }
 function spaces(n) { return n > 0 ? repeat(' ', n) : ''; }
 function padEnd(text, width) { return text + spaces(width - text.length); }
@@ -404,230 +394,5 @@ function tryStringify(value) {
     }
 }
 
-// console.log's formatting: printf-like specifiers in a first string argument, then the
-// remaining arguments inspected (strings as they are), separated by spaces.
-function format(args) {
-    var first = args[0], used = 0, text = '', separator = '';
-    if (typeof first === 'string') {
-        if (args.length === 1) return first;
-        var lastPos = 0, piece;
-        for (var i = 0; i < first.length - 1; i++) {
-            if (charCode(first, i) !== 37) continue;
-            var c = charCode(first, ++i);
-            if (used + 1 !== args.length) {
-                switch (c) {
-                case 115: // %s
-                    var arg = args[++used];
-                    if (typeof arg === 'number') piece = formatNumber(arg);
-                    else if (typeof arg === 'object' && arg !== null || typeof arg === 'function') piece = inspect(arg, { depth: 0 });
-                    else piece = typeof arg === 'symbol' ? symbolText(arg) : Str(arg);
-                    break;
-                case 106: piece = tryStringify(args[++used]); break; // %j
-                case 100: // %d
-                    var n = args[++used];
-                    piece = typeof n === 'symbol' ? 'NaN' : formatNumber(Num(n));
-                    break;
-                case 79: piece = inspect(args[++used]); break; // %O
-                case 111: piece = inspect(args[++used], { showHidden: true, depth: 4 }); break; // %o
-                case 105: // %i
-                    var whole = args[++used];
-                    piece = typeof whole === 'symbol' ? 'NaN' : formatNumber(parseI(whole));
-                    break;
-                case 102: // %f
-                    var real = args[++used];
-                    piece = typeof real === 'symbol' ? 'NaN' : formatNumber(parseF(real));
-                    break;
-                case 99: used++; piece = ''; break; // %c: CSS, ignored
-                case 37: text += slice(first, lastPos, i); lastPos = i + 1; continue; // %%
-                default: continue;
-                }
-                if (lastPos !== i - 1) text += slice(first, lastPos, i - 1);
-                text += piece;
-                lastPos = i + 1;
-            } else if (c === 37) {
-                text += slice(first, lastPos, i);
-                lastPos = i + 1;
-            }
-        }
-        if (lastPos !== 0) {
-            used++;
-            separator = ' ';
-            if (lastPos < first.length) text += slice(first, lastPos);
-        }
-    }
-    for (; used < args.length; used++) {
-        var value = args[used];
-        text += separator + (typeof value === 'string' ? value : inspect(value));
-        separator = ' ';
-    }
-    return text;
-}
-
-var indent = '';
-function emit(level, text) {
-    if (indent !== '') {
-        var lines = split(text, '\n');
-        text = indent + joined(lines, '\n' + indent);
-    }
-    write(level, text);
-}
-function argumentsList(args, from) {
-    var list = [];
-    for (var i = from; i < args.length; i++) append(list, args[i]);
-    return list;
-}
-function label(value) { return value === undefined ? 'default' : Str(value); }
-function elapsed(ms) {
-    if (ms >= 1000) return toFixed(ms / 1000, 3) + 's';
-    return toFixed(ms, 3) + 'ms';
-}
-function stackBelow(skip) {
-    var stack;
-    try { throw new ErrorCtor('trace'); } catch (e) { stack = e.stack; }
-    var lines = typeof stack === 'string' ? split(stack, '\n') : [], out = '';
-    for (var i = skip; i < lines.length; i++) if (lines[i] !== '') out += '\n    at ' + lines[i];
-    return out;
-}
-
-var counts = create(null), timers = create(null);
-var console = {
-    log: function log() { emit(LEVEL_LOG, format(arguments)); },
-    info: function info() { emit(LEVEL_INFO, format(arguments)); },
-    debug: function debug() { emit(LEVEL_DEBUG, format(arguments)); },
-    warn: function warn() { emit(LEVEL_WARN, format(arguments)); },
-    error: function error() { emit(LEVEL_ERROR, format(arguments)); },
-    trace: function trace() {
-        var message = format(arguments);
-        emit(LEVEL_TRACE, 'Trace' + (message !== '' ? ': ' + message : '') + stackBelow(2));
-    },
-    assert: function assert(condition) {
-        if (condition) return;
-        // As Node: the first argument is joined to the prefix as a string.
-        var rest = argumentsList(arguments, 1);
-        if (rest.length === 0) rest = ['Assertion failed'];
-        else rest[0] = 'Assertion failed: ' + Str(rest[0]);
-        emit(LEVEL_ASSERT, format(rest));
-    },
-    count: function count(name) {
-        name = label(name);
-        counts[name] = (counts[name] || 0) + 1;
-        emit(LEVEL_INFO, name + ': ' + counts[name]);
-    },
-    countReset: function countReset(name) {
-        name = label(name);
-        if (counts[name] === undefined) emit(LEVEL_WARN, "Count for '" + name + "' does not exist");
-        else counts[name] = 0;
-    },
-    time: function time(name) {
-        name = label(name);
-        if (timers[name] !== undefined) { emit(LEVEL_WARN, "Warning: Label '" + name + "' already exists for console.time()"); return; }
-        timers[name] = now();
-    },
-    timeLog: function timeLog(name) {
-        name = label(name);
-        if (timers[name] === undefined) { emit(LEVEL_WARN, "Warning: No such label '" + name + "' for console.timeLog()"); return; }
-        var extra = argumentsList(arguments, 1);
-        emit(LEVEL_INFO, name + ': ' + elapsed(now() - timers[name]) + (extra.length ? ' ' + format(extra) : ''));
-    },
-    timeEnd: function timeEnd(name) {
-        name = label(name);
-        if (timers[name] === undefined) { emit(LEVEL_WARN, "Warning: No such label '" + name + "' for console.timeEnd()"); return; }
-        var started = timers[name];
-        delete timers[name];
-        emit(LEVEL_INFO, name + ': ' + elapsed(now() - started));
-    },
-    group: function group() {
-        if (arguments.length > 0) emit(LEVEL_LOG, format(arguments));
-        indent += '  ';
-    },
-    groupEnd: function groupEnd() { indent = slice(indent, 0, indent.length >= 2 ? indent.length - 2 : 0); },
-    dir: function dir(value, options) { emit(LEVEL_LOG, inspect(value, options)); },
-    table: function table(data, properties) {
-        if (properties !== undefined && !isArray(properties)) {
-            var wrong = new TypeErrorCtor('The "properties" argument must be an instance of Array. Received ' +
-                (properties === null ? 'null' : typeof properties === 'object' || typeof properties === 'function'
-                    ? 'an instance of ' + (constructorName(properties) || 'Object') : 'type ' + typeof properties + ' (' + received(properties) + ')'));
-            wrong.code = 'ERR_INVALID_ARG_TYPE';
-            throw wrong;
-        }
-        if (data === null || typeof data !== 'object') { emit(LEVEL_LOG, format(arguments)); return; }
-        emit(LEVEL_LOG, renderTable(data, properties));
-    }
-};
-console.groupCollapsed = console.group;
-console.dirxml = console.log;
-
-// A primitive as Node's argument errors show it: inspected, cut at 25 characters.
-function received(value) {
-    var text = inspect(value, { colors: false });
-    return text.length > 28 ? slice(text, 0, 25) + '...' : text;
-}
-
-function renderTable(data, properties) {
-    // Rows are the data's own keys, as Node takes them (an array's holes are no rows).
-    var rowKeys = keysOf(data), rows = [], columns = [], seen = create(null), hasValues = false, i, k;
-    var count = rowKeys.length;
-    function column(name) {
-        if (seen[name] === true) return;
-        seen[name] = true;
-        append(columns, name);
-    }
-    for (i = 0; i < count; i++) {
-        var key = rowKeys[i], row = data[key], cells = create(null), value = null;
-        if (row !== null && typeof row === 'object' || typeof row === 'function') {
-            var names = properties !== undefined ? properties : keysOf(row);
-            for (k = 0; k < names.length; k++) {
-                var name = Str(names[k]);
-                if (properties === undefined || hasOwn(row, name)) {
-                    column(name);
-                    cells[name] = inspect(row[name], { depth: 1 });
-                }
-            }
-        } else {
-            value = formatPrimitive(row);
-            hasValues = properties === undefined;  // chosen columns leave a primitive row empty, as Node does
-        }
-        append(rows, { index: Str(key), cells: cells, value: value });
-    }
-    if (properties !== undefined) {
-        columns = [];
-        seen = create(null);
-        for (k = 0; k < properties.length; k++) column(Str(properties[k]));
-    }
-    var head = ['(index)'].concat(columns);
-    if (hasValues) append(head, 'Values');
-    var table = [];
-    for (i = 0; i < rows.length; i++) {
-        var line = [rows[i].index];
-        for (k = 0; k < columns.length; k++) {
-            var cell = rows[i].cells[columns[k]];
-            append(line, cell === undefined ? '' : cell);
-        }
-        if (hasValues) append(line, rows[i].value === null ? '' : rows[i].value);
-        append(table, line);
-    }
-    var widths = [];
-    for (k = 0; k < head.length; k++) {
-        var width = head[k].length;
-        for (i = 0; i < table.length; i++) if (table[i][k].length > width) width = table[i][k].length;
-        append(widths, width + 2);
-    }
-    function rule(left, middle, right) {
-        var text = left;
-        for (var w = 0; w < widths.length; w++) text += repeat('\u2500', widths[w]) + (w + 1 < widths.length ? middle : right);
-        return text;
-    }
-    function render(cells) {
-        var text = '\u2502';
-        for (var w = 0; w < widths.length; w++) text += ' ' + padEnd(cells[w], widths[w] - 1) + '\u2502';
-        return text;
-    }
-    var out = rule('\u250c', '\u252c', '\u2510') + '\n' + render(head) + '\n' + rule('\u251c', '\u253c', '\u2524');
-    for (i = 0; i < table.length; i++) out += '\n' + render(table[i]);
-    return out + '\n' + rule('\u2514', '\u2534', '\u2518');
-}
-
-return { console: console, inspect: inspect, format: function (list) { return format(list); } };
+return { append: append, charCode: charCode, constructorName: constructorName, formatNumber: formatNumber, formatPrimitive: formatPrimitive, hasOwn: hasOwn, inspect: inspect, joined: joined, padEnd: padEnd, repeat: repeat, slice: slice, split: split, symbolText: symbolText, toFixed: toFixed, tryStringify: tryStringify };
 })
-"""#
-}

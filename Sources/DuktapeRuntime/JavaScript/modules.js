@@ -1,20 +1,20 @@
-/// CommonJS as Node runs it, in JavaScript (ES5): the module objects, `require` functions and
-/// cache, over three native functions (`resolve(specifier, parentFilename)` → filename or the
-/// paths tried; `source(filename)` → text; `compile(source, filename, Function)` → the module
-/// function, or undefined for a text that closes it).
-/// Built-ins it uses are captured when it is installed.
-enum ModuleScript {
-    static let source = #"""
-(function (resolveNative, sourceNative, compileNative) {
+// CommonJS `require` as Node runs it (ModuleLoader.swift): resolution and source through the
+// host's resolver (`natives.resolve`, `natives.source`), each module compiled once in its own
+// function (`natives.compile`), `require.cache`, cycles, JSON modules and Node's errors.
+(function (global, primordials, natives, shared) {
 'use strict';
-var apply = Reflect.apply, create = Object.create, defineProperty = Object.defineProperty, parse = JSON.parse,
-    isArray = Array.isArray, Str = String, ErrorCtor = Error, SyntaxErrorCtor = SyntaxError, TypeErrorCtor = TypeError,
-    FunctionCtor = Function;
+var resolveNative = natives.resolve,
+    sourceNative = natives.source,
+    compileNative = natives.compile;
+
+var apply = primordials.ReflectApply, create = primordials.ObjectCreate, defineProperty = primordials.ObjectDefineProperty, parse = primordials.JSONParse,
+    isArray = primordials.ArrayIsArray, Str = primordials.String, ErrorCtor = primordials.Error, SyntaxErrorCtor = primordials.SyntaxError, TypeErrorCtor = primordials.TypeError,
+    FunctionCtor = primordials.Function;
 function method(f) {
     return function (self, a, b) { return apply(f, self, arguments.length > 1 ? [a, b] : []); };
 }
-var slice = method(String.prototype.slice), lastIndexOf = method(String.prototype.lastIndexOf),
-    charCode = method(String.prototype.charCodeAt);
+var slice = method(primordials.StringPrototypeSlice), lastIndexOf = method(primordials.StringPrototypeLastIndexOf),
+    charCode = method(primordials.StringPrototypeCharCodeAt);
 var cache = create(null), mainModule;
 
 function dirname(path) {
@@ -136,5 +136,3 @@ return {
     }
 };
 })
-"""#
-}

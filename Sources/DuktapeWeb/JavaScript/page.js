@@ -1,30 +1,19 @@
-/// A page's own globals, in JavaScript (ES5): `document` (an `EventTarget` with `readyState` and
-/// `cookie`),
-/// `location` (the page URL's parts, read-only), `navigator`, and `webkit.messageHandlers`.
-///
-/// The factory takes the global object, `BrowserGlobals`' internals (`dispatch`) and the page's
-/// natives (`post(name, value, replyID)`, the id 0 for a message without a reply;
-/// `getCookie()` and `setCookie(text)` for `document.cookie`), and returns
-/// the page's control: `setLocation`, `setUserAgent`, `setReadyState` (which fires
-/// `DOMContentLoaded` and `load`), `setHandler(name, kind)` (0: remove, 1: without reply, 2:
-/// with reply), `settle(replyID, fulfilled, value)`, `copy(value)` (a message's copy, also used
-/// for results) and `callMade(function, values)` for `callAsyncJavaScript` (the host compiles the function).
-///
-/// A message's value is copied as WebKit's structured serialization copies it: JSON-like values,
-/// dates, `Error`s as `{ name, message }`, any `ArrayBuffer` or view as a `Uint8Array` of its
-/// bytes; a function, symbol, cycle or a value past the copy's limits is a `TypeError` (thrown
-/// by `postMessage`).
-enum PageScript {
-    static let source = #"""
-(function (global, internals, natives) {
+// A page's own globals: `document` (an EventTarget with `readyState` and `cookie`), `location`
+// (the page URL's parts, read-only), `navigator`, and `webkit.messageHandlers`; and the page's
+// control (PageSeam.Control).
+//
+// A message's value is copied as WebKit's structured serialization copies it: JSON-like values,
+// dates, `Error`s as `{ name, message }`, any `ArrayBuffer` or view as a `Uint8Array` of its
+// bytes; a function, symbol, cycle or a value past the copy's limits is a `TypeError` (thrown
+// by `postMessage`).
+(function (global, primordials, natives, shared) {
 'use strict';
-var O = Object, defineProperty = O.defineProperty, create = O.create, setPrototypeOf = O.setPrototypeOf, keysOf = O.keys,
-    apply = Reflect.apply, construct = Reflect.construct, TypeErrorCtor = TypeError,
-    ErrorCtor = Error, DateCtor = Date, Uint8 = Uint8Array, ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView,
-    isArray = Array.isArray, PromiseCtor = Promise, Str = String, getTime = Date.prototype.getTime,
-    toTag = Object.prototype.toString, concat = Array.prototype.concat, dispatch = internals.dispatch, post = natives.post;
+var O = primordials.Object, defineProperty = primordials.ObjectDefineProperty, create = primordials.ObjectCreate, setPrototypeOf = primordials.ObjectSetPrototypeOf, keysOf = primordials.ObjectKeys,
+    apply = primordials.ReflectApply, construct = primordials.ReflectConstruct, TypeErrorCtor = primordials.TypeError,
+    ErrorCtor = primordials.Error, DateCtor = primordials.Date, Uint8 = primordials.Uint8Array, ArrayBufferCtor = primordials.ArrayBuffer, isView = primordials.ArrayBufferIsView,
+    isArray = primordials.ArrayIsArray, PromiseCtor = primordials.Promise, Str = primordials.String, getTime = primordials.DatePrototypeGetTime,
+    toTag = primordials.ObjectPrototypeToString, concat = primordials.ArrayPrototypeConcat, dispatch = shared.dispatch, post = natives.post;
 
-// --- document ---------------------------------------------------------------------------------
 var readyState = 'loading';
 var document = new EventTarget();
 defineProperty(document, 'readyState', { get: function () { return readyState; }, enumerable: true, configurable: true });
@@ -40,7 +29,8 @@ defineProperty(document, 'cookie', { enumerable: true, configurable: true,
 defineProperty(global, 'document', { value: document, writable: false, enumerable: true, configurable: false });
 
 // --- location, navigator ------------------------------------------------------------------------
-var locationAttributes = ['about:blank', 'null', 'about:', '', '', '', '', '', 'blank', '', ''];
+// The page URL's attributes (URLRecord's order), set by the host (PageControl) before any script runs.
+var locationAttributes;
 var location = {};
 ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']
     .forEach(function (name, index) {
@@ -133,7 +123,7 @@ function MessageHandler(name, withReply) {
 }
 defineProperty(global, 'webkit', { value: { messageHandlers: messageHandlers }, writable: false, enumerable: true, configurable: false });
 
-return {
+return { control: {
     setLocation: function (attributes) { locationAttributes = attributes; },
     setUserAgent: function (agent) { userAgent = agent; },
     setReadyState: function (state) {
@@ -141,9 +131,10 @@ return {
         if (state === 'interactive') dispatch(document, [global], 'DOMContentLoaded', true, false);
         if (state === 'complete') dispatch(global, [], 'load', false, false);
     },
+    // kind: 'none' (removed), 'plain' or 'reply' (PageControl.HandlerKind).
     setHandler: function (name, kind) {
-        if (kind === 0) delete messageHandlers[name];
-        else defineProperty(messageHandlers, name, { value: new MessageHandler(name, kind === 2), enumerable: true, configurable: true });
+        if (kind === 'none') delete messageHandlers[name];
+        else defineProperty(messageHandlers, name, { value: new MessageHandler(name, kind === 'reply'), enumerable: true, configurable: true });
     },
     settle: function (id, fulfilled, value) {
         var pending = pendingReplies[id];
@@ -156,7 +147,5 @@ return {
     callMade: function (made, values) {
         return apply(made, undefined, values);
     }
-};
+} };
 })
-"""#
-}

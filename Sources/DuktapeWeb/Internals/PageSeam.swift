@@ -1,0 +1,228 @@
+import CDuktapeWebScripts
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+
+/// The seam between the web host's JavaScript (`Sources/DuktapeWeb/JavaScript`) and its Swift,
+/// declared once, as WebKit declares the messages between its processes: which files run in
+/// which order, every native a file is given, every function of a file the host calls, and the
+/// hidden keys. Property names of the JavaScript side appear in Swift only here.
+///
+/// ```
+///  Swift                                   JavaScript (one factory per file, HostScript)
+///  BrowserGlobals ── BrowserNatives ──────▶ helpers … abort.js   (the globals)
+///  PageNetwork    ── FetchNatives ────────▶ streams … fetch.js   (fetch → one typed send)
+///                 ◀── TransferEvents ───── head / available / end / fail, by transfer id
+///  WebPage        ── PageNatives ─────────▶ page.js              (post, cookies)
+///                 ◀── Control ──────────── location, user agent, ready state, handlers, replies
+/// ```
+enum PageSeam {
+    // MARK: - Files
+
+    /// DuktapeWeb's embedded file `file`.
+    static func script(_ file: String) -> HostScript {
+        HostScript(library: "DuktapeWeb", file: file) { cduk_web_file($0, $1) }
+    }
+
+    /// The browser globals, in order (each file uses what the files before it return).
+    static let globals = ["helpers.js", "dom-exception.js", "window.js", "encoding.js", "url.js", "events.js",
+                          "headers.js", "blob.js", "abort.js"].map(script)
+    /// `fetch` and its classes, run after the globals when the page has a network.
+    static let fetch = ["streams.js", "bodies.js", "request.js", "response.js", "fetch.js"].map(script)
+    /// The last file: read-only prototypes, and the page host's `dispatch`.
+    static let closing = [script("browser.js")]
+    /// The page's own globals (`document`, `location`, `navigator`, `webkit.messageHandlers`).
+    static let page = [script("page.js")]
+
+    /// `loader.html`, the page a `WebLoader` runs.
+    static let loaderHTML: String = {
+        var length = 0
+        guard let bytes = cduk_web_file("loader.html", &length) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+    }()
+
+    /// The hidden keys of the globals' internal state (`natives.hiddenKeys.<name>`).
+    static let hiddenKeyNames = ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal",
+                                 "controller", "stream", "reader", "streamController", "body", "request", "response"]
+
+    // MARK: - Natives
+
+    /// What the globals' files are given (`natives.<name>`): byte and text work done natively
+    /// (Duktape interns every intermediate string, so building strings byte by byte in script is
+    /// quadratic), WHATWG URL parsing, exception reporting, and the hidden keys.
+    struct BrowserNatives {
+        var base64Encode, base64Decode, utf8Encode, utf8Decode, utf8Fits: JSValue
+        var urlParse, urlSet, usv, formParse, formSerialize: JSValue
+        /// An exception of a listener or callback, reported as the core reports them.
+        var report: JSValue
+    }
+
+    /// `fetch`'s natives (`natives.fetch.<name>`): the page's network (`PageNetwork`).
+    struct FetchNatives {
+        /// `send(url, method, headers [name, value, …], body, redirect, timeout, credentials,
+        /// cache) → id`: the request, as values; every outcome arrives as `TransferEvents`.
+        var send: JSValue
+        /// `read(id, count)`: the page read `count` bytes of the body (flow control).
+        var read: JSValue
+        /// `cancel(id)`: the page gave up the transfer.
+        var cancel: JSValue
+        /// `pull(id) → Uint8Array | undefined`: the oldest waiting bytes, or undefined (the next
+        /// bytes then send `available`).
+        var pull: JSValue
+        /// `decodeText(bytes, contentType)`: a body's text in its charset.
+        var decodeText: JSValue
+        /// `documentURL() → string | null`: the page's URL, the base of relative requests.
+        var documentURL: JSValue
+    }
+
+    /// The page's natives (`natives.<name>` in page.js).
+    struct PageNatives {
+        /// `post(name, value, replyID)`: a script message (replyID 0: no reply wanted).
+        var post: JSValue
+        /// `getCookie() → string`, `setCookie(text)`: `document.cookie`.
+        var getCookie, setCookie: JSValue
+    }
+
+    // MARK: - Installing
+
+    /// What the host keeps of a context's browser globals.
+    struct Globals {
+        /// What the files returned (page.js takes its `dispatch`).
+        let shared: JSValue
+        /// The transfer events, when the globals have fetch.
+        let transferEvents: TransferEvents?
+    }
+
+    /// Runs the globals' files in `context`, then fetch's when `fetch` is given, then the
+    /// closing file.
+    static func installGlobals(in context: JSContext, natives: BrowserNatives, fetch: FetchNatives?) throws -> Globals {
+        let keys = try hiddenKeyNames.map { name in (name, try context.hiddenKey("DuktapeWeb." + name)) }
+        var members: [(String, JSValue)] = [
+            ("base64Encode", natives.base64Encode), ("base64Decode", natives.base64Decode), ("utf8Encode", natives.utf8Encode),
+            ("utf8Decode", natives.utf8Decode), ("utf8Fits", natives.utf8Fits), ("urlParse", natives.urlParse),
+            ("urlSet", natives.urlSet), ("usv", natives.usv), ("formParse", natives.formParse),
+            ("formSerialize", natives.formSerialize), ("report", natives.report),
+            ("hiddenKeys", try HostScript.table(keys, in: context)),
+        ]
+        var scripts = globals
+        if let fetch {
+            members.append(("fetch", try HostScript.table([
+                ("send", fetch.send), ("read", fetch.read), ("cancel", fetch.cancel), ("pull", fetch.pull),
+                ("decodeText", fetch.decodeText), ("documentURL", fetch.documentURL),
+            ], in: context)))
+            scripts += Self.fetch
+        }
+        let shared = try HostScript.run(scripts + closing, in: context, natives: HostScript.table(members, in: context))
+        let events = fetch == nil ? nil : shared.forProperty("transferEvents").map(TransferEvents.init)
+        return Globals(shared: shared, transferEvents: events)
+    }
+
+    /// Runs page.js in `context` (after `installGlobals`) and returns the page's control.
+    static func installPage(in context: JSContext, globals: Globals, natives: PageNatives) throws -> Control {
+        let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie)], in: context)
+        let shared = try HostScript.run(page, in: context, natives: table, shared: globals.shared)
+        return try Control(shared.forProperty("control"))
+    }
+
+    // MARK: - Calls into the page
+
+    /// fetch.js's handlers of a transfer's events. A call finds nothing to do for an id the page
+    /// no longer knows (it aborted, or the transfer ended).
+    struct TransferEvents: @unchecked Sendable {
+        // @unchecked: JSValues, called only on the page's thread.
+        private let head, available, end, fail: JSValue
+
+        init(_ events: JSValue) {
+            head = events.forProperty("head")
+            available = events.forProperty("available")
+            end = events.forProperty("end")
+            fail = events.forProperty("fail")
+        }
+
+        /// The response's head (`headers` as [name, value, …]; `type` `basic`, `cors` or
+        /// `opaqueredirect`).
+        func head(_ id: Int, status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String) {
+            _ = head.call(withArguments: [id, status, statusText, url, redirected, headers, type])
+        }
+
+        /// Bytes wait for a stream that wanted some: it pulls them.
+        func available(_ id: Int) {
+            _ = available.call(withArguments: [id])
+        }
+
+        /// The body ended: the stream pulls what still waits, then closes.
+        func end(_ id: Int) {
+            _ = end.call(withArguments: [id])
+        }
+
+        /// The transfer failed (`name` `TimeoutError` or `TypeError`).
+        func fail(_ id: Int, name: String, message: String) {
+            _ = fail.call(withArguments: [id, name, message])
+        }
+    }
+
+    /// page.js's control of the page.
+    struct Control: @unchecked Sendable {
+        // @unchecked: JSValues, called only on the page's thread.
+        private let setLocationFunction, setUserAgentFunction, setReadyStateFunction, setHandlerFunction: JSValue
+        private let settleFunction, copyFunction, callMadeFunction: JSValue
+
+        /// What a page's `webkit.messageHandlers.<name>` is.
+        enum HandlerKind: String {
+            /// No such handler (removed).
+            case none
+            /// `postMessage` returns undefined.
+            case plain
+            /// `postMessage` returns a promise of the handler's reply.
+            case reply
+        }
+
+        /// `document.readyState`. `interactive` fires `DOMContentLoaded`, `complete` `load`.
+        enum ReadyState: String {
+            case loading, interactive, complete
+        }
+
+        init(_ control: JSValue) throws {
+            setLocationFunction = control.forProperty("setLocation")
+            setUserAgentFunction = control.forProperty("setUserAgent")
+            setReadyStateFunction = control.forProperty("setReadyState")
+            setHandlerFunction = control.forProperty("setHandler")
+            settleFunction = control.forProperty("settle")
+            copyFunction = control.forProperty("copy")
+            callMadeFunction = control.forProperty("callMade")
+        }
+
+        /// `location`'s attributes (`URLRecord.attributes`' order).
+        func setLocation(_ attributes: [String]) throws {
+            try setLocationFunction.call(attributes)
+        }
+
+        func setUserAgent(_ agent: String) throws {
+            try setUserAgentFunction.call(agent)
+        }
+
+        func setReadyState(_ state: ReadyState) throws {
+            try setReadyStateFunction.call(state.rawValue)
+        }
+
+        func setHandler(_ name: String, _ kind: HandlerKind) throws {
+            try setHandlerFunction.call(name, kind.rawValue)
+        }
+
+        /// Settles the promise of message reply `replyID`: fulfilled with `value`, or rejected
+        /// with an `Error` whose message is `value`.
+        func settle(_ replyID: Int, fulfilled: Bool, value: Any?) throws {
+            try settleFunction.call(replyID, fulfilled, value)
+        }
+
+        /// `value` copied as a message is (WebKit's structured serialization).
+        func copy(_ value: JSValue) throws -> JSValue {
+            try copyFunction.call(value)
+        }
+
+        /// `function` (compiled by the host for `callAsyncJavaScript`) called with `values`.
+        func callMade(_ function: JSValue, _ values: Any?) throws -> JSValue {
+            try callMadeFunction.call(function, values)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+// Event, CustomEvent and EventTarget (the global object becomes one): listeners in order, once
+// each, propagation along a path; a listener's exception is reported and the others run.
+(function (global, primordials, natives, shared) {
+'use strict';
+var O = primordials.Object,
+    defineProperty = primordials.ObjectDefineProperty,
+    create = primordials.ObjectCreate,
+    setPrototypeOf = primordials.ObjectSetPrototypeOf,
+    apply = primordials.ReflectApply,
+    TypeErrorCtor = primordials.TypeError,
+    dateNow = primordials.DateNow,
+    report = natives.report,
+    hidden = natives.hiddenKeys,
+    splice = primordials.ArrayPrototypeSplice,
+    arraySlice = primordials.ArrayPrototypeSlice,
+    clock = typeof performance === 'object' && performance !== null && typeof performance.now === 'function'
+        ? performance : primordials.Date,
+    readClock = clock === primordials.Date ? dateNow : performance.now;
+var call = shared.call, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dictionary = shared.dictionary, domException = shared.domException, hostList = shared.hostList, own = shared.own, requireArguments = shared.requireArguments, requireNew = shared.requireNew, toDOMString = shared.toDOMString;
+
+var EVENT = hidden.event, LISTENERS = hidden.listeners;
+function eventState(self) {
+    var state = own(self, EVENT);
+    if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return state;
+}
+
+function Event(type, init) {
+    requireNew(this, Event, 'Event');
+    requireArguments(arguments.length, 1, "Failed to construct 'Event'");
+    var settings = dictionary(init, "Failed to construct 'Event': parameter 2");
+    defineProperty(this, EVENT, { value: {
+        type: toDOMString(type), bubbles: !!settings.bubbles, cancelable: !!settings.cancelable,
+        composed: !!settings.composed, canceled: false, dispatching: false, stop: false, stopNow: false,
+        inPassiveListener: false, target: null, currentTarget: null, phase: 0, timeStamp: apply(readClock, clock, []),
+        detail: null
+    } });
+    // isTrusted is an own, unforgeable property in browsers.
+    defineProperty(this, 'isTrusted', { get: function () { return false; }, enumerable: true });
+}
+var phases = ['NONE', 0, 'CAPTURING_PHASE', 1, 'AT_TARGET', 2, 'BUBBLING_PHASE', 3];
+for (var p = 0; p < phases.length; p += 2) {
+    defineProperty(Event, phases[p], { value: phases[p + 1], enumerable: true });
+    defineProperty(Event.prototype, phases[p], { value: phases[p + 1], enumerable: true });
+}
+function eventGetter(name, read) {
+    defineGetter(Event.prototype, name, function () { return read(eventState(this)); });
+}
+eventGetter('type', function (s) { return s.type; });
+eventGetter('bubbles', function (s) { return s.bubbles; });
+eventGetter('cancelable', function (s) { return s.cancelable; });
+eventGetter('composed', function (s) { return s.composed; });
+eventGetter('defaultPrevented', function (s) { return s.canceled; });
+eventGetter('target', function (s) { return s.target; });
+eventGetter('srcElement', function (s) { return s.target; });
+eventGetter('currentTarget', function (s) { return s.currentTarget; });
+eventGetter('eventPhase', function (s) { return s.phase; });
+eventGetter('timeStamp', function (s) { return s.timeStamp; });
+defineProperty(Event.prototype, 'cancelBubble', { enumerable: true, configurable: true,
+    get: function () { return eventState(this).stop; },
+    set: function (value) { if (value) eventState(this).stop = true; } });
+defineProperty(Event.prototype, 'returnValue', { enumerable: true, configurable: true,
+    get: function () { return !eventState(this).canceled; },
+    set: function (value) { if (!value) cancel(eventState(this)); } });
+function cancel(state) {
+    if (state.cancelable && !state.inPassiveListener) state.canceled = true;
+}
+defineMethods(Event.prototype, {
+    preventDefault: function preventDefault() { cancel(eventState(this)); },
+    stopPropagation: function stopPropagation() { eventState(this).stop = true; },
+    stopImmediatePropagation: function stopImmediatePropagation() {
+        var state = eventState(this);
+        state.stop = true;
+        state.stopNow = true;
+    },
+    composedPath: function composedPath() {
+        var state = eventState(this);
+        return state.dispatching && state.currentTarget !== null ? [state.currentTarget] : [];
+    }
+});
+defineGlobal('Event', Event);
+
+function CustomEvent(type, init) {
+    requireNew(this, CustomEvent, 'CustomEvent');
+    requireArguments(arguments.length, 1, "Failed to construct 'CustomEvent'");
+    var event = apply(Event, this, [type, init]) || this;
+    var settings = dictionary(init, "Failed to construct 'CustomEvent': parameter 2");
+    eventState(this).detail = settings.detail === undefined ? null : settings.detail;  // an own property of the state
+    return event;
+}
+CustomEvent.prototype = create(Event.prototype);
+defineProperty(CustomEvent.prototype, 'constructor', { value: CustomEvent, writable: true, configurable: true });
+defineGetter(CustomEvent.prototype, 'detail', function () { return eventState(this).detail; });
+defineGlobal('CustomEvent', CustomEvent);
+
+// `this` of an EventTarget method: undefined and null are the global object (WebIDL's rule for
+// the global's operations, so that a bare `addEventListener(...)` in a page works).
+function targetOf(self) {
+    return self === undefined || self === null ? global : self;
+}
+// The listener table of an EventTarget (its own: made by the constructor, or for the window);
+// anything else is not an EventTarget.
+function listenersOf(target) {
+    var table = own(target, LISTENERS);
+    if (table === undefined) throw new TypeErrorCtor('Illegal invocation');
+    return table;
+}
+function makeEventTarget(target) {
+    if (own(target, LISTENERS) === undefined) defineProperty(target, LISTENERS, { value: setPrototypeOf({}, null) });
+}
+function captureOf(options) {
+    return typeof options === 'boolean' ? options : !!(options !== null && typeof options === 'object' && options.capture);
+}
+function findListener(list, callback, capture) {
+    for (var i = 0; i < list.length; i++) {
+        if (list[i].callback === callback && list[i].capture === capture) return i;
+    }
+    return -1;
+}
+
+function EventTarget() {
+    requireNew(this, EventTarget, 'EventTarget');
+    makeEventTarget(this);
+}
+defineMethods(EventTarget.prototype, {
+    addEventListener: function addEventListener(type, callback, options) {
+        requireArguments(arguments.length, 2, "Failed to execute 'addEventListener' on 'EventTarget'");
+        var table = listenersOf(targetOf(this)), name = toDOMString(type);
+        if (callback === null || callback === undefined) return;
+        if (typeof callback !== 'function' && typeof callback !== 'object') {
+            throw new TypeErrorCtor("Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'");
+        }
+        var settings = typeof options === 'boolean' ? { capture: options } : dictionary(options, 'options');
+        var capture = !!settings.capture;
+        var list = table[name] || (table[name] = hostList());
+        if (findListener(list, callback, capture) >= 0) return;
+        list[list.length] = { callback: callback, capture: capture, once: !!settings.once,
+                              passive: !!settings.passive, removed: false };
+    },
+    removeEventListener: function removeEventListener(type, callback, options) {
+        requireArguments(arguments.length, 2, "Failed to execute 'removeEventListener' on 'EventTarget'");
+        var table = listenersOf(targetOf(this)), list = table[toDOMString(type)];
+        if (!list) return;
+        var index = findListener(list, callback, captureOf(options));
+        if (index >= 0) {
+            list[index].removed = true;
+            call(splice, list, index, 1);
+        }
+    },
+    // Listeners run in the order they were added; one added during the dispatch waits for the
+    // next, one removed during it does not run. An exception in a listener is reported (to the
+    // context's exception handler) and the others still run, as browsers do.
+    dispatchEvent: function dispatchEvent(event) {
+        requireArguments(arguments.length, 1, "Failed to execute 'dispatchEvent' on 'EventTarget'");
+        var state = own(event, EVENT);
+        if (state === undefined) {
+            throw new TypeErrorCtor("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'");
+        }
+        if (state.dispatching) throw domException('The event is already being dispatched.', 'InvalidStateError');
+        return dispatchAlong(event, state, [targetOf(this)]);
+    }
+});
+// Runs the listeners of one target for the event's current phase (capture listeners only while
+// capturing, the others only while bubbling, all of them at the target), then its `on<type>`
+// handler property at the target and while bubbling.
+function invokeListeners(event, state, target) {
+    var list = listenersOf(target)[state.type];
+    var snapshot = list ? apply(arraySlice, list, []) : [];
+    for (var i = 0; i < snapshot.length && !state.stopNow; i++) {
+        var listener = snapshot[i];
+        if (listener.removed) continue;
+        if ((state.phase === 1 && !listener.capture) || (state.phase === 3 && listener.capture)) continue;
+        if (listener.once) {
+            var index = findListener(list, listener.callback, listener.capture);
+            if (index >= 0) call(splice, list, index, 1);
+            listener.removed = true;
+        }
+        state.inPassiveListener = listener.passive;
+        try {
+            if (typeof listener.callback === 'function') {
+                apply(listener.callback, target, [event]);
+            } else {
+                var handleEvent = listener.callback.handleEvent;
+                if (typeof handleEvent !== 'function') throw new TypeErrorCtor('handleEvent is not a function');
+                apply(handleEvent, listener.callback, [event]);
+            }
+        } catch (error) {
+            try { report(error); } catch (ignored) { /* the handler rethrew it: the dispatch goes on */ }
+        }
+        state.inPassiveListener = false;
+    }
+    var handler = state.phase !== 1 && !state.stopNow ? target['on' + state.type] : undefined;
+    if (typeof handler === 'function') {
+        try {
+            if (apply(handler, target, [event]) === false) cancel(state);
+        } catch (error) {
+            try { report(error); } catch (ignored) { /* as above */ }
+        }
+    }
+}
+// The DOM's dispatch along `path` (the target first, then its ancestors): capturing from the
+// outermost ancestor down, the target, then bubbling back up if the event bubbles.
+function dispatchAlong(event, state, path) {
+    var target = path[0], i;
+    state.dispatching = true;
+    state.target = target;
+    for (i = path.length - 1; i > 0 && !state.stop; i--) {
+        state.currentTarget = path[i];
+        state.phase = 1;
+        invokeListeners(event, state, path[i]);
+    }
+    if (!state.stop) {
+        state.currentTarget = target;
+        state.phase = 2;
+        invokeListeners(event, state, target);
+    }
+    for (i = 1; i < path.length && state.bubbles && !state.stop; i++) {
+        state.currentTarget = path[i];
+        state.phase = 3;
+        invokeListeners(event, state, path[i]);
+    }
+    // The stop flags are cleared at the end (one set before the dispatch stops all of it).
+    state.dispatching = false;
+    state.stop = false;
+    state.stopNow = false;
+    state.currentTarget = null;
+    state.phase = 0;
+    return !state.canceled;
+}
+defineGlobal('EventTarget', EventTarget);
+
+// The global object is the window, an EventTarget (`window.addEventListener('load', ...)`).
+setPrototypeOf(global, create(EventTarget.prototype));
+
+makeEventTarget(global);
+
+return { CustomEvent: CustomEvent, Event: Event, EventTarget: EventTarget, dispatchAlong: dispatchAlong, eventState: eventState, makeEventTarget: makeEventTarget };
+})
