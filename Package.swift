@@ -67,6 +67,9 @@ let package = Package(
             name: "DuktapeWebTests",
             dependencies: [
                 "DuktapeWeb",
+                "DuktapeRuntime",
+                "CDuktapeRuntimeScripts",
+                "CDuktapeWebScripts",
                 "TestServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -173,9 +173,10 @@ extension JSEventLoop {
         return ran
     }
 
-    /// Gives an error thrown by posted work to the context's exception handler.
+    /// Gives an error thrown by posted work to the context's exception handler, as the core
+    /// reports every uncaught exception (the handler's re-entry budget and deadlines included).
     func report(_ error: any Error, in context: JSContext) {
-        let value = (error as? JSException)?.value ?? JSValue(newErrorFromMessage: String(describing: error), in: context)
-        context.exceptionHandler?(context, value)
+        guard let value = (error as? JSException)?.value ?? JSValue(newErrorFromMessage: String(describing: error), in: context) else { return }
+        context.notifyException(value)
     }
 }

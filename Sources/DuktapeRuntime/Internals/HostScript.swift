@@ -16,7 +16,7 @@ package struct HostScript: Sendable {
     package let name: String
     package let source: String
     /// The primordials it uses (each `primordials.<name>` in its source).
-    let primordialNames: [String]
+    package let primordialNames: [String]
 
     /// The embedded file `file` of a library, read by `lookup` (the library's C accessor); a
     /// missing file is empty source, which `run` reports as an error naming it.

@@ -389,7 +389,7 @@ function inspect(value, options) {
 
 function tryStringify(value) {
     try { return stringify(value); } catch (e) {
-        if (e instanceof TypeError && indexOf(Str(e.message), 'cyclic') !== -1) return '[Circular]';
+        if (e instanceof TypeErrorCtor && indexOf(Str(e.message), 'cyclic') !== -1) return '[Circular]';
         throw e;
     }
 }
