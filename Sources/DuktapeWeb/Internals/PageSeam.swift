@@ -52,7 +52,10 @@ enum PageSeam {
     /// quadratic), WHATWG URL parsing, exception reporting, and the hidden keys.
     struct BrowserNatives {
         var base64Encode, base64Decode, utf8Encode, utf8Decode, utf8Fits: JSValue
-        var urlParse, urlSet, usv, formParse, formSerialize: JSValue
+        /// `urlParse(input, base) → [String] | null`, `urlSet(href, name, value)`: a URL's
+        /// attributes in `URLRecord.attributeNames`' order (`urlAttributeNames`).
+        var urlParse, urlSet: JSValue
+        var usv, formParse, formSerialize: JSValue
         /// An exception of a listener or callback, reported as the core reports them.
         var report: JSValue
     }
@@ -103,6 +106,7 @@ enum PageSeam {
             ("urlSet", natives.urlSet), ("usv", natives.usv), ("formParse", natives.formParse),
             ("formSerialize", natives.formSerialize), ("report", natives.report),
             ("hiddenKeys", try HostScript.table(keys, in: context)),
+            ("urlAttributeNames", JSValue(object: URLRecord.attributeNames, in: context)),
         ]
         var scripts = globals
         if let fetch {

@@ -516,8 +516,12 @@ extension URLRecord {
     /// base URL.
     static let blankAttributes = URLRecord.parse("about:blank")?.attributes ?? []
 
-    /// The attributes of a `URL` object, in the order url.js and page.js read them: href,
-    /// origin, protocol, username, password, host, hostname, port, pathname, search, hash.
+    /// The names of a `URL` object's attributes, in the order of `attributes` (url.js and
+    /// page.js take the order from here: `natives.urlAttributeNames`).
+    static let attributeNames = ["href", "origin", "protocol", "username", "password", "host", "hostname", "port",
+                                 "pathname", "search", "hash"]
+
+    /// The attributes of a `URL` object, in `attributeNames`' order.
     var attributes: [String] {
         [
             href, origin, scheme + ":", username, password, hostWithPort, host ?? "", port.map(String.init) ?? "",

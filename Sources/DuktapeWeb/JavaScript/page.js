@@ -29,14 +29,14 @@ defineProperty(document, 'cookie', { enumerable: true, configurable: true,
 defineProperty(global, 'document', { value: document, writable: false, enumerable: true, configurable: false });
 
 // --- location, navigator ------------------------------------------------------------------------
-// The page URL's attributes (URLRecord's order), set by the host (PageControl) before any script runs.
+// The page URL's attributes (in url.js's order), set by the host (PageSeam.Control) before any
+// script runs.
 var locationAttributes;
 var location = {};
-['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']
-    .forEach(function (name, index) {
+shared.urlAttributeNames.forEach(function (name, index) {
         if (name === 'username' || name === 'password') return;
         defineProperty(location, name, { get: function () { return locationAttributes[index]; }, enumerable: true });
-    });
+});
 defineProperty(location, 'toString', { value: function toString() { return locationAttributes[0]; } });
 defineProperty(global, 'location', { value: location, writable: false, enumerable: true, configurable: false });
 

@@ -28,8 +28,8 @@ var call = shared.call, defineGetter = shared.defineGetter, defineGlobal = share
 // search, hash) as the native side last gave them, and its URLSearchParams, which writes its
 // list back to the URL's query on every change (and is re-read when the URL's query changes).
 var URL_STATE = hidden.url, PARAMS = hidden.params;
-var attributeNames = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port',
-    'pathname', 'search', 'hash'];
+// The attributes' names, in the order the native side gives their values (URLRecord.attributeNames).
+var attributeNames = natives.urlAttributeNames, HREF = 0, SEARCH = call(primordials.ArrayPrototypeIndexOf, attributeNames, 'search');
 function urlState(self) {
     var state = own(self, URL_STATE);
     if (state === undefined) throw new TypeErrorCtor('Illegal invocation');
@@ -54,7 +54,7 @@ function URL(url, base) {
     defineProperty(this, URL_STATE, { value: state });
     var list = paramsState(params);
     list.url = state;
-    list.pairs = parsePairs(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
+    list.pairs = parsePairs(attributes[SEARCH].length > 0 ? call(slice, attributes[SEARCH], 1) : '');
 }
 defineProperty(URL, 'canParse', { value: function canParse(url, base) {
     requireArguments(arguments.length, 1, "Failed to execute 'canParse' on 'URL'");
@@ -66,12 +66,12 @@ defineProperty(URL, 'parse', { value: function parse(url, base) {
     return urlParse(input, baseText) === undefined ? null : new URL(input, baseText);
 }, writable: true, enumerable: true, configurable: true });
 function setURLAttribute(state, name, value) {
-    var attributes = urlSet(state.attributes[0], name, value);
+    var attributes = urlSet(state.attributes[HREF], name, value);
     if (attributes === undefined) throw new TypeErrorCtor("Failed to set the 'href' property on 'URL': Invalid URL");
-    var searchChanged = attributes[9] !== state.attributes[9];
+    var searchChanged = attributes[SEARCH] !== state.attributes[SEARCH];
     state.attributes = attributes;
     if (searchChanged) {
-        paramsState(state.params).pairs = parsePairs(attributes[9].length > 0 ? call(slice, attributes[9], 1) : '');
+        paramsState(state.params).pairs = parsePairs(attributes[SEARCH].length > 0 ? call(slice, attributes[SEARCH], 1) : '');
     }
 }
 attributeNames.forEach(function (name, index) {
@@ -83,8 +83,8 @@ attributeNames.forEach(function (name, index) {
 });
 defineGetter(URL.prototype, 'searchParams', function () { return urlState(this).params; });
 defineMethods(URL.prototype, {
-    toString: function toString() { return urlState(this).attributes[0]; },
-    toJSON: function toJSON() { return urlState(this).attributes[0]; }
+    toString: function toString() { return urlState(this).attributes[HREF]; },
+    toJSON: function toJSON() { return urlState(this).attributes[HREF]; }
 });
 defineGlobal('URL', URL);
 
@@ -243,5 +243,5 @@ defineMethods(URLSearchParams.prototype, {
 defineProperty(URLSearchParams.prototype, Sym.iterator, { value: URLSearchParams.prototype.entries, writable: true, configurable: true });
 defineGlobal('URLSearchParams', URLSearchParams);
 
-return { URL: URL, URLSearchParams: URLSearchParams, parsePairs: parsePairs, toUSVString: toUSVString };
+return { URL: URL, URLSearchParams: URLSearchParams, parsePairs: parsePairs, toUSVString: toUSVString, urlAttributeNames: attributeNames };
 })
