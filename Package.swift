@@ -68,8 +68,6 @@ let package = Package(
             dependencies: [
                 "DuktapeWeb",
                 "DuktapeRuntime",
-                "CDuktapeRuntimeScripts",
-                "CDuktapeWebScripts",
                 "TestServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

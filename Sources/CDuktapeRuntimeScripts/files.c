@@ -1,6 +1,5 @@
 /* The JavaScript DuktapeRuntime runs (Sources/DuktapeRuntime/JavaScript: primordials, console, modules). See include/CDuktapeRuntimeScripts.h. */
 #include "CDuktapeRuntimeScripts.h"
-#include <string.h>
 
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wc23-extensions"
@@ -19,6 +18,9 @@ static const unsigned char cduk_runtime__modules_js[] = {
 static const unsigned char cduk_runtime__primordials_js[] = {
 #embed "../DuktapeRuntime/JavaScript/primordials.js"
 };
+static const unsigned char cduk_runtime__values_js[] = {
+#embed "../DuktapeRuntime/JavaScript/values.js"
+};
 #pragma clang diagnostic pop
 
 static const struct { const char *name; const unsigned char *bytes; size_t length; } cduk_runtime__files[] = {
@@ -27,20 +29,15 @@ static const struct { const char *name; const unsigned char *bytes; size_t lengt
     { "inspect.js", cduk_runtime__inspect_js, sizeof cduk_runtime__inspect_js },
     { "modules.js", cduk_runtime__modules_js, sizeof cduk_runtime__modules_js },
     { "primordials.js", cduk_runtime__primordials_js, sizeof cduk_runtime__primordials_js },
+    { "values.js", cduk_runtime__values_js, sizeof cduk_runtime__values_js },
 };
 static const size_t cduk_runtime__count = sizeof cduk_runtime__files / sizeof cduk_runtime__files[0];
 
-const unsigned char *cduk_runtime_file(const char *name, size_t *length) {
-    for (size_t i = 0; i < cduk_runtime__count; i++) {
-        if (strcmp(cduk_runtime__files[i].name, name) == 0) {
-            *length = cduk_runtime__files[i].length;
-            return cduk_runtime__files[i].bytes;
-        }
+const unsigned char *cduk_runtime_file_at(size_t index, const char **name, size_t *length) {
+    if (index >= cduk_runtime__count) {
+        return NULL;
     }
-    *length = 0;
-    return NULL;
-}
-
-const char *cduk_runtime_file_name(size_t index) {
-    return index < cduk_runtime__count ? cduk_runtime__files[index].name : NULL;
+    *name = cduk_runtime__files[index].name;
+    *length = cduk_runtime__files[index].length;
+    return cduk_runtime__files[index].bytes;
 }

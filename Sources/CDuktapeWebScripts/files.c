@@ -1,6 +1,5 @@
 /* The JavaScript DuktapeWeb runs (Sources/DuktapeWeb/JavaScript: the browser globals, fetch, the page) and loader.html. See include/CDuktapeWebScripts.h. */
 #include "CDuktapeWebScripts.h"
-#include <string.h>
 
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wc23-extensions"
@@ -78,17 +77,11 @@ static const struct { const char *name; const unsigned char *bytes; size_t lengt
 };
 static const size_t cduk_web__count = sizeof cduk_web__files / sizeof cduk_web__files[0];
 
-const unsigned char *cduk_web_file(const char *name, size_t *length) {
-    for (size_t i = 0; i < cduk_web__count; i++) {
-        if (strcmp(cduk_web__files[i].name, name) == 0) {
-            *length = cduk_web__files[i].length;
-            return cduk_web__files[i].bytes;
-        }
+const unsigned char *cduk_web_file_at(size_t index, const char **name, size_t *length) {
+    if (index >= cduk_web__count) {
+        return NULL;
     }
-    *length = 0;
-    return NULL;
-}
-
-const char *cduk_web_file_name(size_t index) {
-    return index < cduk_web__count ? cduk_web__files[index].name : NULL;
+    *name = cduk_web__files[index].name;
+    *length = cduk_web__files[index].length;
+    return cduk_web__files[index].bytes;
 }

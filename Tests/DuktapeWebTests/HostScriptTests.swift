@@ -1,5 +1,3 @@
-import CDuktapeRuntimeScripts
-import CDuktapeWebScripts
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
@@ -13,21 +11,8 @@ import Testing
 @Suite("The host's JavaScript files")
 struct HostScriptTests {
     /// Every embedded file of both libraries, by the C tables (so a file added there is checked).
-    static let files: [HostScript] = {
-        var files: [HostScript] = []
-        var index = 0
-        while let name = cduk_runtime_file_name(index) {
-            files.append(HostScript(library: "DuktapeRuntime", file: String(cString: name)) { cduk_runtime_file($0, $1) })
-            index += 1
-        }
-        index = 0
-        while let name = cduk_web_file_name(index) {
-            let file = String(cString: name)
-            if file.hasSuffix(".js") { files.append(PageSeam.script(file)) }
-            index += 1
-        }
-        return files
-    }()
+    static let files: [HostScript] = HostScript.runtimeFiles.keys.sorted().map { HostScript.runtime($0) }
+        + PageSeam.files.keys.sorted().filter { $0.hasSuffix(".js") }.map(PageSeam.script)
 
     /// The repository's `Sources` folder.
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -39,6 +24,7 @@ struct HostScriptTests {
                 .filter { $0.hasSuffix(".js") }.map { library + "/" + $0 }
         }
         #expect(Set(Self.files.map(\.name)) == Set(onDisk), "a .js file is missing from its library's files.c table")
+        #expect(PageSeam.files.count == Self.files.count - HostScript.runtimeFiles.count + 1)  // and loader.html
         for script in Self.files {
             #expect(!script.source.isEmpty, "\(script.name)")
             #expect(script.source.split(separator: "\n", omittingEmptySubsequences: false).count <= 400, "\(script.name) is over 400 lines")

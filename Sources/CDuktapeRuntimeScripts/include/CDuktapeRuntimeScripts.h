@@ -7,11 +7,8 @@
  */
 #include <stddef.h>
 
-/* The file `name`'s bytes (UTF-8, not NUL-terminated) and their count, or NULL when there is
- * no such file. */
-const unsigned char *_Nullable cduk_runtime_file(const char *_Nonnull name, size_t *_Nonnull length);
-/* The name of file `index` (in name order), or NULL past the last: for the tests that compile
- * every file. */
-const char *_Nullable cduk_runtime_file_name(size_t index);
+/* File `index` (in name order): its bytes (UTF-8, not NUL-terminated), with its name and byte
+ * count in `name` and `length`; NULL past the last file. */
+const unsigned char *_Nullable cduk_runtime_file_at(size_t index, const char *_Nullable *_Nonnull name, size_t *_Nonnull length);
 
 #endif

@@ -18,17 +18,27 @@ package struct HostScript: Sendable {
     /// The primordials it uses (each `primordials.<name>` in its source).
     package let primordialNames: [String]
 
-    /// The embedded file `file` of a library, read by `lookup` (the library's C accessor); a
-    /// missing file is empty source, which `run` reports as an error naming it.
-    package init(library: String, file: String, lookup: (UnsafePointer<CChar>, UnsafeMutablePointer<Int>) -> UnsafePointer<UInt8>?) {
+    /// `source`, named `file` of `library`.
+    package init(library: String, file: String, source: String) {
         name = library + "/" + file
-        var length = 0
-        if let bytes = file.withCString({ lookup($0, &length) }) {
-            source = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
-        } else {
-            source = ""
-        }
+        self.source = source
         primordialNames = Self.names(after: "primordials.", in: source)
+    }
+
+    /// A library's embedded files by name, read through its C table (`cduk_runtime_file_at`,
+    /// `cduk_web_file_at`: file `index`'s bytes, name and length; nil past the last).
+    package static func embeddedFiles(
+        _ fileAt: (Int, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafeMutablePointer<Int>) -> UnsafePointer<UInt8>?
+    ) -> [String: String] {
+        var files: [String: String] = [:]
+        var index = 0
+        var name: UnsafePointer<CChar>?
+        var length = 0
+        while let bytes = fileAt(index, &name, &length), let name {
+            files[String(cString: name)] = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+            index += 1
+        }
+        return files
     }
 
     /// The distinct identifiers that follow `prefix` in `source`.
@@ -44,14 +54,17 @@ package struct HostScript: Sendable {
         return names
     }
 
-    /// DuktapeRuntime's file `file`.
-    static func runtime(_ file: String) -> HostScript {
-        HostScript(library: "DuktapeRuntime", file: file) { cduk_runtime_file($0, $1) }
+    /// DuktapeRuntime's embedded files, by name.
+    package static let runtimeFiles = embeddedFiles { cduk_runtime_file_at($0, $1, $2) }
+
+    /// DuktapeRuntime's file `file` (empty when missing: `run` reports it).
+    package static func runtime(_ file: String) -> HostScript {
+        HostScript(library: "DuktapeRuntime", file: file, source: runtimeFiles[file] ?? "")
     }
 
     static let primordials = runtime("primordials.js")
     /// `console` and the renderer `Console.inspect` uses.
-    static let console = [runtime("inspect.js"), runtime("format.js"), runtime("console.js")]
+    static let console = ["values.js", "inspect.js", "format.js", "console.js"].map(runtime)
     /// `require` (`ModuleLoader`).
     static let modules = [runtime("modules.js")]
 

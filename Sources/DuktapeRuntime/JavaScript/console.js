@@ -10,13 +10,11 @@ var LEVEL_DEBUG = 0,
     LEVEL_ERROR = 4,
     LEVEL_TRACE = 5,
     LEVEL_ASSERT = 6,
-    O = primordials.Object,
     keysOf = primordials.ObjectKeys,
     isArray = primordials.ArrayIsArray,
     create = primordials.ObjectCreate,
     Str = primordials.String,
     ErrorCtor = primordials.Error,
-    TypeErrorCtor = primordials.TypeError,
     write = natives.write,
     now = natives.now;
 var append = shared.append, constructorName = shared.constructorName, format = shared.format, formatPrimitive = shared.formatPrimitive, hasOwn = shared.hasOwn, inspect = shared.inspect, joined = shared.joined, padEnd = shared.padEnd, repeat = shared.repeat, slice = shared.slice, split = shared.split, toFixed = shared.toFixed;

@@ -19,9 +19,12 @@ import Foundation
 enum PageSeam {
     // MARK: - Files
 
-    /// DuktapeWeb's embedded file `file`.
+    /// DuktapeWeb's embedded files (the .js files and loader.html), by name.
+    static let files = HostScript.embeddedFiles { cduk_web_file_at($0, $1, $2) }
+
+    /// DuktapeWeb's file `file` (empty when missing: `HostScript.run` reports it).
     static func script(_ file: String) -> HostScript {
-        HostScript(library: "DuktapeWeb", file: file) { cduk_web_file($0, $1) }
+        HostScript(library: "DuktapeWeb", file: file, source: files[file] ?? "")
     }
 
     /// The browser globals, in order (each file uses what the files before it return).
@@ -35,11 +38,7 @@ enum PageSeam {
     static let page = [script("page.js")]
 
     /// `loader.html`, the page a `WebLoader` runs.
-    static let loaderHTML: String = {
-        var length = 0
-        guard let bytes = cduk_web_file("loader.html", &length) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
-    }()
+    static let loaderHTML = files["loader.html"] ?? ""
 
     /// The hidden keys of the globals' internal state (`natives.hiddenKeys.<name>`).
     static let hiddenKeyNames = ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal",

@@ -1,8 +1,7 @@
 // AbortController and AbortSignal (`abort`, `timeout`, `any`), with the host's abort algorithms.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     TypeErrorCtor = primordials.TypeError,
     report = natives.report,

@@ -1,8 +1,7 @@
 // Blob, File and FormData: bytes made once; FormData's entries for multipart bodies.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     apply = primordials.ReflectApply,
     TypeErrorCtor = primordials.TypeError,

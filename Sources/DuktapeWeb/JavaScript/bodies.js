@@ -3,8 +3,7 @@
 // `formData()`, `body`, `bodyUsed`, `clone()`.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     TypeErrorCtor = primordials.TypeError,
     Uint8 = primordials.Uint8Array,

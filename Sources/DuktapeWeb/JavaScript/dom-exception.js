@@ -1,8 +1,7 @@
 // DOMException: an Error (a stack, `instanceof Error`) with WebIDL's names and legacy codes.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     getPrototypeOf = primordials.ObjectGetPrototypeOf,

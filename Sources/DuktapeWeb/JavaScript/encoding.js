@@ -2,8 +2,7 @@
 // `fatal` and `ignoreBOM`.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     TypeErrorCtor = primordials.TypeError,
     RangeErrorCtor = primordials.RangeError,

@@ -2,8 +2,7 @@
 // each, propagation along a path; a listener's exception is reported and the others run.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     apply = primordials.ReflectApply,

@@ -2,8 +2,7 @@
 // the handlers of the network's events (`transferEvents`, PageSeam.TransferEvents).
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    create = primordials.ObjectCreate,
+var create = primordials.ObjectCreate,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     TypeErrorCtor = primordials.TypeError,
     Uint8 = primordials.Uint8Array,

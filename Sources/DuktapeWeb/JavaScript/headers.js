@@ -1,8 +1,7 @@
 // Headers: a header list of [name, value] pairs, guards, sorted and combined iteration.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     apply = primordials.ReflectApply,
     TypeErrorCtor = primordials.TypeError,

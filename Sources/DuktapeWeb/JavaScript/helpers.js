@@ -8,22 +8,13 @@
 (function (global, primordials, natives, shared) {
 'use strict';
 
-var O = primordials.Object, defineProperty = primordials.ObjectDefineProperty, create = primordials.ObjectCreate, setPrototypeOf = primordials.ObjectSetPrototypeOf,
-    getPrototypeOf = primordials.ObjectGetPrototypeOf, apply = primordials.ReflectApply, ErrorCtor = primordials.Error, TypeErrorCtor = primordials.TypeError,
-    RangeErrorCtor = primordials.RangeError, Str = primordials.String, Sym = primordials.Symbol, Uint8 = primordials.Uint8Array, ArrayBufferCtor = primordials.ArrayBuffer,
-    isView = primordials.ArrayBufferIsView, dateNow = primordials.DateNow;
-var base64Encode = natives.base64Encode, base64Decode = natives.base64Decode, utf8Encode = natives.utf8Encode,
-    utf8Decode = natives.utf8Decode, utf8Fits = natives.utf8Fits, report = natives.report,
-    urlParse = natives.urlParse, urlSet = natives.urlSet, formParse = natives.formParse,
-    formSerialize = natives.formSerialize, usv = natives.usv, hidden = natives.hiddenKeys, isArray = primordials.ArrayIsArray,
-    keysOf = primordials.ObjectKeys;
-var toLower = primordials.StringPrototypeToLowerCase, replace = primordials.StringPrototypeReplace, slice = primordials.StringPrototypeSlice,
-    splice = primordials.ArrayPrototypeSplice, arraySlice = primordials.ArrayPrototypeSlice, setBytes = primordials.Uint8ArrayPrototypeSet,
-    subarray = primordials.Uint8ArrayPrototypeSubarray,
-    clock = typeof performance === 'object' && performance !== null && typeof performance.now === 'function'
-        ? performance : primordials.Date, readClock = clock === primordials.Date ? dateNow : performance.now;
-var hasOwnProperty = primordials.ObjectPrototypeHasOwnProperty, charCodeAt = primordials.StringPrototypeCharCodeAt,
-    arraySort = primordials.ArrayPrototypeSort, testPattern = primordials.RegExpPrototypeTest, surrogate = /[\uD800-\uDFFF]/;
+var defineProperty = primordials.ObjectDefineProperty,
+    setPrototypeOf = primordials.ObjectSetPrototypeOf,
+    apply = primordials.ReflectApply,
+    TypeErrorCtor = primordials.TypeError,
+    Str = primordials.String;
+var arraySlice = primordials.ArrayPrototypeSlice;
+var hasOwnProperty = primordials.ObjectPrototypeHasOwnProperty;
 function call(f, self) { return apply(f, self, apply(arraySlice, arguments, [2])); }
 // The value of `self`'s own property `key` (internal state: never an inherited one, so that an
 // object made with Object.create(instance) is not an instance), or undefined.

@@ -8,11 +8,24 @@
 // by `postMessage`).
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object, defineProperty = primordials.ObjectDefineProperty, create = primordials.ObjectCreate, setPrototypeOf = primordials.ObjectSetPrototypeOf, keysOf = primordials.ObjectKeys,
-    apply = primordials.ReflectApply, construct = primordials.ReflectConstruct, TypeErrorCtor = primordials.TypeError,
-    ErrorCtor = primordials.Error, DateCtor = primordials.Date, Uint8 = primordials.Uint8Array, ArrayBufferCtor = primordials.ArrayBuffer, isView = primordials.ArrayBufferIsView,
-    isArray = primordials.ArrayIsArray, PromiseCtor = primordials.Promise, Str = primordials.String, getTime = primordials.DatePrototypeGetTime,
-    toTag = primordials.ObjectPrototypeToString, concat = primordials.ArrayPrototypeConcat, dispatch = shared.dispatch, post = natives.post;
+var O = primordials.Object,
+    defineProperty = primordials.ObjectDefineProperty,
+    setPrototypeOf = primordials.ObjectSetPrototypeOf,
+    keysOf = primordials.ObjectKeys,
+    apply = primordials.ReflectApply,
+    TypeErrorCtor = primordials.TypeError,
+    ErrorCtor = primordials.Error,
+    DateCtor = primordials.Date,
+    Uint8 = primordials.Uint8Array,
+    ArrayBufferCtor = primordials.ArrayBuffer,
+    isView = primordials.ArrayBufferIsView,
+    isArray = primordials.ArrayIsArray,
+    PromiseCtor = primordials.Promise,
+    Str = primordials.String,
+    getTime = primordials.DatePrototypeGetTime,
+    toTag = primordials.ObjectPrototypeToString,
+    dispatch = shared.dispatch,
+    post = natives.post;
 
 var readyState = 'loading';
 var document = new EventTarget();

@@ -2,8 +2,7 @@
 // `credentials`, `cache`, `signal`, and `timeout`, ours).
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     apply = primordials.ReflectApply,
     TypeErrorCtor = primordials.TypeError,

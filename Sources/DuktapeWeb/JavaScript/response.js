@@ -1,8 +1,7 @@
 // Response: its constructor, `Response.error()`, `Response.redirect()` and `Response.json()`.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     apply = primordials.ReflectApply,
     TypeErrorCtor = primordials.TypeError,

@@ -7,8 +7,7 @@
 // (FetchTransfer.swift).
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     create = primordials.ObjectCreate,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     apply = primordials.ReflectApply,
@@ -20,12 +19,12 @@ var O = primordials.Object,
     PromiseCtor = primordials.Promise;
 var call = shared.call, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dictionary = shared.dictionary, hostAdd = shared.hostAdd, hostList = shared.hostList, own = shared.own, publicArray = shared.publicArray, requireArguments = shared.requireArguments, requireNew = shared.requireNew, toDOMString = shared.toDOMString;
 
-var send = natives.fetch.send, readBytes = natives.fetch.read, cancelTransfer = natives.fetch.cancel, pullBytes = natives.fetch.pull,
-    decodeText = natives.fetch.decodeText, documentURL = natives.fetch.documentURL,
-    JSONParse = primordials.JSONParse, JSONStringify = primordials.JSONStringify, random = primordials.MathRandom, toUpperCase = primordials.StringPrototypeToUpperCase,
-    then = primordials.PromisePrototypeThen, promiseResolve = primordials.PromiseResolve, promiseReject = primordials.PromiseReject,
-    STREAM = hidden.stream, READER = hidden.reader, BODY = hidden.body, REQUEST = hidden.request, RESPONSE = hidden.response,
-    CONTROLLER_STATE = hidden.streamController, charAt = primordials.StringPrototypeCharAt;
+var then = primordials.PromisePrototypeThen,
+    promiseResolve = primordials.PromiseResolve,
+    promiseReject = primordials.PromiseReject,
+    STREAM = hidden.stream,
+    READER = hidden.reader,
+    CONTROLLER_STATE = hidden.streamController;
 function resolvedWith(value) { return apply(promiseResolve, PromiseCtor, [value]); }
 function rejectedWith(reason) { return apply(promiseReject, PromiseCtor, [reason]); }
 function whenSettled(promise, onFulfilled, onRejected) { return apply(then, promise, [onFulfilled, onRejected]); }

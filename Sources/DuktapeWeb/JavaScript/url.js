@@ -2,8 +2,7 @@
 // as 11 strings in URLRecord.attributes' order), `searchParams` live.
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     apply = primordials.ReflectApply,
     TypeErrorCtor = primordials.TypeError,

@@ -2,8 +2,7 @@
 // interns every intermediate string, so building strings byte by byte in script is quadratic).
 (function (global, primordials, natives, shared) {
 'use strict';
-var O = primordials.Object,
-    defineProperty = primordials.ObjectDefineProperty,
+var defineProperty = primordials.ObjectDefineProperty,
     base64Encode = natives.base64Encode,
     base64Decode = natives.base64Decode;
 var defineGlobal = shared.defineGlobal, domException = shared.domException, requireArguments = shared.requireArguments, toDOMString = shared.toDOMString;
