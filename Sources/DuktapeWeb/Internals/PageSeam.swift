@@ -124,7 +124,7 @@ enum PageSeam {
     static func installPage(in context: JSContext, globals: Globals, natives: PageNatives) throws -> Control {
         let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie)], in: context)
         let shared = try HostScript.run(page, in: context, natives: table, shared: globals.shared)
-        return try Control(shared.forProperty("control"))
+        return Control(shared.forProperty("control"))
     }
 
     // MARK: - Calls into the page
@@ -185,7 +185,7 @@ enum PageSeam {
             case loading, interactive, complete
         }
 
-        init(_ control: JSValue) throws {
+        init(_ control: JSValue) {
             setLocationFunction = control.forProperty("setLocation")
             setUserAgentFunction = control.forProperty("setUserAgent")
             setReadyStateFunction = control.forProperty("setReadyState")
