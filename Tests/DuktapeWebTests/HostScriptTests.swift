@@ -164,4 +164,28 @@ struct HostScriptTests {
         }
         #expect(found == [])
     }
+
+    /// The libraries search bytes and strings without _StringProcessing's generic algorithms
+    /// (`firstRange(of:)`, `ranges(of:)`, `replacing(_:with:)`, regular expressions): compiled
+    /// unspecialized, they look up generic metadata such as `Range<Int>`'s for each element, and
+    /// each lookup takes one lock shared by the whole process. The transpiler's search through
+    /// every page script did that per byte, and under ThreadSanitizer about forty threads queued
+    /// on that lock until ten network tests timed out (see the Makefile).
+    @Test func noLibraryCodeSearchesThroughStringProcessing() throws {
+        let generic = ["firstRange(of:", "ranges(of:", ".replacing(", "matches(of:", "firstMatch(of:", "wholeMatch(of:", "Regex", "trimmingPrefix("]
+        var found: [String] = []
+        for library in ["DuktapeCore", "DuktapeRuntime", "DuktapeWeb", "dukjs"] {
+            let folder = Self.sources.appendingPathComponent(library)
+            guard let walker = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in walker where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                    && generic.contains(where: { line.contains($0) })
+                {
+                    found.append("\(library)/\(file): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(found == [])
+    }
 }

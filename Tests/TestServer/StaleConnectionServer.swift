@@ -54,7 +54,7 @@ public final class StaleConnectionServer: @unchecked Sendable {
             for try await var chunk in inbound {
                 buffer.writeBuffer(&chunk)
                 // Requests without bodies: each ends at its blank line.
-                while let end = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
+                while let end = endOfHead(in: buffer) {
                     buffer.moveReaderIndex(to: end)
                     if served > 0 {
                         lock.withLock { dropped += 1 }

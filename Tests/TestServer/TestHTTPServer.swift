@@ -141,7 +141,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             while headEnd == nil {
                 guard var chunk = try await iterator.next() else { return }
                 buffer.writeBuffer(&chunk)
-                headEnd = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound
+                headEnd = endOfHead(in: buffer)
             }
             guard let headEnd, let headBytes = buffer.readBytes(length: headEnd - buffer.readerIndex) else { return }
             let lines = String(decoding: headBytes, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
@@ -284,7 +284,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             let code = query["code"] ?? "404"
             if let size = query["size"].flatMap({ Int($0) }) {  // a body of `size` bytes, whatever the status
                 try await responder.respond(status: "\(code) \(query["reason"] ?? "Whatever")", headers: ["Content-Type: text/plain"],
-                                            body: repeatElement(UInt8(ascii: "s"), count: size))
+                                            body: [UInt8](repeating: UInt8(ascii: "s"), count: size))
             } else {
                 try await responder.respond(status: "\(code) \(query["reason"] ?? "Whatever")", headers: ["Content-Type: text/plain"],
                                             text: code == "204" || code == "304" ? "" : "status \(code)")
@@ -295,7 +295,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             let location = remaining > 1 ? "/redirect?n=\(remaining - 1)&status=\(status)&to=\(query["to"] ?? "/json")" : (query["to"] ?? "/json")
             if let size = query["body"].flatMap({ Int($0) }) {  // a redirect with a body of `size` bytes
                 try await responder.respond(status: "\(status) Moved", headers: ["Location: \(location)"],
-                                            body: repeatElement(UInt8(ascii: "r"), count: size))
+                                            body: [UInt8](repeating: UInt8(ascii: "r"), count: size))
             } else {
                 try await responder.respond(status: "\(status) Moved", headers: ["Location: \(location)"], text: "moved")
             }
@@ -350,5 +350,20 @@ public final class TestHTTPServer: @unchecked Sendable {
         default:
             try await responder.respond(status: "404 Not Found", text: "no route \(request.path)")
         }
+    }
+}
+
+/// The reader index just past the blank line that ends a request's head in `buffer`, if it has
+/// arrived. (A loop over the bytes: _StringProcessing's generic `firstRange(of:)` looks up
+/// generic metadata for every byte in a debug build, behind one runtime-wide lock that the
+/// sanitized suites' many threads queue on.)
+func endOfHead(in buffer: ByteBuffer) -> Int? {
+    buffer.withUnsafeReadableBytes { bytes -> Int? in
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 0x0D && bytes[index + 1] == 0x0A && bytes[index + 2] == 0x0D && bytes[index + 3] == 0x0A {
+            return buffer.readerIndex + index + 4
+        }
+        return nil
     }
 }

@@ -362,6 +362,8 @@ extension Transpiler {
     /// The global lowered code reaches its helpers through (CDuktape.h; transpiler.js's HOLDER).
     private static let helpersGlobal = Array(CDUK_LOWERING_GLOBAL.utf8)
     private static let helperCall = helpersGlobal + Array(".__".utf8)
+    private static let constWord = Array("const".utf8)
+    private static let protoWord = Array("__proto__".utf8)
 
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
         needle.withUnsafeBytes { cduk_contains(bytes.baseAddress, bytes.count, $0.baseAddress, $0.count) != 0 }
@@ -389,7 +391,11 @@ extension Transpiler {
     static func needsLoweringThoughParsed(_ source: String) -> Bool {
         var source = source
         return source.withUTF8 { bytes -> Bool in
-            guard bytes.count >= 5, bytes.count <= parsedLoweringLimit, bytes.firstRange(of: "const".utf8) != nil || bytes.firstRange(of: "__proto__".utf8) != nil
+            // The byte search is C's (`cduk_contains`): _StringProcessing's generic `firstRange(of:)`
+            // looks up generic metadata for every byte in an unspecialized build, behind one
+            // runtime-wide lock that pages loading on many threads queue on.
+            guard bytes.count >= 5, bytes.count <= parsedLoweringLimit,
+                contains(UnsafeRawBufferPointer(bytes), constWord) || contains(UnsafeRawBufferPointer(bytes), protoWord)
             else { return false }
             let count = bytes.count
             var index = 0
