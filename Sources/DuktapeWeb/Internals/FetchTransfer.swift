@@ -32,6 +32,7 @@ final class FetchTransfer: Sendable {
     let id: Int
     private let pending: PendingWork
     private let onPause: (@Sendable (Int) -> Void)?
+    private let onAbandon: (@Sendable () -> Void)?
     private let state = Guarded(State())
     private static let allocator = ByteBufferAllocator()
 
@@ -55,11 +56,13 @@ final class FetchTransfer: Sendable {
         var tasks: [Task<Void, Never>] = []
     }
 
-    /// `onPause` is told the unread count each time the task waits for the page (tests).
-    init(id: Int, pending: PendingWork, onPause: (@Sendable (Int) -> Void)? = nil) {
+    /// `onPause` is told the unread count each time the task waits for the page (tests);
+    /// `onAbandon` is called once if the transfer is abandoned (its sink gets no terminal event).
+    init(id: Int, pending: PendingWork, onPause: (@Sendable (Int) -> Void)? = nil, onAbandon: (@Sendable () -> Void)? = nil) {
         self.id = id
         self.pending = pending
         self.onPause = onPause
+        self.onAbandon = onAbandon
     }
 
     /// Starts `work` as one of the transfer's tasks (the I/O, its timeout), all cancelled when
@@ -183,6 +186,7 @@ final class FetchTransfer: Sendable {
         state.withLock { $0.waiting = [] }  // nobody will read them
         pending.cancel()
         for task in tasks { task.cancel() }
+        onAbandon?()
     }
 
     /// Marks the transfer ended and wakes a task waiting for the page to read; returns its

@@ -35,38 +35,41 @@ struct FetchRequest: Sendable {
     var cache: CacheMode
 }
 
-/// A page's network: `fetch`'s natives (`PageSeam.FetchNatives`) and the transfers they
-/// start, on one process-wide async-http-client whose I/O runs on its own event loops. Events
-/// reach the page as macrotasks posted to its loop, through fetch.js's handlers
-/// (`PageSeam.TransferEvents`: head, available, end, fail).
+/// A page's network: `fetch`'s natives (`PageSeam.FetchNatives`), the transfers they start,
+/// and the page's `<script src>` loads, on the page's async-http-client whose I/O runs on the
+/// process's event loops. Every request goes through the same stages (`perform`): the policy
+/// (`RequestPolicy`), the cookies (`CookieScope`), the cache (`CachePlan`), redirects
+/// (`RedirectRule`) and the transport (`HTTPTransport`, `ResponseReceiver`); its events go to a
+/// `TransferSink`: for `fetch`, macrotasks posted to the page's loop, through fetch.js's
+/// handlers (`PageSeam.TransferEvents`: head, available, end, fail); for a script, a
+/// `ScriptCollector`.
 ///
 /// A transfer's terminal event ends its pending-work handle, so a loop run until idle waits
 /// for it; closing the page abandons every transfer (their connections are closed).
 final class PageNetwork: @unchecked Sendable {
-    // @unchecked: `events` is set once, before the loop starts; it and `nextID` are used
-    // only inside calls from the page's context (natives and posted work), which the VM's lock
-    // serializes; the transfers are behind a mutex.
+    // @unchecked: `events` is set once, before the loop starts, and used only inside calls
+    // from the page's context (natives and posted work), which the VM's lock serializes; the
+    // transfers are behind a mutex.
     private let loop: JSEventLoop
     private let policy: RequestPolicy
-    private let userAgent: String
     private let defaultTimeout: Duration?
-    private let cookies: CookieStore?
+    private let cookies: CookieScope
     private let cache: HTTPCache?
     /// The page's URL (for `same-origin` credentials), read on the I/O tasks.
     private let documentURL: @Sendable () -> URL?
     private let transfers = Guarded(Transfers())
-    private let client: HTTPClient
+    private let transport: HTTPTransport
     /// The transfers allowed to do network work at once (WebPageConfiguration.maximumConcurrentTransfers).
     private let slots: TransferSlots
 
     private struct Transfers {
         var running: [Int: FetchTransfer] = [:]
         var closed = false
+        var nextID = 0
     }
     /// The transfers' tasks that have not returned (an ended transfer's tasks return soon after
     /// their cancellation), and the client's shutdown once it began.
     let activity = ActivityCount()
-    private var nextID = 0
     var events: PageSeam.TransferEvents?
     private let pauseObserverStorage = Guarded<(@Sendable (Int) -> Void)?>(nil)
 
@@ -116,11 +119,10 @@ final class PageNetwork: @unchecked Sendable {
         self.cache = cache
         self.loop = loop
         self.policy = policy
-        self.userAgent = userAgent
         self.defaultTimeout = defaultTimeout
-        self.cookies = cookies
+        self.cookies = CookieScope(store: cookies, documentURL: documentURL)
         self.documentURL = documentURL
-        client = Self.makeClient()
+        transport = HTTPTransport(client: Self.makeClient(), userAgent: userAgent)
     }
 
     deinit {
@@ -175,7 +177,7 @@ final class PageNetwork: @unchecked Sendable {
             return (Array(transfers.running.values), activity.begin())
         }
         guard let (all, token) = closing else { return }
-        let client = self.client
+        let client = transport.client
         for transfer in all { transfer.abandon() }
         activity.task(continuing: token) { try? await client.shutdown() }
     }
@@ -211,6 +213,21 @@ final class PageNetwork: @unchecked Sendable {
 
     // MARK: - Starting a transfer
 
+    /// A new transfer, known to the network (so closing the page abandons it), or nil when the
+    /// page is closing.
+    private func register(onPause: (@Sendable (Int) -> Void)?, onAbandon: (@Sendable () -> Void)? = nil) -> FetchTransfer? {
+        let pending = loop.beginPendingWork()
+        let transfer = transfers.withLock { transfers -> FetchTransfer? in
+            guard !transfers.closed else { return nil }
+            transfers.nextID += 1
+            let transfer = FetchTransfer(id: transfers.nextID, pending: pending, onPause: onPause, onAbandon: onAbandon)
+            transfers.running[transfer.id] = transfer
+            return transfer
+        }
+        if transfer == nil { pending.cancel() }
+        return transfer
+    }
+
     /// Starts the request fetch.js sends (its `headers` as [name, value, …], its `timeout` in
     /// milliseconds, NaN for the page's default) and returns its id; every outcome, a malformed
     /// request included, arrives as events.
@@ -218,26 +235,16 @@ final class PageNetwork: @unchecked Sendable {
         url href: String, method: String, headers flat: [String], body: Data?, redirect: String, timeout milliseconds: Double,
         credentials: String, cache: String
     ) -> Int {
-        nextID += 1
-        let id = nextID
-        let transfer = FetchTransfer(id: id, pending: loop.beginPendingWork(), onPause: pauseObserver)
-        let closed = transfers.withLock { transfers -> Bool in
-            if !transfers.closed { transfers.running[id] = transfer }
-            return transfers.closed
-        }
-        if closed {
-            transfer.abandon()  // the page is closing: nothing starts, and nothing is posted
-            return id
-        }
+        guard let transfer = register(onPause: pauseObserver) else { return 0 }  // the page is closing: nothing starts
         guard let url = URLRecord.parse(href) else {
             fail(transfer, name: "TypeError", message: "the request's URL is not valid")
-            return id
+            return transfer.id
         }
         guard let redirect = FetchRequest.Redirect(rawValue: redirect), let credentials = FetchRequest.Credentials(rawValue: credentials),
             let cache = FetchRequest.CacheMode(rawValue: cache)
         else {
             fail(transfer, name: "TypeError", message: "the request's redirect, credentials or cache mode is not valid")
-            return id
+            return transfer.id
         }
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(flat.count / 2)
@@ -247,30 +254,60 @@ final class PageNetwork: @unchecked Sendable {
             index += 2
         }
         let timeout = milliseconds.isFinite && milliseconds >= 0 ? Duration.milliseconds(Int64(min(milliseconds, 1e15))) : defaultTimeout
-        let request = FetchRequest(
-            url: url, method: method, headers: headers, body: body, redirect: redirect, timeout: timeout,
-            credentials: credentials, cache: cache)
+        begin(FetchRequest(url: url, method: method, headers: headers, body: body, redirect: redirect, timeout: timeout,
+                           credentials: credentials, cache: cache),
+              on: transfer, to: self)
+        return transfer.id
+    }
+
+    /// The text of the external script at `url` (a `<script src>`): a GET through the same
+    /// stages as `fetch` (policy, the page's cookies for its own origin, the cache, redirects,
+    /// decompression), in the page's request timeout, body included (a server that sends a head
+    /// and then nothing cannot hold the page's load). A status other than 2xx, or a body over
+    /// 16 MB, is an error.
+    func loadScript(_ url: URLRecord) async throws -> String {
+        let box = Guarded<ScriptCollector?>(nil)
+        guard let transfer = register(onPause: nil, onAbandon: { box.withLock { $0 }?.abandoned() }) else {
+            throw FetchFailure("GET \(url.href): the page closed")
+        }
+        let id = transfer.id
+        let collector = ScriptCollector(request: "GET \(url.href)", limit: Self.maximumScriptBytes) { [weak self] in self?.cancel(id) }
+        box.withLock { $0 = collector }
+        begin(FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
+                           credentials: .sameOrigin, cache: .default),
+              on: transfer, to: collector)
+        return try await withTaskCancellationHandler {
+            try await collector.text()
+        } onCancel: { [weak self] in
+            self?.cancel(id)
+        }
+    }
+
+    /// The longest external script a page loads.
+    static let maximumScriptBytes = 16 << 20
+
+    /// Starts `request`'s tasks on `transfer`: its timeout, and its network work once a slot is
+    /// free (at most `maximumConcurrentTransfers` do network work at once; the rest wait).
+    private func begin(_ request: FetchRequest, on transfer: FetchTransfer, to sink: some TransferSink) {
         if let timeout = request.timeout {
-            start(transfer) { [weak self] (transfer: FetchTransfer) in
+            start(transfer) { (transfer: FetchTransfer) in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                self?.fail(transfer, name: "TimeoutError", message: "\(request.method) \(request.url.href) timed out after \(timeout)")
+                sink.fail(transfer, name: "TimeoutError", message: "\(request.method) \(request.url.href) timed out after \(timeout)")
             }
         }
         let slots = self.slots
         start(transfer) { [weak self] (transfer: FetchTransfer) in
-            // At most `maximumConcurrentTransfers` do network work at once; the rest wait.
             guard await slots.acquire() else { return }
             defer { slots.release() }
-            await self?.perform(request, on: transfer)
+            await self?.perform(request, on: transfer, to: sink)
         }
-        return id
     }
 
-    // MARK: - Events
+    // MARK: - Events (the page's transfers)
 
     /// What a transfer tells the page.
     private enum Event: Sendable {
-        case head(status: Int, statusText: String, url: String, redirected: Bool, headers: [String], type: String)
+        case head(TransferHead)
         /// Bytes wait for a page that wanted some (`FetchTransfer.queue`).
         case available
         /// The end of the body, after the bytes still waiting.
@@ -288,8 +325,9 @@ final class PageNetwork: @unchecked Sendable {
     private func dispatch(_ id: Int, _ event: Event) {
         guard let events else { return }
         switch event {
-        case let .head(status, statusText, url, redirected, headers, type):
-            events.head(id, status: status, statusText: statusText, url: url, redirected: redirected, headers: headers, type: type)
+        case let .head(head):
+            events.head(id, status: head.status, statusText: head.statusText, url: head.url, redirected: head.redirected,
+                        headers: head.headers, type: head.type)
         case .available:
             // Bytes are waiting and the page wanted some: its stream pulls them (the one way
             // bytes reach a stream, so they keep their order even when a finalizer run by the
@@ -322,28 +360,11 @@ final class PageNetwork: @unchecked Sendable {
         })
     }
 
-    private func fail(_ transfer: FetchTransfer, name: String, message: String) {
-        finish(transfer, .error(name: name, message: message))
-    }
+    // MARK: - The stages
 
-    private func sendHead(
-        _ transfer: FetchTransfer, status: Int, statusText: String, url: URLRecord, redirected: Bool,
-        headers: [String], type: String
-    ) {
-        var address = url
-        address.fragment = nil
-        post(transfer, .head(status: status, statusText: statusText, url: address.href, redirected: redirected, headers: headers, type: type))
-    }
-
-    // MARK: - HTTP
-
-    /// Headers the host owns: the connection's framing and the ones it sets itself.
-    private static let hostOwnedHeaders: Set<String> = [
-        "accept-encoding", "connection", "content-length", "expect", "host", "keep-alive", "te", "trailer", "transfer-encoding",
-        "upgrade",
-    ]
-
-    private func perform(_ first: FetchRequest, on transfer: FetchTransfer) async {
+    /// Runs `first` through the stages, policy → cookies → cache → redirects → transport, each
+    /// hop of its redirects again from the policy, and delivers the outcome to `sink`.
+    private func perform(_ first: FetchRequest, on transfer: FetchTransfer, to sink: some TransferSink) async {
         var request = first
         var redirected = false
         var hops = 0
@@ -351,112 +372,61 @@ final class PageNetwork: @unchecked Sendable {
             while true {
                 if let refusal = policy.refusal(of: request.url) { throw FetchFailure(refusal) }
                 if request.url.scheme == "file" {
-                    try await readFile(request, redirected: redirected, on: transfer)
+                    try await readFile(request, redirected: redirected, on: transfer, to: sink)
                     return
                 }
-                var address = request.url
-                address.fragment = nil
-                let withCookies = sendsCookies(request)
-                let http = httpRequest(for: request, withCookies: withCookies)
-                // What the cache compares Vary against: the headers actually sent.
-                let sentHeaders = http.headers.map { (name: $0.name, value: $0.value) }
-                // The cache is keyed by the page's origin too, as browsers partition theirs, so
-                // that no page learns what another origin's pages fetched; and by the cookie
-                // store's partition when its cookies went with the request.
+                let withCookies = cookies.sends(request)
+                var headers = transport.headers(for: request, cookie: withCookies ? cookies.header(for: request.url) : nil,
+                                                storeKeepsCookies: cookies.store != nil)
                 let pageOrigin = documentURL().flatMap { URLRecord.parse($0.absoluteString)?.origin } ?? "null"
-                let partition = http.headers.contains(name: "cookie") && cookies != nil
-                    ? pageOrigin + "\n" + (cookies?.partition ?? "") : pageOrigin
-                var mode = request.cache
-                // A page's own conditional or range request bypasses the cache (Fetch's rule); so
-                // does a request with credentials in Authorization, or in a Cookie header the page
-                // wrote itself (there is no cookie store to partition by).
-                if mode == .default, request.headers.contains(where: { Self.bypassingHeaders.contains($0.name.lowercased()) }) {
-                    mode = .noStore
+                var plan = CachePlan(request: request, headers: headers, cache: cache, pageOrigin: pageOrigin,
+                                     cookiePartition: cookies.partition)
+                if let stored = plan.answer(now: Date()) {
+                    if try await serve(stored, url: request.url, redirected: redirected, on: transfer, to: sink) { return }
+                    plan.lostBody()
                 }
-                if http.headers.contains(name: "authorization") || (cookies == nil && http.headers.contains(name: "cookie")) {
-                    mode = .noStore
-                }
-                let cacheable = cache != nil && request.method == "GET" && mode != .noStore
-                var stored = cacheable && mode != .reload ? cache?.lookup(address.href, partition: partition, requestHeaders: sentHeaders) : nil
-                let fresh = stored?.isFresh(now: Date()) == true
-                if let entry = stored, mode == .onlyIfCached || mode == .forceCache || (mode == .default && fresh) {
-                    if try await serve(entry, url: request.url, redirected: redirected, on: transfer) { return }
-                    cache?.invalidate(address.href)  // its body went missing: the network answers
-                    stored = nil
-                }
-                if mode == .onlyIfCached, stored == nil {
-                    throw FetchFailure("\(address.href) is not in the cache (the request's cache mode is 'only-if-cached')")
-                }
-                var sent = http
-                let conditional = stored.map { Self.addValidators(of: $0, to: &sent) } ?? false
-                try Self.checkHeaderSize(sent.headers)
-                let outgoing = try HTTPClient.Request(url: sent.url, method: sent.method, headers: sent.headers,
-                                                      body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) })
-                let (receiver, response) = try await Self.retryingStaleConnection(method: sent.method.rawValue) {
-                    let receiver = try ResponseReceiver.start(outgoing, on: self.client)
-                    return (receiver, try await receiver.head())
-                }
+                try plan.checkNetworkAllowed()
+                let conditional = plan.addValidators(to: &headers)
+                let (receiver, response) = try await transport.send(request, headers: headers)
                 let status = Int(response.status.code)
-                if withCookies, let url = URL(string: request.url.href) {
-                    cookies?.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: url)
-                }
-                if request.method != "GET" && request.method != "HEAD" && (200..<400).contains(status) {
-                    cache?.invalidate(address.href)
-                }
-                if status == 304, conditional, let stored, let cache {
+                if withCookies { cookies.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: request.url) }
+                plan.responded(method: request.method, status: status)
+                if status == 304, conditional {
                     try await receiver.receiveBody(.discard(limit: 1 << 20, request: "\(request.method) \(request.url.href)"))
-                    let headers = response.headers.filter { !["set-cookie", "set-cookie2"].contains($0.name.lowercased()) }
+                    let headers = response.headers.filter { !Self.hiddenResponseHeaders.contains($0.name.lowercased()) }
                         .flatMap { [$0.name, Self.byteString($0.value)] }
-                    if try await serve(cache.refresh(stored, with: headers), url: request.url, redirected: redirected, on: transfer) {
-                        return
+                    if let refreshed = plan.refreshed(with: headers) {
+                        if try await serve(refreshed, url: request.url, redirected: redirected, on: transfer, to: sink) { return }
+                        plan.lostBody()
+                        throw FetchFailure("\(plan.key): the cached body went missing after a 304")
                     }
-                    cache.invalidate(address.href)
-                    throw FetchFailure("\(address.href): the cached body went missing after a 304")
                 }
-                if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+                if RedirectRule.statuses.contains(status), let location = response.headers.first(name: "location") {
                     try await receiver.receiveBody(.discard(limit: 1 << 20, request: "\(request.method) \(request.url.href)"))
-                    switch request.redirect {
-                    case .error:
-                        throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
+                    switch try RedirectRule.apply(status: status, location: location, to: request, hops: hops) {
                     case .manual:
-                        sendHead(transfer, status: 0, statusText: "", url: request.url, redirected: redirected, headers: [], type: "opaqueredirect")
-                        finish(transfer, .end)
+                        sink.head(head(status: 0, statusText: "", url: request.url, redirected: redirected, headers: [], type: "opaqueredirect"),
+                                  of: transfer)
+                        sink.end(transfer)
                         return
-                    case .follow:
+                    case .follow(let next):
                         hops += 1
-                        guard hops <= 20 else { throw FetchFailure("\(first.url.href): more than 20 redirects") }
-                        guard let next = URLRecord.parse(location, base: request.url), next.scheme == "http" || next.scheme == "https" else {
-                            throw FetchFailure("\(request.url.href) redirected to '\(location)', which is not an http(s) URL")
-                        }
-                        if (status == 303 && request.method != "HEAD") || ((status == 301 || status == 302) && request.method == "POST") {
-                            request.method = "GET"
-                            request.body = nil
-                            request.headers.removeAll { Self.isRequestBodyHeader($0.name) }
-                        }
-                        // Credentials stay with their origin (Fetch drops Authorization across origins).
-                        if next.origin != request.url.origin {
-                            request.headers.removeAll { Self.credentialHeaders.contains($0.name.lowercased()) }
-                        }
-                        request.url = next
+                        request = next
                         redirected = true
                         continue
                     }
                 }
                 // Set-Cookie never reaches scripts (Fetch's forbidden response header names).
-                var headers: [String] = []
-                for (name, value) in response.headers where !["set-cookie", "set-cookie2"].contains(name.lowercased()) {
-                    headers += [name, Self.byteString(value)]
+                var headerList: [String] = []
+                for (name, value) in response.headers where !Self.hiddenResponseHeaders.contains(name.lowercased()) {
+                    headerList += [name, Self.byteString(value)]
                 }
-                let writer = cacheable && cache?.mayStore(status: status, headers: headers, requestHeaders: sentHeaders) == true
-                    ? cache?.writer(url: address.href, partition: partition, status: status, statusText: response.status.reasonPhrase,
-                                    headers: headers, requestHeaders: sentHeaders)
-                    : nil
-                sendHead(transfer, status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
-                         headers: headers, type: "basic")
+                let writer = plan.writer(status: status, statusText: response.status.reasonPhrase, headers: headerList)
+                sink.head(head(status: status, statusText: response.status.reasonPhrase, url: request.url, redirected: redirected,
+                               headers: headerList, type: "basic"),
+                          of: transfer)
                 do {
-                    try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { [weak self] in
-                        self?.post(transfer, .available)
-                    }))
+                    try await receiver.receiveBody(.stream(transfer, cache: writer, posted: { sink.available(transfer) }))
                 } catch {
                     writer?.discard()
                     throw error
@@ -466,63 +436,24 @@ final class PageNetwork: @unchecked Sendable {
                     return
                 }
                 writer?.commit()
-                finish(transfer, .end)
+                sink.end(transfer)
                 return
             }
         } catch {
             guard !transfer.isEnded else { return }
-            let message = (error as? FetchFailure)?.message ?? "\(request.method) \(request.url.href) failed: \(Self.describe(error))"
-            fail(transfer, name: "TypeError", message: message)
+            let message = (error as? FetchFailure)?.message
+                ?? "\(request.method) \(request.url.href) failed: \(HTTPTransport.describe(error))"
+            sink.fail(transfer, name: "TypeError", message: message)
         }
     }
 
-    /// Whether the page's cookies go with (and come back from) `request`: never for `omit`,
-    /// always for `include`, and for `same-origin` when the request's origin is the page's.
-    private func sendsCookies(_ request: FetchRequest) -> Bool {
-        guard cookies != nil else { return false }
-        switch request.credentials {
-        case .include: return true
-        case .omit: return false
-        case .sameOrigin:
-            guard let page = documentURL()?.absoluteString, let origin = URLRecord.parse(page)?.origin else { return false }
-            return origin == request.url.origin && origin != "null"
-        }
-    }
+    /// Response headers scripts never see (Fetch's forbidden response header names).
+    private static let hiddenResponseHeaders: Set<String> = ["set-cookie", "set-cookie2"]
 
-    private func httpRequest(for request: FetchRequest, withCookies: Bool) -> HTTPClientRequest {
-        var address = request.url
+    private func head(status: Int, statusText: String, url: URLRecord, redirected: Bool, headers: [String], type: String) -> TransferHead {
+        var address = url
         address.fragment = nil
-        var http = HTTPClientRequest(url: address.href)
-        http.method = HTTPMethod(rawValue: request.method)
-        var hasUserAgent = false
-        for (name, value) in request.headers {
-            let lowered = name.lowercased()
-            if Self.hostOwnedHeaders.contains(lowered) { continue }
-            if lowered == "cookie" && cookies != nil { continue }  // the store's, when there is one
-            if lowered == "user-agent" { hasUserAgent = true }
-            http.headers.add(name: name, value: value)
-        }
-        if !hasUserAgent { http.headers.add(name: "User-Agent", value: userAgent) }
-        // The codings `Inflater` speaks (a page cannot choose others: Fetch forbids the header);
-        // none for a range, as Fetch says (a slice of a compressed stream cannot be inflated).
-        let ranged = request.headers.contains { $0.name.lowercased() == "range" }
-        http.headers.add(name: "Accept-Encoding", value: ranged ? "identity" : "gzip, deflate")
-        if withCookies, let url = URL(string: address.href), let cookie = cookies?.header(for: url) {
-            http.headers.add(name: "Cookie", value: cookie)
-        }
-        if let body = request.body { http.body = .bytes(ByteBuffer(bytes: body)) }
-        return http
-    }
-
-    private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
-
-    private static func isRequestBodyHeader(_ name: String) -> Bool {
-        ["content-encoding", "content-language", "content-location", "content-type"].contains(name.lowercased())
-    }
-
-    /// Reads and drops a redirect's body (bounded: a redirect with a huge body is an error).
-    private static func discard(_ body: HTTPClientResponse.Body) async throws {
-        _ = try await body.collect(upTo: 1 << 20)
+        return TransferHead(status: status, statusText: statusText, url: address.href, redirected: redirected, headers: headers, type: type)
     }
 
     /// A header value as the bytes it was on the wire, one character per byte (Fetch's byte
@@ -533,144 +464,9 @@ final class PageNetwork: @unchecked Sendable {
         return String(scalars)
     }
 
-    /// The most bytes a request's header lines may take. async-http-client traps when a
-    /// response head arrives while a request head larger than the channel's write buffer (64 KiB)
-    /// is still unsent; no server takes heads that large anyway (most refuse past 8 to 16 KiB).
-    static let maximumRequestHeaderBytes = 48 << 10
-
-    /// Throws when `headers` take more than `maximumRequestHeaderBytes` on the wire.
-    private static func checkHeaderSize(_ headers: HTTPHeaders) throws {
-        let bytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-        guard bytes <= maximumRequestHeaderBytes else {
-            throw FetchFailure("the request's headers are longer than \(maximumRequestHeaderBytes) bytes")
-        }
-    }
-
-    /// Methods a browser sends again when a kept-alive connection turns out to be closed.
-    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
-
-    /// Runs `attempt` (a request up to its response head) and, for an idempotent method, once
-    /// more when it failed because the pooled connection it went out on had been closed by the
-    /// server (the server said nothing before: a keep-alive timeout), as browsers do. Nothing of
-    /// the response had arrived, so nothing is seen twice.
-    static func retryingStaleConnection<Result>(
-        method: String, _ attempt: () async throws -> Result
-    ) async throws -> Result {
-        do {
-            return try await attempt()
-        } catch where idempotentMethods.contains(method) && isStaleConnection(error) && !Task.isCancelled {
-            return try await attempt()
-        }
-    }
-
-    /// Whether `error` says the connection was closed before any of the response arrived.
-    static func isStaleConnection(_ error: any Error) -> Bool {
-        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .alreadyClosed { return true }
-        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
-        if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) { return true }
-        return false
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout: return "the connection timed out"
-            case .remoteConnectionClosed: return "the server closed the connection before the response ended"
-            case .bodyLengthMismatch: return "the body ended before its Content-Length"
-            default: return "\(error)"
-            }
-        }
-        return "\(error)"
-    }
-
-    // MARK: - Scripts
-
-    /// The text of the external script at `url` (a `<script src>`), through the page's policy
-    /// and cookies (sent to the page's origin only: there is no SameSite enforcement here, so
-    /// none go cross-site), following up to 20 http(s) redirects; a status other than 2xx, or
-    /// a body over 16 MB, is an error. The page's request timeout bounds the whole load, body
-    /// included (a server that sends a head and then nothing cannot hold the page's load).
-    func loadScript(_ first: URLRecord) async throws -> String {
-        guard let timeout = defaultTimeout else { return try await fetchScript(first) }
-        return try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await self.fetchScript(first) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let text = try await group.next() ?? nil else {
-                throw FetchFailure("GET \(first.href) timed out after \(timeout)")
-            }
-            return text
-        }
-    }
-
-    private func fetchScript(_ first: URLRecord) async throws -> String {
-        var url = first
-        for _ in 0...20 {
-            if let refusal = policy.refusal(of: url) { throw FetchFailure(refusal) }
-            if url.scheme == "file" {
-                guard let path = RequestPolicy.filePath(url) else { throw FetchFailure("\(url.href): no such file") }
-                let (handle, size) = try openFile(path, for: url)
-                defer { try? handle.close() }
-                let data: Data
-                do {
-                    data = try handle.read(upToCount: (16 << 20) + 1) ?? Data()  // nil: an empty file
-                } catch {
-                    throw FetchFailure("\(url.href): the file could not be read (\(error))")
-                }
-                guard size <= 16 << 20, data.count <= 16 << 20 else { throw FetchFailure("\(url.href): the script is longer than 16 MB") }
-                return TextCharset.utf8.decode(data)
-            }
-            let request = FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
-                                       credentials: .sameOrigin, cache: .default)
-            let withCookies = sendsCookies(request)
-            let response: HTTPClientResponse
-            do {
-                let deadline: NIODeadline = defaultTimeout.map { timeout in
-                    .now() + .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
-                } ?? .distantFuture
-                let outgoing = httpRequest(for: request, withCookies: withCookies)
-                try Self.checkHeaderSize(outgoing.headers)
-                response = try await Self.retryingStaleConnection(method: "GET") {
-                    try await self.client.execute(outgoing, deadline: deadline)
-                }
-            } catch {
-                throw FetchFailure("GET \(url.href) failed: \(Self.describe(error))")
-            }
-            if withCookies, let address = URL(string: url.href) {
-                cookies?.receive(response.headers[canonicalForm: "set-cookie"].map(String.init), from: address)
-            }
-            let status = Int(response.status.code)
-            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
-                try await Self.discard(response.body)
-                guard let next = URLRecord.parse(location, base: url), next.scheme == "http" || next.scheme == "https" else {
-                    throw FetchFailure("\(url.href) redirected to '\(location)', which is not an http(s) URL")
-                }
-                url = next
-                continue
-            }
-            guard (200..<300).contains(status) else {
-                _ = try? await response.body.collect(upTo: 1 << 20)
-                throw FetchFailure("GET \(url.href) answered \(status)")
-            }
-            var body = try await response.body.collect(upTo: 16 << 20)
-            do {
-                if let inflater = try Inflater(contentEncodings: response.headers[canonicalForm: "content-encoding"].map(String.init)) {
-                    body = try inflater.inflateWhole(body, limit: 16 << 20)
-                }
-            } catch {
-                throw FetchFailure("GET \(url.href): \(error)")
-            }
-            return TextCharset(contentType: response.headers.first(name: "content-type")).decode(Data(body.readableBytesView))
-        }
-        throw FetchFailure("\(first.href): more than 20 redirects")
-    }
-
     // MARK: - Files
 
-    private func readFile(_ request: FetchRequest, redirected: Bool, on transfer: FetchTransfer) async throws {
+    private func readFile(_ request: FetchRequest, redirected: Bool, on transfer: FetchTransfer, to sink: some TransferSink) async throws {
         guard request.method == "GET" || request.method == "HEAD" else {
             throw FetchFailure("\(request.url.href): file URLs can only be read (GET), not \(request.method)")
         }
@@ -678,9 +474,9 @@ final class PageNetwork: @unchecked Sendable {
         let (handle, size) = try openFile(path, for: request.url)
         defer { try? handle.close() }
         let headers = ["Content-Type", Self.contentType(ofPath: path), "Content-Length", String(size)]
-        sendHead(transfer, status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic")
-        if request.method == "GET" { try await stream(handle, size: size, of: request.url.href, on: transfer) }
-        finish(transfer, .end)
+        sink.head(head(status: 200, statusText: "OK", url: request.url, redirected: redirected, headers: headers, type: "basic"), of: transfer)
+        if request.method == "GET" { try await stream(handle, size: size, of: request.url.href, on: transfer, to: sink) }
+        sink.end(transfer)
     }
 
     /// Opens the file of a file URL once, and checks what was opened: a regular file (a FIFO or
@@ -710,7 +506,7 @@ final class PageNetwork: @unchecked Sendable {
     /// Sends a file's bytes as the transfer's chunks (with the same flow control as the network's).
     /// A read that fails, or a file that turns out shorter or longer than `size`, fails the
     /// transfer: a body is never cut short as if it had ended.
-    private func stream(_ handle: FileHandle, size: Int, of url: String, on transfer: FetchTransfer) async throws {
+    private func stream(_ handle: FileHandle, size: Int, of url: String, on transfer: FetchTransfer, to sink: some TransferSink) async throws {
         var sent = 0
         while !transfer.isEnded, !Task.isCancelled {
             let chunk: Data
@@ -724,7 +520,7 @@ final class PageNetwork: @unchecked Sendable {
                 return
             }
             sent += chunk.count
-            if transfer.queue(ByteBuffer(bytes: chunk)) { post(transfer, .available) }
+            if transfer.queue(ByteBuffer(bytes: chunk)) { sink.available(transfer) }
             await transfer.waitForRoom()
         }
     }
@@ -733,33 +529,17 @@ final class PageNetwork: @unchecked Sendable {
 
     /// Answers from the cache: the stored head, then the stored body. Returns false, sending
     /// nothing, when the body file is gone.
-    private func serve(_ stored: HTTPCache.Stored, url: URLRecord, redirected: Bool, on transfer: FetchTransfer) async throws -> Bool {
+    private func serve(
+        _ stored: HTTPCache.Stored, url: URLRecord, redirected: Bool, on transfer: FetchTransfer, to sink: some TransferSink
+    ) async throws -> Bool {
         guard let handle = FileHandle(forReadingAtPath: stored.body.path) else { return false }
         defer { try? handle.close() }
-        sendHead(transfer, status: stored.entry.status, statusText: stored.entry.statusText, url: url, redirected: redirected,
-                 headers: stored.entry.headers, type: "basic")
-        try await stream(handle, size: stored.entry.size, of: url.href, on: transfer)
-        finish(transfer, .end)
+        sink.head(head(status: stored.entry.status, statusText: stored.entry.statusText, url: url, redirected: redirected,
+                       headers: stored.entry.headers, type: "basic"),
+                  of: transfer)
+        try await stream(handle, size: stored.entry.size, of: url.href, on: transfer, to: sink)
+        sink.end(transfer)
         return true
-    }
-
-    /// Request headers with which a page makes its own conditional or range request.
-    private static let bypassingHeaders: Set<String> = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since",
-                                                         "if-range", "range"]
-
-    /// Adds `If-None-Match` and `If-Modified-Since` from `stored`; returns whether the request
-    /// became conditional.
-    private static func addValidators(of stored: HTTPCache.Stored, to request: inout HTTPClientRequest) -> Bool {
-        var added = false
-        if let tag = stored.header("etag") {
-            request.headers.replaceOrAdd(name: "If-None-Match", value: tag)
-            added = true
-        }
-        if let modified = stored.header("last-modified") {
-            request.headers.replaceOrAdd(name: "If-Modified-Since", value: modified)
-            added = true
-        }
-        return added
     }
 
     private static func contentType(ofPath path: String) -> String {
@@ -784,4 +564,24 @@ struct FetchFailure: Error, CustomStringConvertible {
     let message: String
     init(_ message: String) { self.message = message }
     var description: String { message }
+}
+
+/// The page's own transfers (fetch.js's): each event is posted to the page's loop and handed to
+/// fetch.js's handler there; the terminal one ends the transfer's pending work in the same step.
+extension PageNetwork: TransferSink {
+    func head(_ head: TransferHead, of transfer: FetchTransfer) {
+        post(transfer, .head(head))
+    }
+
+    func available(_ transfer: FetchTransfer) {
+        post(transfer, .available)
+    }
+
+    func end(_ transfer: FetchTransfer) {
+        finish(transfer, .end)
+    }
+
+    func fail(_ transfer: FetchTransfer, name: String, message: String) {
+        finish(transfer, .error(name: name, message: message))
+    }
 }
