@@ -126,7 +126,10 @@ public struct WebCookie: Sendable, Equatable, Codable {
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: Self.whitespace)
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: Self.whitespace)
-        guard name.utf8.count + value.utf8.count <= Self.maximumNameAndValueBytes, !(name + value).unicodeScalars.contains(where: Self.isControl) else {
+        // RFC 6265bis §5.6: a cookie with neither a name nor a value is ignored.
+        guard !(name.isEmpty && value.isEmpty), name.utf8.count + value.utf8.count <= Self.maximumNameAndValueBytes,
+            !(name + value).unicodeScalars.contains(where: Self.isControl)
+        else {
             return nil
         }
         var expires: Date?

@@ -228,7 +228,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         case "/typed":
             try await responder.respond(headers: ["Content-Type: \(query["type"] ?? "")"], text: query["body"] ?? "")
         case "/script.js":
-            try await responder.respond(headers: ["Content-Type: text/javascript; charset=utf-8"], text: query["text"] ?? "")
+            let caching = query["cache"] != nil ? ["Cache-Control: max-age=600"] : []  // storable for the HTTP cache
+            try await responder.respond(headers: ["Content-Type: text/javascript; charset=utf-8"] + caching, text: query["text"] ?? "")
         case "/set-cookies":
             try await responder.respond(headers: [
                 "Set-Cookie: a=1; Path=/", "Set-Cookie: h=2; HttpOnly", "Set-Cookie: scoped=3; Path=/deep",

@@ -19,10 +19,11 @@ struct HTTPTransport: Sendable {
     ]
 
     /// The headers `request` goes out with: the page's own but the host-owned ones (and its
-    /// `Cookie` when `storeKeepsCookies`: the store's `cookie` goes instead), a `User-Agent`,
+    /// `Cookie` when `storeKeepsCookies`: the store's `cookie` goes instead), a `User-Agent`
+    /// (`userAgent` unless the page set one),
     /// the codings `Inflater` speaks (none for a range, as Fetch says: a slice of a compressed
     /// stream cannot be inflated).
-    func headers(for request: FetchRequest, cookie: String?, storeKeepsCookies: Bool) -> HTTPHeaders {
+    static func headers(for request: FetchRequest, userAgent: String, cookie: String?, storeKeepsCookies: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders()
         var hasUserAgent = false
         var ranged = false

@@ -376,8 +376,9 @@ final class PageNetwork: @unchecked Sendable {
                     return
                 }
                 let withCookies = cookies.sends(request)
-                var headers = transport.headers(for: request, cookie: withCookies ? cookies.header(for: request.url) : nil,
-                                                storeKeepsCookies: cookies.store != nil)
+                var headers = HTTPTransport.headers(for: request, userAgent: transport.userAgent,
+                                                    cookie: withCookies ? cookies.header(for: request.url) : nil,
+                                                    storeKeepsCookies: cookies.store != nil)
                 let pageOrigin = documentURL().flatMap { URLRecord.parse($0.absoluteString)?.origin } ?? "null"
                 var plan = CachePlan(request: request, headers: headers, cache: cache, pageOrigin: pageOrigin,
                                      cookiePartition: cookies.partition)

@@ -87,7 +87,9 @@ final class ScriptCollector: TransferSink {
         settle(.failure(FetchFailure("\(request): the load was cancelled (the page closed)")))
     }
 
-    private var tooLong: FetchFailure { FetchFailure("\(request): the script is longer than \(limit >> 20) MB") }
+    private var tooLong: FetchFailure {
+        FetchFailure("\(request): the script is longer than " + (limit >= 1 << 20 ? "\(limit >> 20) MB" : "\(limit) bytes"))
+    }
 
     private func settle(_ result: Result<String, FetchFailure>) {
         let waiter = state.withLock { state -> CheckedContinuation<String, any Error>?? in
