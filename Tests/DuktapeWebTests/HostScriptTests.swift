@@ -18,6 +18,23 @@ struct HostScriptTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
 
+    /// The lines of the Swift files of `libraries` (`"DuktapeWeb/WebPage.swift"`), but the
+    /// `excluded` files and documentation comments.
+    static func swiftLines(of libraries: [String], excluding excluded: Set<String> = []) throws -> [(file: String, line: Substring)] {
+        var lines: [(file: String, line: Substring)] = []
+        for library in libraries {
+            let folder = sources.appendingPathComponent(library)
+            guard let walker = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in walker where file.hasSuffix(".swift") && !excluded.contains(library + "/" + file) {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                    lines.append((library + "/" + file, line))
+                }
+            }
+        }
+        return lines
+    }
+
     @Test func everyFileIsEmbeddedAndCompilesOnTheBareEngineAsAFactory() throws {
         let onDisk = try ["DuktapeRuntime", "DuktapeWeb"].flatMap { library in
             try FileManager.default.contentsOfDirectory(atPath: Self.sources.appendingPathComponent(library + "/JavaScript").path)
@@ -120,18 +137,11 @@ struct HostScriptTests {
     @Test func noSwiftSourceSplicesJavaScript() throws {
         let evaluation = /(evaluate|evaluateScript|evaluateES5|evaluateFunctionExpression)\(([^,)]*)/
         var found: [String] = []
-        for library in ["DuktapeCore", "DuktapeRuntime", "DuktapeWeb", "dukjs"] {
-            let folder = Self.sources.appendingPathComponent(library)
-            guard let walker = FileManager.default.enumerator(atPath: folder.path) else { continue }
-            for case let file as String in walker where file.hasSuffix(".swift") {
-                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("///") {
-                    for match in line.matches(of: evaluation) {
-                        let argument = match.output.2
-                        if argument.contains("\\(") || argument.contains(" + ") {
-                            found.append("\(library)/\(file): \(line.trimmingCharacters(in: .whitespaces))")
-                        }
-                    }
+        for (file, line) in try Self.swiftLines(of: ["DuktapeCore", "DuktapeRuntime", "DuktapeWeb", "dukjs"]) {
+            for match in line.matches(of: evaluation) {
+                let argument = match.output.2
+                if argument.contains("\\(") || argument.contains(" + ") {
+                    found.append("\(file): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }
         }
@@ -149,20 +159,10 @@ struct HostScriptTests {
             "DuktapeWeb/Internals/PageSeam.swift", "DuktapeRuntime/Internals/HostScript.swift",
             "DuktapeRuntime/Console.swift", "DuktapeRuntime/ModuleLoader.swift",
         ]
-        var found: [String] = []
-        for library in ["DuktapeRuntime", "DuktapeWeb"] {
-            let folder = Self.sources.appendingPathComponent(library)
-            guard let walker = FileManager.default.enumerator(atPath: folder.path) else { continue }
-            for case let file as String in walker where file.hasSuffix(".swift") && !bindings.contains(library + "/" + file) {
-                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-                for line in text.split(separator: "\n") where line.contains("forProperty(\"") || line.contains("hiddenKey(")
-                    || line.contains("HostScript.table(") || line.contains("HostScript.run(")
-                {
-                    found.append("\(library)/\(file): \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
+        let found = try Self.swiftLines(of: ["DuktapeRuntime", "DuktapeWeb"], excluding: bindings).filter { _, line in
+            line.contains("forProperty(\"") || line.contains("hiddenKey(") || line.contains("HostScript.table(") || line.contains("HostScript.run(")
         }
-        #expect(found == [])
+        #expect(found.map { "\($0.file): \($0.line.trimmingCharacters(in: .whitespaces))" } == [])
     }
 
     /// The libraries search bytes and strings without _StringProcessing's generic algorithms
@@ -173,19 +173,9 @@ struct HostScriptTests {
     /// on that lock until ten network tests timed out (see the Makefile).
     @Test func noLibraryCodeSearchesThroughStringProcessing() throws {
         let generic = ["firstRange(of:", "ranges(of:", ".replacing(", "matches(of:", "firstMatch(of:", "wholeMatch(of:", "Regex", "trimmingPrefix("]
-        var found: [String] = []
-        for library in ["DuktapeCore", "DuktapeRuntime", "DuktapeWeb", "dukjs"] {
-            let folder = Self.sources.appendingPathComponent(library)
-            guard let walker = FileManager.default.enumerator(atPath: folder.path) else { continue }
-            for case let file as String in walker where file.hasSuffix(".swift") {
-                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
-                    && generic.contains(where: { line.contains($0) })
-                {
-                    found.append("\(library)/\(file): \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
+        let found = try Self.swiftLines(of: ["DuktapeCore", "DuktapeRuntime", "DuktapeWeb", "dukjs"]).filter { _, line in
+            !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && generic.contains { line.contains($0) }
         }
-        #expect(found == [])
+        #expect(found.map { "\($0.file): \($0.line.trimmingCharacters(in: .whitespaces))" } == [])
     }
 }
