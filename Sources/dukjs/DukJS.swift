@@ -11,7 +11,9 @@ struct DukJS: ParsableCommand {
         commandName: "dukjs",
         abstract: "Run JavaScript with DuktapeCore (Duktape 2.7, JavaScriptCore's API).",
         discussion: """
-            With no arguments: a REPL on a terminal, else the script on standard input.
+            With no arguments: a REPL on a terminal, else the script on standard input. \
+            `dukjs FILE [ARGS…]` (options before FILE allowed) is `dukjs run FILE [ARGS…]`, as \
+            `node FILE` is; a file named like a subcommand is written with its path (./repl).
 
             Language: ES2020. Duktape parses ES5.1; other syntax is lowered to ES5 by TypeScript's \
             compiler (Debian's node-typescript, or DUKTAPECORE_TYPESCRIPT), which starts on first \
@@ -29,7 +31,8 @@ struct DukJS: ParsableCommand {
     /// instructions of the whole run (callgrind). So does code that starts with "-" (`-1`, `-x`),
     /// which the parser would take for an option; `-` itself (standard input), `-h` and anything
     /// spelled like a long option (`--help`, `--version`, `--frobnicate`) go to the parser.
-    /// `dukjs` alone is the REPL on a terminal, and runs standard input otherwise (as Node does).
+    /// `dukjs` alone is the REPL on a terminal, and runs standard input otherwise (as Node does);
+    /// `dukjs FILE …` is `dukjs run FILE …` (`implicitRun`).
     static func main() {
         let arguments = CommandLine.arguments
         if arguments.count == 1 {
@@ -38,6 +41,10 @@ struct DukJS: ParsableCommand {
             } else {
                 main(["run", "-"])
             }
+            return
+        }
+        if let run = implicitRun(Array(arguments.dropFirst())) {
+            main(run)
             return
         }
         guard arguments.count == 3, arguments[1] == "eval", arguments[2] != "-", arguments[2] != "-h",
@@ -55,6 +62,19 @@ struct DukJS: ParsableCommand {
     }
 }
 
+extension DukJS {
+    /// The words the top-level command keeps: its subcommands, `help`, and its own options.
+    private static let topLevelWords: Set<String> = ["run", "eval", "repl", "fetch", "demo", "help", "-h", "--help", "--version"]
+
+    /// `words` as `run`'s when they do not start with a subcommand or a top-level option, so that
+    /// `dukjs main.js one`, `dukjs --time-limit 2 main.js` and `dukjs -` run as with `node`
+    /// (nil: the words go to the parser as they are).
+    static func implicitRun(_ words: [String]) -> [String]? {
+        guard let first = words.first, !topLevelWords.contains(first) else { return nil }
+        return ["run"] + words
+    }
+}
+
 /// Options shared by the commands that run scripts.
 struct EngineOptions: ParsableArguments {
     // `.unconditional`: the next word is the value even when it starts with "-", so that
@@ -68,6 +88,13 @@ struct EngineOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Execution time limit in seconds.", valueName: "seconds"))
     var timeLimit: Double?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "What an unhandled rejection does, as in Node: throw (the default), strict, warn, warn-with-error-code or none.",
+            valueName: "mode"))
+    var unhandledRejections: UnhandledRejectionMode = .throw
 
     func validate() throws {
         if let timeLimit, !(timeLimit > 0 && timeLimit.isFinite) {
@@ -116,7 +143,8 @@ extension DukJS {
 
         func run() throws {
             if file == "-" {
-                let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: "-")
+                let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: "-",
+                                          unhandledRejections: options.unhandledRejections)
                 throw ExitCode(host.runScript(readStandardInput(), sourceName: "<stdin>", printResult: false))
             }
             var isDirectory: ObjCBool = false
@@ -130,7 +158,8 @@ extension DukJS {
                 throw RuntimeError("cannot read \(file): permission denied")
             }
             let path = URL(fileURLWithPath: file).standardizedFileURL.path
-            let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: path)
+            let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: path,
+                                      unhandledRejections: options.unhandledRejections)
             throw ExitCode(host.runMain(path))
         }
     }
@@ -145,7 +174,8 @@ extension DukJS {
         @OptionGroup var options: EngineOptions
 
         func run() throws {
-            let host = try ScriptHost(limits: options.limits, arguments: [], scriptPath: nil)
+            let host = try ScriptHost(limits: options.limits, arguments: [], scriptPath: nil,
+                                      unhandledRejections: options.unhandledRejections)
             if code == "-" {
                 throw ExitCode(host.runScript(readStandardInput(), sourceName: "<stdin>", printResult: true))
             }

@@ -1,19 +1,15 @@
 import DuktapeCore
+import DuktapeRuntime
 import Foundation
 
 /// How dukjs shows values and exceptions.
 enum ResultFormatter {
-    /// Strings as they are; undefined, functions and symbols by `String(value)`; other values as
-    /// indented JSON when they have a JSON form (`String(value)` otherwise, e.g. for cycles).
-    static func format(_ value: JSValue) -> String {
-        if value.isString || value.isUndefined || value.isSymbol {
-            return value.description
-        }
-        let stringify = value.context.objectForKeyedSubscript("JSON").forProperty("stringify")
-        if let json = try? stringify?.call(value, NSNull(), 2), json.isString, let text = json.toString() {
-            return text
-        }
-        return value.description
+    /// `dukjs eval`'s result: a string as it is (as `node -p` prints one); anything else as the
+    /// REPL shows it, the console's renderer (`{ a: [ 1, 2 ] }`, `[Function: f]`, dates
+    /// unquoted); `String(value)` without a console.
+    static func format(_ value: JSValue, console: Console?) -> String {
+        if value.isString { return value.description }
+        return (try? console?.inspect(value)) ?? value.description
     }
 
     /// Prints an uncaught exception and its stack to standard error.

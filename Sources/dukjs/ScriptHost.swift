@@ -6,17 +6,29 @@ import Foundation
 /// streams, `require` on the filesystem, `process`), its error policy, and the exit status.
 ///
 /// As in Node, an uncaught exception (in the main script or any callback) or an unhandled
-/// rejection prints the error and ends the process with status 1; `process.exit(code)` ends it
-/// at once; otherwise the process exits with `process.exitCode` once the loop is idle.
+/// rejection prints the error and ends the process with status 1, unless a listener of
+/// `process`'s `'uncaughtException'` (or `'unhandledRejection'`, by the `--unhandled-rejections`
+/// mode) takes it; `process.exit(code)` ends it at once; otherwise the process exits with
+/// `process.exitCode` once the loop is idle. Every exit emits `'exit'` first.
 final class ScriptHost {
     let context: JSContext
     let loop: JSEventLoop
     /// Set when the host is interactive (the REPL): errors are printed, not fatal.
     let interactive: Bool
+    /// `process`'s events.
+    let events = ProcessEvents()
+    /// What an unhandled rejection does.
+    let unhandledRejections: UnhandledRejectionMode
+    /// Set once the process began to exit (`'exit'` is emitted once).
+    private var exiting = false
 
     /// `clock`, when given, is the VM's clock for time limits (the REPL moves it to interrupt a
     /// running script).
-    init(limits: Limits, arguments: [String], scriptPath: String?, interactive: Bool = false, clock: ManualClock? = nil) throws {
+    init(
+        limits: Limits, arguments: [String], scriptPath: String?, interactive: Bool = false, clock: ManualClock? = nil,
+        unhandledRejections: UnhandledRejectionMode = .throw
+    ) throws {
+        self.unhandledRejections = unhandledRejections
         let vm: JSVirtualMachine = try clock.map { clock in
             guard let vm = JSVirtualMachine(clock: clock) else { throw RuntimeError("could not create a JavaScript heap") }
             return vm
@@ -42,8 +54,7 @@ final class ScriptHost {
             self.uncaught(JSException(exception))
         }
         context.unhandledRejectionHandler = { [unowned self] _, rejection in
-            guard rejection.kind == .unhandled else { return }
-            self.uncaught(JSException(rejection.reason), inPromise: true)
+            self.rejected(rejection)
         }
         limits.apply(to: vm)
     }
@@ -71,7 +82,7 @@ final class ScriptHost {
     func runScript(_ source: String, sourceName: String?, printResult: Bool) -> Int32 {
         do {
             let value = try context.evaluate(source, sourceName: sourceName)
-            if printResult { printLine(ResultFormatter.format(value)) }
+            if printResult { printLine(ResultFormatter.format(value, console: value.isObject ? renderingConsole() : console)) }
         } catch let exception as JSException {
             uncaught(exception, evalStyle: printResult)
         } catch {
@@ -81,7 +92,8 @@ final class ScriptHost {
         return finish()
     }
 
-    /// Drives the loop until idle; the exit status is `process.exitCode` (0 by default).
+    /// Drives the loop until idle; the exit status is `process.exitCode` (0 by default), after
+    /// `'exit'` (which a non-interactive host emits, then exits).
     func finish() -> Int32 {
         do {
             try loop.run()
@@ -89,7 +101,28 @@ final class ScriptHost {
             Self.printError("dukjs: \(error)")
             return 1
         }
+        if !interactive { exit(exitCode) }
         return exitCode
+    }
+
+    /// Ends the process with `status`, as Node does: `process.exitCode` becomes `status`,
+    /// `'exit'` is emitted with it (its listeners may change `process.exitCode`, or call
+    /// `process.exit`, which then ends the process at once), and the process exits with
+    /// `process.exitCode`. An exception thrown by a listener is printed, and the status is 1.
+    func exit(_ status: Int32) -> Never {
+        guard !exiting else { Self.exitNow(status) }
+        exiting = true
+        exitCodeSet = JSValue(int32: status, in: context)
+        do {
+            try events.emit("exit", [status])
+        } catch let exception as JSException {
+            Self.printError(describe(exception))
+            Self.exitNow(1)
+        } catch {
+            Self.printError("dukjs: \(error)")
+            Self.exitNow(1)
+        }
+        Self.exitNow(exitCode)
     }
 
     /// The status `process.exitCode` gives (checked when it was set); 0 when unset.
@@ -133,31 +166,115 @@ final class ScriptHost {
 
     // MARK: - Errors
 
-    /// An uncaught exception: printed as `file:line: Name: message` and the stack; fatal
-    /// unless the host is interactive. `evalStyle` keeps `dukjs eval`'s `Uncaught …` form.
+    /// An uncaught exception: handed to `process`'s `'uncaughtException'` listeners when it
+    /// has some (with the origin, "uncaughtException" or "unhandledRejection"; one that throws
+    /// ends the process with status 7, as in Node); else printed as `file:line: Name: message`
+    /// and the stack, and fatal unless the host is interactive. `evalStyle` keeps `dukjs
+    /// eval`'s `Uncaught …` form.
     func uncaught(_ exception: JSException, inPromise: Bool = false, evalStyle: Bool = false) {
+        if !interactive, !exiting, events.count("uncaughtException") > 0 {
+            do {
+                try events.emit("uncaughtException", [exception.value, inPromise ? "unhandledRejection" : "uncaughtException"])
+                return
+            } catch let thrown as JSException {
+                Self.printError(describe(thrown))
+            } catch {
+                Self.printError("dukjs: \(error)")
+            }
+            exiting = true
+            Self.exitNow(7)
+        }
         if evalStyle {
             ResultFormatter.report(exception)
         } else {
-            Self.printError(Self.describe(exception, inPromise: inPromise))
+            Self.printError(describe(exception, inPromise: inPromise))
         }
-        if !interactive { Self.exitNow(1) }
+        if !interactive { exit(1) }
     }
 
-    static func describe(_ exception: JSException, inPromise: Bool = false) -> String {
+    /// A rejection with no handler when the job queue emptied, or one that got a handler after
+    /// it was reported (`'rejectionHandled'`), by the `--unhandled-rejections` mode.
+    private func rejected(_ rejection: JSPromiseRejection) {
+        guard rejection.kind == .unhandled else {
+            emitReporting("rejectionHandled", [rejection.promise])
+            return
+        }
+        let arguments: [Any] = [rejection.reason, rejection.promise]
+        switch unhandledRejections {
+        case .throw:
+            if !emitReporting("unhandledRejection", arguments) { uncaught(JSException(rejection.reason), inPromise: true) }
+        case .strict:
+            uncaught(JSException(rejection.reason), inPromise: true)  // ends the process unless a listener took it
+            emitReporting("unhandledRejection", arguments)
+        case .warn:
+            emitReporting("unhandledRejection", arguments)
+            warn(rejection.reason)
+        case .warnWithErrorCode:
+            if !emitReporting("unhandledRejection", arguments) {
+                warn(rejection.reason)
+                exitCodeSet = JSValue(int32: 1, in: context)
+            }
+        case .none:
+            emitReporting("unhandledRejection", arguments)
+        }
+    }
+
+    /// `events.emit`, with an exception a listener throws handled as uncaught.
+    @discardableResult
+    private func emitReporting(_ event: String, _ arguments: [Any]) -> Bool {
+        do {
+            return try events.emit(event, arguments)
+        } catch let exception as JSException {
+            uncaught(exception)
+        } catch {
+            Self.printError("dukjs: \(error)")
+        }
+        return true
+    }
+
+    private func warn(_ reason: JSValue) {
+        Self.printError("(dukjs:\(getpid())) UnhandledPromiseRejectionWarning: " + describe(JSException(reason), marked: false))
+    }
+
+    /// `exception` as dukjs prints it: `file:line: Name: message` and the stack (an error), or
+    /// the value as the console renders it (`{ code: 42 }`; anything else thrown). `marked`
+    /// adds "Uncaught" (and "(in promise)") as a fatal report has it.
+    func describe(_ exception: JSException, inPromise: Bool = false, marked: Bool = true) -> String {
         var head = exception.name.map { "\($0): \(exception.message)" } ?? exception.message
-        if inPromise { head = "Uncaught (in promise) " + head }
-        if let sourceURL = exception.sourceURL, let line = exception.line {
+        if exception.name == nil, exception.value.isObject, let rendered = try? renderingConsole()?.inspect(exception.value) {
+            head = rendered
+        }
+        if inPromise, marked { head = "Uncaught (in promise) " + head }
+        var location = exception.sourceURL.flatMap { url in exception.line.map { (url: url, line: $0) } }
+        // Thrown in the runtime's own code (`require`, the console): the user's nearest frame
+        // is the place, as Node reports it.
+        if let place = location, place.url.hasPrefix(Self.runtimeFilePrefix) { location = Self.userFrame(in: exception.stack) }
+        if let (sourceURL, line) = location {
             head = "\(Self.displayPath(sourceURL)):\(line): " + head
-        } else if !inPromise {
+        } else if !inPromise, marked {
             head = "Uncaught " + head
         }
         var text = head
         if let stack = exception.stack, !stack.isEmpty {
             // The runtime's own frames (the module loader, the console) are left out.
-            text += stack.split(separator: "\n").filter { !$0.contains("@DuktapeRuntime/") }.map { "\n    at \($0)" }.joined()
+            text += stack.split(separator: "\n").filter { !$0.contains("@" + Self.runtimeFilePrefix) }.map { "\n    at \($0)" }.joined()
         }
         return text
+    }
+
+    /// The source names of the runtime's own files (HostScript: "DuktapeRuntime/modules.js").
+    static let runtimeFilePrefix = "DuktapeRuntime/"
+
+    /// The file and line of the first frame of `stack` (Duktape's `name@file:line` lines) that
+    /// is not the runtime's own.
+    static func userFrame(in stack: String?) -> (url: String, line: Int)? {
+        for frame in (stack ?? "").split(separator: "\n") {
+            guard let at = frame.firstIndex(of: "@"), let colon = frame.lastIndex(of: ":"), at < colon else { continue }
+            let file = frame[frame.index(after: at)..<colon]
+            guard !file.isEmpty, !file.hasPrefix(runtimeFilePrefix), let line = Int(frame[frame.index(after: colon)...]) else { continue }
+            return (String(file), line)
+        }
+        return nil
     }
 
     /// A file URL as its path; anything else as it is.
@@ -172,7 +289,7 @@ final class ScriptHost {
 
     /// Ends the process now (output is unbuffered: nothing is lost).
     static func exitNow(_ status: Int32) -> Never {
-        exit(status)
+        Foundation.exit(status)
     }
 
     // MARK: - Globals
@@ -197,6 +314,14 @@ final class ScriptHost {
     func installConsole() {
         guard console == nil else { return }
         console = Console(context: context, output: .standardStreams)
+    }
+
+    /// The console, to render an object result with (`dukjs eval`): its first use when the
+    /// script has not used it yet (read through the global, so a `console` the script put in
+    /// its place is never overwritten; then nil).
+    func renderingConsole() -> Console? {
+        if console == nil { _ = context.globalObject.forProperty("console") }
+        return console
     }
 
     func installModules() {
@@ -284,8 +409,9 @@ final class ScriptHost {
         process.setValue(
             JSValue(newFunctionIn: context, name: "exit") { [unowned self] _, arguments in
                 let status = try arguments.first.flatMap { try Self.exitStatus($0) } ?? self.exitCode
-                Self.exitNow(status)
+                self.exit(status)
             }, forProperty: "exit")
+        events.install(on: process, in: context)
         context.globalObject.setValue(process, forProperty: "process")
     }
 }

@@ -40,6 +40,131 @@ struct DukjsRuntimeTests {
         #expect(handled.stdout == "caught\n")
     }
 
+    /// `dukjs FILE …` is `dukjs run FILE …`, as `node FILE …` runs FILE: with the script's
+    /// arguments, options before the file, standard input as `-`; subcommands and the
+    /// top-level options keep their meaning, and a file named like a subcommand runs by its path.
+    @Test func aFileAloneRunsItAsNodeDoes() throws {
+        let scripts = try TemporaryTree([
+            "main.js": "console.log(process.argv.slice(2).join(','))",
+            "loop.js": "while (true) {}",
+            "repl": "console.log('the file named repl')",
+        ])
+        let plain = try run([scripts.path("main.js"), "one", "--two", "-3"])
+        #expect(plain.status == 0)
+        #expect(plain.stdout == "one,--two,-3\n")
+        let limited = try run(["--time-limit", "0.2", scripts.path("loop.js")])
+        #expect(limited.status == 1)
+        #expect(limited.stderr.contains("RangeError: execution timeout"))
+        let standardInput = try run(["-", "x"], input: "console.log(process.argv[2])")
+        #expect(standardInput.stdout == "x\n")
+        let missing = try run([scripts.path("missing.js")])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("cannot read \(scripts.path("missing.js")): no such file"))
+        let unknown = try run(["--frobnicate", scripts.path("main.js")])
+        #expect(unknown.status != 0 && unknown.stderr.contains("--frobnicate"))
+        let byPath = try run([scripts.path("repl")])
+        #expect(byPath.stdout == "the file named repl\n")
+        let version = try run(["--version"])
+        #expect(version.stdout.hasPrefix("dukjs "))
+        let help = try run(["help", "run"])
+        #expect(help.status == 0 && help.stdout.contains("main module"))
+        let eval = try run(["eval", "1 + 1"])
+        #expect(eval.stdout == "2\n")
+    }
+
+    /// An error thrown inside the runtime's own code (`require`, a time limit met there) is
+    /// reported at the user's nearest frame, as Node does, never at the runtime's files.
+    @Test func errorsAreReportedAtTheUsersFrame() throws {
+        let scripts = try TemporaryTree([
+            "missing.js": "var before = 1;\nrequire('./nowhere')",
+            "spin.js": "module.exports = 1;\nwhile (true) {}",
+            "slow.js": "require('./spin')",
+            "bad.js": "require('./broken')",
+            "broken.js": "var ok = 1;\nnull.x",
+        ])
+        let missing = try run([scripts.path("missing.js")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("\(scripts.path("missing.js")):2: "), "\(missing.stderr)")
+        let slow = try run(["--time-limit", "0.3", scripts.path("slow.js")])
+        #expect(slow.status == 1)
+        // Duktape's time-limit error carries no place or stack: it is reported without one,
+        // never at the runtime's module loader.
+        #expect(slow.stderr.hasPrefix("Uncaught RangeError: execution timeout"), "\(slow.stderr)")
+        let bad = try run([scripts.path("bad.js")])
+        #expect(bad.stderr.hasPrefix("\(scripts.path("broken.js")):2: TypeError"), "\(bad.stderr)")
+        for output in [missing, slow, bad] {
+            #expect(!output.stderr.contains("DuktapeRuntime/"), "\(output.stderr)")
+        }
+    }
+
+    /// `process`'s events with Node's semantics: `'exit'` on every exit (its listeners may
+    /// change the status), `'uncaughtException'` instead of the fatal report (a listener that
+    /// throws makes the status 7), `'unhandledRejection'` and `'rejectionHandled'`, and the
+    /// emitter methods with `once` and `off`'s last-added rule.
+    @Test func processEventsFollowNode() throws {
+        let cases: [(script: String, stdout: String, status: Int32)] = [
+            ("process.on('exit', function (code) { console.log('exit', code); process.exitCode = 4 }); console.log('main')", "main\nexit 0\n", 4),
+            ("process.on('exit', function (code) { console.log('bye', code) }); process.exit(3); console.log('never')", "bye 3\n", 3),
+            ("process.on('exit', function () { process.exit(9) }); process.exit(2)", "", 9),
+            ("process.on('uncaughtException', function (e, origin) { console.log('caught', e.message, origin) });\n"
+                + "setTimeout(function () { console.log('after') }, 1); throw new Error('boom')", "caught boom uncaughtException\nafter\n", 0),
+            ("process.on('uncaughtException', function () { throw new Error('again') }); setTimeout(function () { null.x }, 1)", "", 7),
+            ("process.on('unhandledRejection', function (reason, promise) { console.log('unhandled', reason.message, promise instanceof Promise) });\n"
+                + "Promise.reject(new Error('x')); setTimeout(function () { console.log('later') }, 1)", "unhandled x true\nlater\n", 0),
+            ("process.on('unhandledRejection', function () { console.log('u') });\n"
+                + "process.on('rejectionHandled', function (p) { console.log('handled', p === rejected) });\n"
+                + "var rejected = Promise.reject(1); setTimeout(function () { rejected.catch(function () {}) }, 5)", "u\nhandled true\n", 0),
+            ("""
+                var log = []; function a() { log.push('a') }
+                process.on('custom', a).once('custom', function (x) { log.push('once:' + x + ':' + (this === process)) }); process.addListener('custom', a);
+                process.emit('custom', 1); process.emit('custom', 2); process.off('custom', a); process.emit('custom', 3);
+                console.log(log.join(), process.listenerCount('custom'), process.emit('none'), process.listeners('custom')[0] === a);
+                try { process.on('x', 1) } catch (e) { console.log(e.name, e.code) }
+                try { for (var i = 0; i <= 10000; i++) process.on('many', a) } catch (e) { console.log(e.name, process.listenerCount('many')) }
+                process.removeAllListeners('many'); console.log(process.listenerCount('many'))
+                """, "a,once:1:true,a,a,a,a 1 false true\nTypeError ERR_INVALID_ARG_TYPE\nRangeError 10000\n0\n", 0),
+        ]
+        for (script, stdout, status) in cases {
+            let files = try TemporaryTree(["main.js": script])
+            let output = try run([files.path("main.js")])
+            #expect(output.stdout == stdout, "\(script)\n\(output.stderr)")
+            #expect(output.status == status, "\(script)\n\(output.stderr)")
+        }
+    }
+
+    /// Node's `--unhandled-rejections` modes, and a reason that is not an Error rendered as the
+    /// console renders it.
+    @Test func unhandledRejectionModes() throws {
+        let files = try TemporaryTree([
+            "reject.js": "Promise.reject({ code: 42 }); setTimeout(function () { console.log('went on') }, 1)",
+            "listened.js": "process.on('unhandledRejection', function () { console.log('listener') }); Promise.reject(new Error('x'))",
+            "caught.js": """
+                process.on('uncaughtException', function (e, origin) { console.log('uncaught', origin) });
+                process.on('unhandledRejection', function () { console.log('unhandled') }); Promise.reject(new Error('x'))
+                """,
+        ])
+        let cases: [(mode: String?, file: String, stdout: String, status: Int32, stderr: String?)] = [
+            (nil, "reject.js", "", 1, "Uncaught (in promise) { code: 42 }"),
+            ("throw", "listened.js", "listener\n", 0, ""),
+            ("warn", "reject.js", "went on\n", 0, "UnhandledPromiseRejectionWarning: { code: 42 }"),
+            ("warn", "listened.js", "listener\n", 0, "UnhandledPromiseRejectionWarning: "),
+            ("warn-with-error-code", "reject.js", "went on\n", 1, "UnhandledPromiseRejectionWarning: { code: 42 }"),
+            ("warn-with-error-code", "listened.js", "listener\n", 0, ""),
+            ("none", "reject.js", "went on\n", 0, ""),
+            ("strict", "listened.js", "", 1, "Uncaught (in promise) Error: x"),
+            ("strict", "caught.js", "uncaught unhandledRejection\nunhandled\n", 0, ""),
+        ]
+        for (mode, file, stdout, status, stderr) in cases {
+            let output = try run((mode.map { ["--unhandled-rejections=\($0)"] } ?? []) + [files.path(file)])
+            let label = "\(mode ?? "default") \(file): \(output.stderr)"
+            #expect(output.stdout == stdout, "\(label)")
+            #expect(output.status == status, "\(label)")
+            if let stderr { #expect(stderr.isEmpty ? output.stderr.isEmpty : output.stderr.contains(stderr), "\(label)") }
+        }
+        let bad = try run(["--unhandled-rejections=maybe", files.path("reject.js")])
+        #expect(bad.status == 64 && bad.stderr.contains("maybe"))
+    }
+
     /// Node's rules for exit codes: integers and strings of one; anything else throws a TypeError
     /// the script can catch, instead of ending as a silent success.
     @Test func exitCodesFollowNodesRules() throws {

@@ -17,9 +17,16 @@ struct DukjsTests {
         #expect(try run(["eval", "2 + 2"]).stdout == "4\n")
         #expect(try run(["eval", "'text'"]).stdout == "text\n")
         #expect(try run(["eval", "undefined"]).stdout == "undefined\n")
-        #expect(try run(["eval", "({a: [1, 'two'], b: null})"]).stdout == "{\n  \"a\": [\n    1,\n    \"two\"\n  ],\n  \"b\": null\n}\n")
-        #expect(try run(["eval", "(function named() {})"]).stdout.hasPrefix("function named()"))
-        #expect(try run(["eval", "var c = {}; c.c = c; c"]).stdout == "[object Object]\n")
+        // Objects as the REPL and `node -p` show them (one renderer: the console's inspect).
+        #expect(try run(["eval", "({a: [1, 'two'], b: null})"]).stdout == "{ a: [ 1, 'two' ], b: null }\n")
+        #expect(try run(["eval", "({a:1, b:[1,2], s:'x'})"]).stdout == "{ a: 1, b: [ 1, 2 ], s: 'x' }\n")
+        #expect(try run(["eval", "(function named() {})"]).stdout == "[Function: named]\n")
+        #expect(try run(["eval", "var c = {}; c.c = c; c"]).stdout == "<ref *1> { c: [Circular *1] }\n")
+        #expect(try run(["eval", "new Date(0)"]).stdout == "1970-01-01T00:00:00.000Z\n")
+        // A console the script put in its place is not overwritten to render the result.
+        let replaced = try run(["eval", "console = { mine: true }; setTimeout(function () { process.exitCode = console.mine ? 7 : 1 }, 0); [1, 2]"])
+        #expect(replaced.stdout == "1,2\n")
+        #expect(replaced.status == 7)
         #expect(try run(["eval", "'😀'.length"]).stdout == "2\n")
     }
 
