@@ -7,7 +7,7 @@ import Logging
 ///
 /// ```swift
 /// let loader = WebLoader()
-/// let body = WebLoader.body(url: URL(string: "http://127.0.0.1:8080/items.json")!, method: .getData)
+/// let body = WebLoader.body(url: URL(string: "http://127.0.0.1:8080/items.json"), method: .getData)
 /// loader.evaluate(body) { response, error in
 ///     if case .json(let items) = response.type { print(items) }
 /// }
@@ -55,18 +55,21 @@ public final class WebLoader: @unchecked Sendable {
         close()
     }
 
-    /// A request (LWWebLoader's `bodyWithURLString:method:methodArguments:userAgent:contentType:postData:uploadData:`).
+    /// A request (LWWebLoader's `bodyWithURLString:method:methodArguments:userAgent:contentType:postData:uploadData:`),
+    /// with more request headers if `headers` has some (`userAgent` and `contentType` win over
+    /// entries of the same names). A nil or non-http(s) `url` makes a request that fails with
+    /// `WebLoaderError.invalidRequest`, naming what was given.
     ///
     /// ```swift
     /// let upload = WebLoader.body(url: url, method: .uploadData, postData: ["filename": "a.bin", "album": "x"],
-    ///                             uploadData: bytes)
+    ///                             uploadData: bytes, headers: ["X-Album-Key": "k1"])
     /// ```
     public static func body(
         url: URL?, method: WebLoaderMethod, methodArguments: String? = nil, userAgent: String? = nil,
-        contentType: String? = nil, postData: [String: Any]? = nil, uploadData: Data? = nil
+        contentType: String? = nil, postData: [String: Any]? = nil, uploadData: Data? = nil, headers: [String: String] = [:]
     ) -> WebLoaderRequest {
         WebLoaderRequest(url: url, method: method, methodArguments: methodArguments, userAgent: userAgent,
-                         contentType: contentType, postData: postData, uploadData: uploadData)
+                         contentType: contentType, postData: postData, uploadData: uploadData, headers: headers)
     }
 
     // MARK: - Running requests
@@ -231,18 +234,18 @@ public final class WebLoader: @unchecked Sendable {
         let request = transfer.request
         let id = request.requestID
         var slot: Task<WebPage, any Error>?
+        var target: URL?
         do {
-            guard request.method == .nativeLog || ["http", "https"].contains(request.url.scheme?.lowercased() ?? "") else {
-                throw WebLoaderError.invalidRequest(requestID: id, message: "\(request.url.absoluteString) is not an http or https URL")
-            }
+            let url = try Self.target(of: request)
+            target = url
             if request.method == .uploadData && request.uploadData == nil {
                 throw WebLoaderError.invalidRequest(requestID: id, message: "uploadData needs the bytes to upload (uploadData is nil)")
             }
             let initDictionary = try requestInit(for: request)
-            let (page, task) = try await page(for: request.url, requestID: id)
+            let (page, task) = try await page(for: url, requestID: id)
             slot = task
             // Cancelled (or timed out) while the page was made: nothing is sent.
-            guard !transfer.isEnded, claim(task, for: transfer) else { return }
+            guard !transfer.isEnded, claim(task, for: transfer, at: url) else { return }
             transfer.page = page
             if let timeout = configuration.timeout { watch(transfer, timeout: timeout, grace: !request.method.isStream) }
             if request.method == .nativeLog {
@@ -251,7 +254,7 @@ public final class WebLoader: @unchecked Sendable {
                 return
             }
             var arguments: [String: Any] = [
-                "method": request.method.functionName, "requestId": id, "token": transfer.token, "url": request.url.absoluteString,
+                "method": request.method.functionName, "requestId": id, "token": transfer.token, "url": url.absoluteString,
                 "init": initDictionary, "encoding": configuration.binaryEncoding.rawValue, "postData": request.postData ?? [:],
                 "limit": configuration.maximumBodySize.map { max(0, $0) } ?? -1,
             ]
@@ -267,9 +270,37 @@ public final class WebLoader: @unchecked Sendable {
         } catch let error as WebLoaderError {
             transfer.fail(error)
         } catch {
-            if case WebPageError.closed = error, let slot { dropPage(slot, for: request.url) }
+            if case WebPageError.closed = error, let slot, let target { dropPage(slot, for: target) }
             transfer.fail(.failed(requestID: id, message: "the page could not start the request: \(error)"))
         }
+    }
+
+    /// The URL `request` goes to: an absolute http or https URL with a host (`nativeLog`, which
+    /// sends nothing, logs in the page of its URL, or of localhost without one). Anything else
+    /// is an invalid request, named in the error.
+    static func target(of request: WebLoaderRequest) throws(WebLoaderError) -> URL {
+        guard let given = request.url else {
+            if request.method == .nativeLog { return WebLoaderRequest.localhost }
+            throw .invalidRequest(requestID: request.requestID, message: """
+                the request has no URL (URL(string:) is nil for text that is not a URL: \
+                "127.0.0.1:8765/items.json" needs its scheme, "http://127.0.0.1:8765/items.json")
+                """)
+        }
+        let url = given.absoluteURL
+        if request.method == .nativeLog { return url }
+        guard let scheme = url.scheme?.lowercased() else {
+            throw .invalidRequest(requestID: request.requestID, message: """
+                '\(url.absoluteString)' is a relative URL: give the scheme and host ("http://host/\(url.relativePath)"), \
+                or a base URL (URL(string:relativeTo:))
+                """)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw .invalidRequest(requestID: request.requestID, message: "'\(url.absoluteString)' is not an http or https URL")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw .invalidRequest(requestID: request.requestID, message: "'\(url.absoluteString)' has no host")
+        }
+        return url
     }
 
     /// The `RequestInit` the page's `fetch` gets (a value, converted, never source).
@@ -454,8 +485,8 @@ public final class WebLoader: @unchecked Sendable {
 
     /// Counts `transfer` as running on the page of `task` until it is forgotten; false when the
     /// page left the pool meanwhile (the request then fails) or the transfer ended.
-    private func claim(_ task: Task<WebPage, any Error>, for transfer: LoaderTransfer) -> Bool {
-        let origin = Self.origin(of: transfer.request.url)
+    private func claim(_ task: Task<WebPage, any Error>, for transfer: LoaderTransfer, at url: URL) -> Bool {
+        let origin = Self.origin(of: url)
         let claimedNow = lock.withLock { () -> Bool in
             guard !transfer.isEnded, var pooled = pages[origin], pooled.task == task else { return false }
             pooled.running += 1

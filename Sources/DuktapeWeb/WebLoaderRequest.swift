@@ -4,15 +4,20 @@ import Foundation
 /// request id, and the method's arguments. Made by `WebLoader.body(url:method:…)`.
 ///
 /// ```swift
-/// let body = WebLoader.body(url: URL(string: "https://api.example.com/items")!, method: .getData)
+/// let body = WebLoader.body(url: URL(string: "https://api.example.com/items"), method: .getData,
+///                           headers: ["Authorization": "Bearer t0ken"])
 /// print(body.requestID)   // "5F0C…" (a UUID)
 /// ```
 public struct WebLoaderRequest: @unchecked Sendable {
     // @unchecked: `postData` holds JSON-compatible values (strings, numbers, booleans, arrays,
     // dictionaries, NSNull), which are immutable value types or never mutated after creation.
 
-    /// The URL to load (`http://localhost` when none was given, as in LWWebLoader).
-    public var url: URL
+    /// The URL to load: an absolute http or https URL (a relative one with its base counts).
+    /// A request without one, or with another, fails with `WebLoaderError.invalidRequest`
+    /// naming what was given (LWWebLoader sent a request without a URL to `http://localhost`;
+    /// `URL(string: "127.0.0.1:8765/items.json")` is nil, and sending that to port 80 of
+    /// localhost hid the mistake). `nativeLog` needs none.
+    public var url: URL?
     /// The request's id, echoed in every message of the request (a UUID string by default).
     public var requestID: String
     /// What the request does.
@@ -39,6 +44,7 @@ public struct WebLoaderRequest: @unchecked Sendable {
     /// addition, used by `dukjs fetch --data`); `postData` and `uploadData` build their own.
     public var httpBody: Data?
 
+    /// The page `nativeLog` logs in when the request has no URL.
     static let localhost = URL(string: "http://localhost") ?? URL(fileURLWithPath: "/")
 
     /// A request; `WebLoader.body(url:method:…)` is the usual spelling.
@@ -48,9 +54,11 @@ public struct WebLoaderRequest: @unchecked Sendable {
     /// ```
     public init(
         url: URL? = nil, requestID: String = UUID().uuidString, method: WebLoaderMethod, methodArguments: String? = nil,
-        userAgent: String? = nil, contentType: String? = nil, postData: [String: Any]? = nil, uploadData: Data? = nil
+        userAgent: String? = nil, contentType: String? = nil, postData: [String: Any]? = nil, uploadData: Data? = nil,
+        headers: [String: String] = [:]
     ) {
-        self.url = url ?? Self.localhost
+        self.url = url
+        self.headers = headers
         self.requestID = requestID
         self.method = method
         self.methodArguments = methodArguments

@@ -20,7 +20,9 @@ public struct WebLoaderResponse: @unchecked Sendable {
     /// The message's type and value (LWWebLoader's `WLHanderBodyType` and `handlerResult`).
     public enum BodyType: @unchecked Sendable {
         /// The body of a JSON response (`application/json`, `text/json`, `…+json`), parsed:
-        /// dictionaries, arrays, strings, numbers, booleans, NSNull.
+        /// dictionaries, arrays, strings, numbers, booleans, NSNull. Numbers are `NSNumber`s
+        /// holding doubles (JavaScript has one number type), so Foundation on Linux prints
+        /// `3` as `3.0`; `as? Int` reads an integral one as an Int.
         case json(Any)
         /// The body of a text response (`text/*`, XML, JavaScript), decoded by its charset.
         case plainText(String)
@@ -48,6 +50,22 @@ public struct WebLoaderResponse: @unchecked Sendable {
     public let received: Int64
     /// The body's length from `Content-Length` (streams), or nil when unknown.
     public let total: Int64?
+
+    /// A message as a loader delivers one: for your own tests and fakes (LWWebLoader's
+    /// `bodyWithId:…`), and for code that relays messages.
+    ///
+    /// ```swift
+    /// let fake = WebLoaderResponse(requestID: "r1", type: .json(["items": [1, 2]]), status: 200,
+    ///                              contentType: "application/json")
+    /// ```
+    public init(requestID: String, type: BodyType, status: Int = 0, contentType: String = "", received: Int64 = 0, total: Int64? = nil) {
+        self.requestID = requestID
+        self.type = type
+        self.status = status
+        self.contentType = contentType
+        self.received = received
+        self.total = total
+    }
 
     /// True for the message that ends its request (every type but `streamStart` and
     /// `streaming`): exactly one per request.

@@ -345,6 +345,73 @@ struct WebLoaderTests {
         }
     }
 
+    /// A missing, relative or non-http(s) URL is an invalid request that names what was given
+    /// (it once went to http://localhost), checked before any page is made; nothing is sent.
+    @Test func aMissingOrRelativeURLIsAnInvalidRequestNamingIt() async throws {
+        let base = try #require(URL(string: "http://127.0.0.1:9/dir/"))
+        let cases: [(url: URL?, says: String)] = [
+            (nil, "the request has no URL"),
+            (URL(string: "127.0.0.1:8765/items.json"), "127.0.0.1:8765/items.json"),
+            (URL(string: "items.json"), "'items.json' is a relative URL"),
+            (URL(string: "/api/items"), "'/api/items' is a relative URL"),
+            (URL(string: "ftp://127.0.0.1/x"), "'ftp://127.0.0.1/x' is not an http or https URL"),
+            (URL(string: "file:///etc/passwd"), "'file:///etc/passwd' is not an http or https URL"),
+            (URL(string: "javascript:alert(1)"), "is not an http or https URL"),
+            (URL(string: "http:items.json"), "'http:items.json' has no host"),
+            (URL(string: "http://"), "has no host"),
+        ]
+        try await withLoader { loader in
+            for (url, says) in cases {
+                for method in [WebLoaderMethod.getData, .postData, .downloadStream] {
+                    do {
+                        _ = try await loader.evaluate(WebLoader.body(url: url, method: method, postData: ["a": 1]))
+                        Issue.record("\(String(describing: url)) \(method): no error")
+                    } catch let error as WebLoaderError {
+                        guard case .invalidRequest(_, let message) = error else { Issue.record("\(error)"); continue }
+                        #expect(message.contains(says), "\(String(describing: url)): \(message)")
+                    }
+                }
+            }
+            #expect(loader.pooledPageCount == 0)
+            // A relative URL with its base is absolute.
+            let relative = WebLoader.body(url: URL(string: "items.json", relativeTo: base), method: .getData)
+            #expect(try WebLoader.target(of: relative).absoluteString == "http://127.0.0.1:9/dir/items.json")
+        }
+    }
+
+    @Test func headersGoWithTheRequestAndTheNamedParametersWin() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withLoader { loader in
+            let body = WebLoader.body(url: try url(server, "/echo"), method: .postData, userAgent: "Named/1", postData: ["a": 1],
+                                      headers: ["Authorization": "Bearer t0ken", "X-Trace": "abc", "User-Agent": "Dictionary/1"])
+            _ = try await loader.evaluate(body)
+            let sent = try #require(server.received.first { $0.path == "/echo" })
+            #expect(sent.header("authorization") == "Bearer t0ken")
+            #expect(sent.header("x-trace") == "abc")
+            #expect(sent.header("user-agent") == "Named/1")
+        }
+    }
+
+    /// JSON numbers are NSNumbers of doubles (printed `1.0` on Linux) that read as Ints; a
+    /// response can be made by hand, for fakes.
+    @Test func jsonNumbersReadAsIntsAndResponsesCanBeMadeByHand() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withLoader { loader in
+            let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
+            guard case .json(let value) = response.type, let object = value as? [String: Any] else {
+                Issue.record("\(response.type)")
+                return
+            }
+            #expect(object["n"] as? Int == 1)
+            #expect((object["list"] as? [Any])?.compactMap { $0 as? Int } == [1, 2, 3])
+        }
+        let fake = WebLoaderResponse(requestID: "r1", type: .plainText("hi"), status: 201, contentType: "text/plain")
+        #expect(fake.isTerminal && fake.status == 201 && fake.received == 0 && fake.total == nil)
+        #expect(!WebLoaderResponse(requestID: "r2", type: .streamStart).isTerminal)
+    }
+
     @Test func cancellingARequestEndsItOnceAndClosesItsConnection() async throws {
         try await withStreamingLoader { server, loader, directory in
             let messages = Messages()
