@@ -174,9 +174,9 @@ public final class WebPage: @unchecked Sendable {
     /// Loads `html` as the page's document: runs the user scripts at document start, the
     /// document's `<script>` elements in document order (inline ones, and `src` ones resolved
     /// against `baseURL` and fetched through the page's networking, with its policy and
-    /// cookies), the user scripts at document end, then fires `DOMContentLoaded` (on
-    /// `document`, bubbling to `window`) and `load` (on `window`), with `document.readyState`
-    /// going from "loading" to "interactive" to "complete". Returns when `load` has been
+    /// cookies); then, as WebKit does, makes `document.readyState` "interactive" and fires
+    /// `DOMContentLoaded` (on `document`, bubbling to `window`), runs the user scripts at
+    /// document end, and fires `load` (on `window`, "complete"). Returns when `load` has been
     /// dispatched.
     ///
     /// ```swift
@@ -255,10 +255,12 @@ public final class WebPage: @unchecked Sendable {
                 }
             }
         }
+        // As WebKit: the document is "interactive", DOMContentLoaded is dispatched, then the
+        // user scripts at document end run (Document::finishedParsing), then `load`.
+        steps.append { [control] _ in try control.setReadyState(.interactive) }
         for script in userScripts where script.injectionTime == .atDocumentEnd {
             steps.append { context in _ = try context.evaluate(script.source) }
         }
-        steps.append { [control] _ in try control.setReadyState(.interactive) }
         steps.append { [control] _ in try control.setReadyState(.complete) }
         try await runSteps(steps)
         return result.value

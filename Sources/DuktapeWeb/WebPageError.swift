@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a page operation failed.
 ///
 /// ```swift
@@ -21,20 +23,32 @@ public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No context could be made for the page (the process is out of memory).
     case cannotCreateContext
 
-    /// The error in a sentence (`file:line: Name: message` for an exception).
+    /// The error in a sentence: for an exception `file:line: Name: message`, or
+    /// `Name: message (line 3)` when the script had no source URL.
     ///
     /// ```swift
-    /// print(error.description)
+    /// print(error.description)   // "TypeError: cannot read property 'x' of null (line 1)"
     /// ```
     public var description: String {
         switch self {
         case .javaScriptException(let name, let message, let sourceURL, let line, _):
-            let place = [sourceURL, line.map(String.init)].compactMap { $0 }.joined(separator: ":")
-            return "\(place.isEmpty ? "" : place + ": ")\(name): \(message)"
+            let headline = name.isEmpty ? message : "\(name): \(message)"
+            switch (sourceURL, line) {
+            case (let sourceURL?, let line?): return "\(sourceURL):\(line): \(headline)"
+            case (let sourceURL?, nil): return "\(sourceURL): \(headline)"
+            case (nil, let line?): return "\(headline) (line \(line))"
+            case (nil, nil): return headline
+            }
         case .unsupportedResultType(let type): return "the result (a \(type)) has no Swift form"
         case .invalidArgumentName(let name): return "'\(name)' is not a JavaScript identifier"
         case .closed: return "the page was closed"
         case .cannotCreateContext: return "no JavaScript context could be made for the page"
         }
     }
+}
+
+/// `localizedDescription` is the `description` (Foundation's default on Linux names only the
+/// type and case number).
+extension WebPageError: LocalizedError {
+    public var errorDescription: String? { description }
 }

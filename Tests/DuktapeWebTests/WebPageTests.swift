@@ -101,7 +101,9 @@ struct WebPageTests {
                 </head><body></body></html>
                 """, baseURL: URL(string: "https://app.example:8443/dir/index.html?q=1#top"))
             let log = try await page.evaluateJavaScript("log.join(' | ')") as? String
-            #expect(log == "start:loading | first | second | third | end:loading | dcl@document:true:interactive | dcl@window:true:3 | load listener | onload:complete:true")
+            // WebKit's order: DOMContentLoaded, then the user scripts at document end (which see
+            // "interactive"), then load.
+            #expect(log == "start:loading | first | second | third | dcl@document:true:interactive | dcl@window:true:3 | end:interactive | load listener | onload:complete:true")
             #expect(result.scriptErrors.isEmpty)
             #expect(result.skippedScripts.map(\.index) == [2, 3, 4])
             #expect(result.skippedScripts.map(\.reason) == [
@@ -173,9 +175,17 @@ struct WebPageTests {
             do {
                 _ = try await page.evaluateJavaScript("null.property")
                 Issue.record("no error")
-            } catch WebPageError.javaScriptException(let name, _, _, _, _) {
-                #expect(name == "TypeError")
+            } catch let error as WebPageError {
+                guard case .javaScriptException(let name, let message, _, let line, _) = error else { Issue.record("\(error)"); return }
+                #expect(name == "TypeError" && line == 1)
+                // A sentence a person can read, also as `localizedDescription` (no bare "1: ").
+                #expect(error.description == "TypeError: \(message) (line 1)")
+                #expect(error.localizedDescription == error.description)
             }
+            #expect(WebPageError.javaScriptException(name: "Error", message: "m", sourceURL: "app.js", line: 3, stack: nil).description
+                == "app.js:3: Error: m")
+            #expect(WebPageError.javaScriptException(name: "", message: "thrown 42", sourceURL: nil, line: nil, stack: nil).description
+                == "thrown 42")
             let received = await withCheckedContinuation { continuation in
                 page.evaluateJavaScript("'via completion'") { result, error in continuation.resume(returning: (result as? String) ?? "\(String(describing: error))") }
             }
