@@ -161,8 +161,11 @@ struct DukjsRuntimeTests {
             #expect(output.status == status, "\(label)")
             if let stderr { #expect(stderr.isEmpty ? output.stderr.isEmpty : output.stderr.contains(stderr), "\(label)") }
         }
+        // Refused before anything runs. (Not 64 as such: under LeakSanitizer, ArgumentParser's
+        // error path leaks 48 bytes and the status becomes the sanitizer's, as for every
+        // refused option in DukjsTests.badArgumentsAreRefusedClearly.)
         let bad = try run(["--unhandled-rejections=maybe", files.path("reject.js")])
-        #expect(bad.status == 64 && bad.stderr.contains("maybe"))
+        #expect(bad.status != 0 && bad.stdout.isEmpty && bad.stderr.contains("'maybe' is invalid"))
     }
 
     /// Node's rules for exit codes: integers and strings of one; anything else throws a TypeError
