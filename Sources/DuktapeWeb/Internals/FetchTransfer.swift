@@ -114,8 +114,8 @@ final class FetchTransfer: Sendable {
         }
     }
 
-    /// The buffers of the oldest waiting chunk, for the end of the body (all that still waits
-    /// goes before it).
+    /// The buffers of the oldest waiting chunk, without marking the page as wanting when none
+    /// waits (tests read the queue with it; the page's stream uses `pull`).
     func takeChunk() -> [ByteBuffer]? {
         state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst().parts }
     }
