@@ -14,7 +14,11 @@ final class ProcessEvents {
     private struct Listener {
         let function: JSValue
         let once: Bool
+        /// Which registration it is (a function added twice is two listeners).
+        let serial: Int
     }
+
+    private var nextSerial = 0
 
     private var listeners: [String: [Listener]] = [:]
     /// `process` (a listener's `this`) and `Reflect.apply` as it was before any script ran.
@@ -64,7 +68,10 @@ final class ProcessEvents {
     func emit(_ event: String, _ arguments: [Any]) throws -> Bool {
         guard let current = listeners[event], !current.isEmpty else { return false }
         for listener in current {
-            if listener.once { remove(event, listener.function) }
+            if listener.once {
+                listeners[event]?.removeAll { $0.serial == listener.serial }
+                if listeners[event]?.isEmpty == true { listeners[event] = nil }
+            }
             guard let apply else { return true }
             try apply.call(listener.function, process, arguments)
         }
@@ -77,7 +84,8 @@ final class ProcessEvents {
             guard let error = JSValue(newRangeErrorFromMessage: message, in: function.context) else { throw RuntimeError(message) }
             throw JSException(error)
         }
-        listeners[event, default: []].append(Listener(function: function, once: once))
+        nextSerial += 1
+        listeners[event, default: []].append(Listener(function: function, once: once, serial: nextSerial))
     }
 
     /// Removes the last-added listener of `event` that is `function` (Node's rule).
