@@ -29,7 +29,7 @@ extension WebLoader {
                 if case .early(let turn) = transfer.accept(message) { turns.append(turn) }
                 await transfer.flush()
             }
-            transfer.fail(.cancelled(requestID: "fuzz"))
+            transfer.fail(.cancelled(requestID: "fuzz", url: nil))
             for turn in turns { _ = await turn.written() }
             await transfer.flush()
             done.signal()

@@ -77,18 +77,29 @@ public final class WebLoader: @unchecked Sendable {
     /// Runs `body`, calling `completionHandler` with each of its messages (LWWebLoader's
     /// `evaluateWithBody:dataLoadCompletionHandler:`): one for a one-shot method; `streamStart`,
     /// `streaming`… and `streamEnd` for a stream. The last call is the terminal message; with an
-    /// `.error` message, the error is given too. Calls come from a background queue, one at a
-    /// time for a request.
+    /// `.error` message, the error (a `WebLoaderError`) is given too.
+    ///
+    /// Calls are made one at a time for a request, in order, in the handler's isolation, as
+    /// `Task` runs its closure: a `@MainActor` closure is called on the main actor (where
+    /// WebKit and LWWebLoader call theirs), so it may update a view model or a controller; a
+    /// closure isolated to an actor is called on that actor; a nonisolated one on the global
+    /// executor (LWWebLoader users on Swift 6: write `{ @MainActor response, error in … }`).
     ///
     /// ```swift
-    /// loader.evaluate(body) { response, error in
-    ///     if response.isTerminal { done(response, error) }
+    /// @MainActor final class ItemsController {
+    ///     var items: [Any] = []
+    ///     func load(with loader: WebLoader, from url: URL) {
+    ///         loader.evaluate(WebLoader.body(url: url, method: .getData)) { @MainActor response, error in
+    ///             if case .json(let value) = response.type { self.items = value as? [Any] ?? [] }
+    ///         }
+    ///     }
     /// }
     /// ```
     public func evaluate(
-        _ body: WebLoaderRequest, completionHandler: @escaping @Sendable (WebLoaderResponse, (any Error)?) -> Void
+        _ body: WebLoaderRequest, completionHandler: @escaping @isolated(any) @Sendable (WebLoaderResponse, (any Error)?) -> Void
     ) {
-        let transfer = LoaderTransfer(request: body, directory: configuration.streamDirectory, onEnd: { [weak self] ended in
+        let directory = body.streamDirectory ?? configuration.streamDirectory
+        let transfer = LoaderTransfer(request: body, directory: directory, httpErrorsFail: configuration.httpErrorsFail, onEnd: { [weak self] ended in
             self?.forget(ended)
         }, handler: completionHandler)
         let refusal = lock.withLock { () -> String? in
@@ -101,8 +112,8 @@ public final class WebLoader: @unchecked Sendable {
         }
         if let refusal {
             // Not registered: the terminal goes to the handler without touching the running one.
-            LoaderTransfer(request: body, directory: configuration.streamDirectory, handler: completionHandler)
-                .fail(.invalidRequest(requestID: body.requestID, message: refusal))
+            LoaderTransfer(request: body, directory: directory, handler: completionHandler)
+                .fail(.invalidRequest(requestID: body.requestID, url: body.url, reason: refusal))
             return
         }
         activity.task { await self.start(transfer) }
@@ -170,7 +181,7 @@ public final class WebLoader: @unchecked Sendable {
     public func cancel(requestID: String) {
         guard let transfer = lock.withLock({ transfers[requestID] }) else { return }
         let page = transfer.page
-        transfer.fail(.cancelled(requestID: requestID))
+        transfer.fail(.cancelled(requestID: requestID, url: transfer.request.url))
         abortInPage(transfer, on: page)
     }
 
@@ -224,7 +235,7 @@ public final class WebLoader: @unchecked Sendable {
             for pooled in pages.values { pooled.idleCloser?.cancel() }
             return (Array(transfers.values), pages.values.map(\.task))
         }
-        for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID)) }
+        for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID, url: transfer.request.url)) }
         return (running, loading)
     }
 
@@ -239,7 +250,7 @@ public final class WebLoader: @unchecked Sendable {
             let url = try Self.target(of: request)
             target = url
             if request.method == .uploadData && request.uploadData == nil {
-                throw WebLoaderError.invalidRequest(requestID: id, message: "uploadData needs the bytes to upload (uploadData is nil)")
+                throw WebLoaderError.invalidRequest(requestID: id, url: request.url, reason: "uploadData needs the bytes to upload (uploadData is nil)")
             }
             let initDictionary = try requestInit(for: request)
             let (page, task) = try await page(for: url, requestID: id)
@@ -271,7 +282,7 @@ public final class WebLoader: @unchecked Sendable {
             transfer.fail(error)
         } catch {
             if case WebPageError.closed = error, let slot, let target { dropPage(slot, for: target) }
-            transfer.fail(.failed(requestID: id, message: "the page could not start the request: \(error)"))
+            transfer.fail(.failed(requestID: id, url: request.url, reason: "the page could not start the request: \(error)"))
         }
     }
 
@@ -281,7 +292,7 @@ public final class WebLoader: @unchecked Sendable {
     static func target(of request: WebLoaderRequest) throws(WebLoaderError) -> URL {
         guard let given = request.url else {
             if request.method == .nativeLog { return WebLoaderRequest.localhost }
-            throw .invalidRequest(requestID: request.requestID, message: """
+            throw .invalidRequest(requestID: request.requestID, url: nil, reason: """
                 the request has no URL (URL(string:) is nil for text that is not a URL: \
                 "127.0.0.1:8765/items.json" needs its scheme, "http://127.0.0.1:8765/items.json")
                 """)
@@ -289,16 +300,16 @@ public final class WebLoader: @unchecked Sendable {
         let url = given.absoluteURL
         if request.method == .nativeLog { return url }
         guard let scheme = url.scheme?.lowercased() else {
-            throw .invalidRequest(requestID: request.requestID, message: """
+            throw .invalidRequest(requestID: request.requestID, url: given, reason: """
                 '\(url.absoluteString)' is a relative URL: give the scheme and host ("http://host/\(url.relativePath)"), \
                 or a base URL (URL(string:relativeTo:))
                 """)
         }
         guard scheme == "http" || scheme == "https" else {
-            throw .invalidRequest(requestID: request.requestID, message: "'\(url.absoluteString)' is not an http or https URL")
+            throw .invalidRequest(requestID: request.requestID, url: given, reason: "'\(url.absoluteString)' is not an http or https URL")
         }
         guard let host = url.host, !host.isEmpty else {
-            throw .invalidRequest(requestID: request.requestID, message: "'\(url.absoluteString)' has no host")
+            throw .invalidRequest(requestID: request.requestID, url: given, reason: "'\(url.absoluteString)' has no host")
         }
         return url
     }
@@ -328,7 +339,7 @@ public final class WebLoader: @unchecked Sendable {
                 initDictionary["body"] = FormURLEncoding.serialize(fields.keys.sorted().flatMap { [$0, "\(fields[$0] ?? "")"] })
             } else {
                 guard JSONSerialization.isValidJSONObject(fields), let json = try? JSONSerialization.data(withJSONObject: fields) else {
-                    throw WebLoaderError.invalidRequest(requestID: request.requestID, message: "postData is not a JSON object")
+                    throw WebLoaderError.invalidRequest(requestID: request.requestID, url: request.url, reason: "postData is not a JSON object")
                 }
                 initDictionary["body"] = String(decoding: json, as: UTF8.self)
                 if request.contentType == nil { headers["content-type"] = "application/json" }
@@ -358,7 +369,8 @@ public final class WebLoader: @unchecked Sendable {
                 let deadline = current.lastActivity + limit
                 if ContinuousClock.now >= deadline {
                     let page = current.page
-                    current.fail(.timedOut(requestID: current.request.requestID))
+                    current.fail(.timedOut(requestID: current.request.requestID, url: current.request.url,
+                                           reason: "timed out: nothing arrived for \(timeout) seconds (WebLoaderConfiguration.timeout)"))
                     self?.abortInPage(current, on: page)
                     return
                 }
@@ -385,16 +397,16 @@ public final class WebLoader: @unchecked Sendable {
     func page(for url: URL, requestID: String = "") async throws -> (WebPage, Task<WebPage, any Error>) {
         let origin = Self.origin(of: url)
         let task = try lock.withLock { () throws -> Task<WebPage, any Error> in
-            if closed { throw WebLoaderError.invalidRequest(requestID: requestID, message: "the loader is closed") }
+            if closed { throw WebLoaderError.invalidRequest(requestID: requestID, url: url, reason: "the loader is closed") }
             if let existing = pages[origin] { return existing.task }
-            try makeRoom(requestID: requestID)
+            try makeRoom(requestID: requestID, url: url)
             let configuration = self.configuration
             let task = Task { [weak self] () throws -> WebPage in
                 let page = try WebPage(configuration: Self.pageConfiguration(configuration, loader: self))
                 do {
                     let loaded = try await page.load(html: PageSeam.loaderHTML, baseURL: URL(string: origin + "/"))
                     if let failure = loaded.scriptErrors.first {
-                        throw WebLoaderError.invalidRequest(requestID: requestID, message: "loader.html failed to run: \(failure)")
+                        throw WebLoaderError.failed(requestID: requestID, url: url, reason: "loader.html failed to run: \(failure)")
                     }
                 } catch {
                     await page.shutdown()
@@ -497,7 +509,7 @@ public final class WebLoader: @unchecked Sendable {
             return true
         }
         if !claimedNow, !transfer.isEnded {
-            transfer.fail(.failed(requestID: transfer.request.requestID, message: "the loader's page for \(origin) was closed"))
+            transfer.fail(.failed(requestID: transfer.request.requestID, url: url, reason: "the loader's page for \(origin) was closed"))
         }
         return claimedNow
     }
@@ -530,12 +542,12 @@ public final class WebLoader: @unchecked Sendable {
 
     /// Makes room for one more page: the least recently used idle page is closed when the pool
     /// is full. Throws when every page has requests running. Caller holds the lock.
-    private func makeRoom(requestID: String) throws {
+    private func makeRoom(requestID: String, url: URL) throws {
         guard pages.count >= max(1, configuration.maximumPages) else { return }
         guard let (origin, pooled) = pages.filter({ $0.value.running == 0 }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) else {
             throw WebLoaderError.failed(
-                requestID: requestID,
-                message: "the loader has \(pages.count) pages (WebLoaderConfiguration.maximumPages), each with requests running; "
+                requestID: requestID, url: url,
+                reason: "the loader has \(pages.count) pages (WebLoaderConfiguration.maximumPages), each with requests running; "
                     + "a request to another origin waits for one of them to end")
         }
         pages[origin] = nil

@@ -77,12 +77,28 @@ public struct WebLoaderConfiguration: Sendable {
     /// configuration.timeout = 30
     /// ```
     public var timeout: TimeInterval? = 60
-    /// Where `downloadStream` writes its files (each named after a fresh UUID).
+    /// Where `downloadStream` writes its files, unless a request names its own directory
+    /// (`WebLoaderRequest.streamDirectory`): the temporary directory by default. Each file is
+    /// new (`DuktapeWeb-<UUID>.download`, created with `O_EXCL`, so never an existing file or a
+    /// link's target) and readable and writable by its owner only (mode 0600: the temporary
+    /// directory is shared). A stream that fails or is cancelled removes its file; after
+    /// `streamEnd` the file is the caller's, to move or remove. Choose a directory on the
+    /// file system where the file should end up, so that moving it is a rename.
     ///
     /// ```swift
-    /// configuration.streamDirectory = FileManager.default.temporaryDirectory
+    /// configuration.streamDirectory = URL(fileURLWithPath: "/var/lib/myapp/downloads")
     /// ```
     public var streamDirectory = FileManager.default.temporaryDirectory
+    /// Whether a response with a status of 400 or more fails its request with
+    /// `WebLoaderError.httpStatus` (its body not delivered, its stream file not kept). False by
+    /// default: such a response is delivered as any other, with its `status`, as `fetch` and
+    /// `URLSession` deliver it and as LWWebLoader did (an error body, JSON or text, often says
+    /// what went wrong).
+    ///
+    /// ```swift
+    /// configuration.httpErrorsFail = true   // a 404 page is never saved as the download
+    /// ```
+    public var httpErrorsFail = false
     /// How bytes cross the bridge: `Uint8Array`/`Data` by default, or base64 strings.
     ///
     /// ```swift

@@ -43,6 +43,10 @@ public struct WebLoaderRequest: @unchecked Sendable {
     /// The request body for `getData`, `downloadFile` and `downloadStream` (a Swift-first
     /// addition, used by `dukjs fetch --data`); `postData` and `uploadData` build their own.
     public var httpBody: Data?
+    /// Where `downloadStream` writes this request's file, or nil for the loader's
+    /// `WebLoaderConfiguration.streamDirectory` (a Swift-first addition). The file is new, mode
+    /// 0600, and the caller's once `streamEnd` delivers it.
+    public var streamDirectory: URL?
 
     /// The page `nativeLog` logs in when the request has no URL.
     static let localhost = URL(string: "http://localhost") ?? URL(fileURLWithPath: "/")

@@ -7,6 +7,7 @@ import Foundation
 /// loader.evaluate(body) { response, error in
 ///     switch response.type {
 ///     case .json(let value): print(value)
+///     case .streamStart(let total, let contentType, _): print(total ?? "length unknown", contentType)
 ///     case .streaming(let progress): print(progress ?? "length unknown")
 ///     case .streamEnd(let file): print(file.path)
 ///     case .error(let message): print(message, error ?? "")
@@ -28,8 +29,12 @@ public struct WebLoaderResponse: @unchecked Sendable {
         case plainText(String)
         /// The body of any other response.
         case data(Data)
-        /// A stream began (`downloadStream`): the file is created.
-        case streamStart
+        /// A stream began (`downloadStream`): the response's head arrived and its file was
+        /// created. `total` is the body's length from `Content-Length` (nil when unknown, or
+        /// when the body arrives compressed), `contentType` the response's `Content-Type`, and
+        /// `file` the file being written (mode 0600, in the request's or the loader's
+        /// `streamDirectory`; removed if the stream fails, the caller's after `streamEnd`).
+        case streamStart(total: Int64?, contentType: String, file: URL)
         /// A chunk was written: the fraction received, or nil when the length is unknown.
         case streaming(progress: Double?)
         /// The stream ended: the file holding the whole body.

@@ -73,6 +73,16 @@ extension DukJS {
         }
 
         func run() throws {
+            do {
+                try download()
+            } catch let error as RuntimeError {
+                // One line, as the README shows it: "dukjs: fetch URL: why".
+                FileHandle.standardError.write(Data("dukjs: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+
+        private func download() throws {
             guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
             // Where the body goes is settled before the transfer starts: a destination that
             // cannot be written fails now, not after the whole body was downloaded.
@@ -89,28 +99,39 @@ extension DukJS {
             var configuration = WebLoaderConfiguration()
             configuration.timeout = timeout
             configuration.page.consoleOutput = .standardStreams
+            // A 404 page is never saved as the download.
+            configuration.httpErrorsFail = true
             if case .file(_, let directory, _) = destination { configuration.streamDirectory = directory }
             let loader = WebLoader(configuration: configuration)
             defer { Self.shutDown(loader) }
             let progress = ProgressReporter(terminal: isatty(STDERR_FILENO) == 1)
             let finished = Finished()
+            // Standard output and devices get the body as it arrives: each chunk is in the file
+            // before its `streaming` message, which copies what is new.
+            let relay = StreamRelay(destination: destination)
+            defer { try? relay?.close() }
             loader.evaluate(body) { response, error in
                 switch response.type {
-                case .streamStart: progress.start(total: response.total)
-                case .streaming: progress.update(received: response.received, total: response.total)
+                case .streamStart(let total, _, let file):
+                    relay?.open(file)
+                    progress.start(total: total)
+                case .streaming:
+                    relay?.copyNewBytes()
+                    progress.update(received: response.received, total: response.total)
+                case .streamEnd:
+                    relay?.copyNewBytes()
                 default: break
                 }
                 if response.isTerminal { finished.set(response, error) }
             }
             let (response, error) = finished.wait()
             progress.finish()
+            if let error = error as? WebLoaderError { throw RuntimeError("fetch \(url): \(error.reason)") }
             if let error { throw RuntimeError("fetch \(url): \(error)") }
             guard case .streamEnd(let file) = response.type else { throw RuntimeError("fetch \(url): no body was saved") }
             // The downloaded file is this command's: removed unless it was renamed into place.
             defer { unlink(file.path) }
-            guard response.status < 400 else {
-                throw RuntimeError("fetch \(url): the server answered HTTP \(response.status)")
-            }
+            try relay?.close()
             try destination.take(file)
         }
     }
@@ -174,25 +195,27 @@ extension DukJS.Fetch {
             self = .file(path: path, directory: directory, mode: 0o666 & ~mask)
         }
 
-        /// Moves or copies the downloaded `file` to the destination.
-        func take(_ file: URL) throws {
+        /// The descriptor a body is written to as it arrives (standard output, a device, a
+        /// FIFO), and its name in errors; nil for a file, renamed into place at the end.
+        var output: (descriptor: Int32, name: String)? {
             switch self {
-            case .standardOutput:
-                try Self.copy(file, to: STDOUT_FILENO, naming: "standard output")
-            case .stream(let path, let descriptor):
-                defer { close(descriptor) }
-                try Self.copy(file, to: descriptor, naming: path)
-            case .file(let path, _, let mode):
-                guard chmod(file.path, mode) == 0, rename(file.path, path) == 0 else {
-                    throw RuntimeError("cannot write \(path): \(Self.reason())")
-                }
+            case .standardOutput: (STDOUT_FILENO, "standard output")
+            case .stream(let path, let descriptor): (descriptor, path)
+            case .file: nil
             }
         }
 
-        /// Copies `file` to `descriptor` in megabyte parts.
-        private static func copy(_ file: URL, to descriptor: Int32, naming name: String) throws {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
+        /// Renames the downloaded `file` into place (a file destination: the others were
+        /// written to as the body arrived).
+        func take(_ file: URL) throws {
+            guard case .file(let path, _, let mode) = self else { return }
+            guard chmod(file.path, mode) == 0, rename(file.path, path) == 0 else {
+                throw RuntimeError("cannot write \(path): \(Self.reason())")
+            }
+        }
+
+        /// Copies what `handle` has from its offset on to `descriptor`, in megabyte parts.
+        static func copyRest(of handle: FileHandle, to descriptor: Int32, naming name: String) throws {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try chunk.withUnsafeBytes { bytes in
                     var offset = 0
@@ -208,7 +231,7 @@ extension DukJS.Fetch {
             }
         }
 
-        private static func reason() -> String { String(cString: strerror(errno)) }
+        static func reason() -> String { String(cString: strerror(errno)) }
     }
 
     /// SIGINT, SIGTERM and SIGHUP end the command through `exit` (status 128 + the signal's
@@ -250,6 +273,62 @@ extension DukJS.Fetch {
             return loader
         }
         await loader?.shutdown()
+    }
+}
+
+/// Copies a streamed download to standard output (or a device) as it arrives: the file the
+/// loader writes is read from where the last copy stopped, at each message of the stream. A
+/// write that fails (a closed pipe) is kept and reported at the end; the download still ends.
+private final class StreamRelay: @unchecked Sendable {
+    // @unchecked: behind `lock` (the loader calls its handler one message at a time anyway).
+    private let lock = NSLock()
+    private let descriptor: Int32
+    private let name: String
+    private let closesDescriptor: Bool
+    private var reader: FileHandle?
+    private var failure: RuntimeError?
+    private var closed = false
+
+    init?(destination: DukJS.Fetch.Destination) {
+        guard let output = destination.output else { return nil }
+        descriptor = output.descriptor
+        name = output.name
+        if case .stream = destination { closesDescriptor = true } else { closesDescriptor = false }
+    }
+
+    func open(_ file: URL) {
+        lock.withLock {
+            do {
+                reader = try FileHandle(forReadingFrom: file)
+            } catch {
+                failure = RuntimeError("cannot read the download \(file.path): \(error)")
+            }
+        }
+    }
+
+    func copyNewBytes() {
+        lock.withLock {
+            guard failure == nil, let reader else { return }
+            do {
+                try DukJS.Fetch.Destination.copyRest(of: reader, to: descriptor, naming: name)
+            } catch let error as RuntimeError {
+                failure = error
+            } catch {
+                failure = RuntimeError("cannot write \(name): \(error)")
+            }
+        }
+    }
+
+    /// Ends the relay (once); throws the first failure.
+    func close() throws {
+        try lock.withLock {
+            guard !closed else { return }
+            closed = true
+            try? reader?.close()
+            reader = nil
+            if closesDescriptor { Glibc.close(descriptor) }
+            if let failure { throw failure }
+        }
     }
 }
 

@@ -98,7 +98,7 @@ struct LoaderTransferTests {
             _ = transfer.accept(chunk(2, "x"))
             #expect(await turn.written() == false)
             let (_, error) = await messages.terminal()
-            guard case .protocolViolation(_, let message)? = error as? WebLoaderError else {
+            guard case .protocolViolation(_, _, let message)? = error as? WebLoaderError else {
                 Issue.record("\(String(describing: error))")
                 return
             }
@@ -111,10 +111,11 @@ struct LoaderTransferTests {
             try await transfer.receive(start(total: 0))
             let late = UncheckedMessage(value: chunk(3, "late"))
             let waiting = Task { try await transfer.receive(late.value) }
-            try await transfer.receive(["type": "b64streamend", "done": false, "value": "TypeError: network"])
+            try await transfer.receive(["type": "b64streamend", "done": false, "value": "TypeError: Failed to fetch: network",
+                                        "errorName": "TypeError", "errorCode": "ECONNRESET", "errorReason": "network"])
             await #expect(throws: ScriptMessageReplyError.self) { try await waiting.value }
             let (_, error) = await messages.terminal()
-            #expect(error as? WebLoaderError == .failed(requestID: "r", message: "TypeError: network"))
+            #expect(error as? WebLoaderError == .connectionFailed(requestID: "r", url: nil, reason: "network"))
             #expect(files(in: directory).isEmpty)
         }
     }
@@ -164,7 +165,7 @@ struct LoaderTransferTests {
             for (order, text) in chunks { _ = transfer.accept(chunk(order, text)) }
             if !transfer.isEnded { try await transfer.receive(end) }
             let (responses, error) = await messages.terminal()
-            guard case .protocolViolation(let id, let message)? = error as? WebLoaderError else {
+            guard case .protocolViolation(let id, _, let message)? = error as? WebLoaderError else {
                 Issue.record("\(String(describing: error)) \(responses.map(\.type))")
                 return
             }

@@ -60,6 +60,12 @@ func withDirectory(_ body: (URL) async throws -> Void) async throws {
     try await body(directory)
 }
 
+/// Whether `error` is the cancellation of the request `id`.
+func cancelled(_ error: (any Error)?, _ id: String) -> Bool {
+    guard case .cancelled(let requestID, _)? = error as? WebLoaderError else { return false }
+    return requestID == id
+}
+
 func files(in directory: URL) -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
 }
@@ -313,31 +319,128 @@ struct WebLoaderTests {
 
     // MARK: - Failures
 
-    @Test func failuresEndInOneErrorAndLeaveNoFile() async throws {
+    /// With `httpErrorsFail`, a status of 400 or more ends the request with `.httpStatus` (its
+    /// body not delivered, no stream file kept); by default it is delivered with its status.
+    @Test func anErrorStatusFailsWhenTheConfigurationSaysSo() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        try await withDirectory { directory in
+            try await withLoader({ $0.streamDirectory = directory; $0.httpErrorsFail = true }) { loader in
+                for method in [WebLoaderMethod.getData, .downloadFile, .downloadStream] {
+                    let url = try url(server, "/status?code=503")
+                    do {
+                        let response = try await loader.evaluate(WebLoader.body(url: url, method: method))
+                        Issue.record("\(method): \(response.type)")
+                    } catch let error as WebLoaderError {
+                        #expect(error == .httpStatus(requestID: error.requestID, url: url, status: 503), "\(method)")
+                        #expect(error.description == "\(url.absoluteString): the server answered HTTP 503")
+                    }
+                }
+                let ok = try await loader.evaluate(WebLoader.body(url: try url(server, "/status?code=204"), method: .getData))
+                #expect(ok.status == 204)
+                #expect(files(in: directory).isEmpty)
+            }
+        }
+    }
+
+    /// `streamStart` carries the length, the content type and the file, which is new, mode 0600,
+    /// in the request's own directory when it names one.
+    @Test func streamStartSaysWhatIsComingAndWhere() async throws {
+        try await withStreamingLoader { server, loader, directory in
+            try await withDirectory { own in
+                var body = WebLoader.body(url: try url(server, "/bytes?n=300000"), method: .downloadStream)
+                body.streamDirectory = own
+                let messages = Messages()
+                loader.evaluate(body, completionHandler: messages.handler)
+                let (responses, error) = await messages.terminal()
+                #expect(error == nil)
+                guard case .streamStart(let total, let contentType, let file)? = responses.first?.type,
+                      case .streamEnd(let ended)? = responses.last?.type
+                else {
+                    Issue.record("\(responses.map(\.type))")
+                    return
+                }
+                #expect(total == 300_000 && contentType == "application/octet-stream" && file == ended)
+                #expect(file.deletingLastPathComponent().path == own.path)
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+                #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+                #expect(files(in: directory).isEmpty)
+                try FileManager.default.removeItem(at: file)
+            }
+        }
+    }
+
+    /// A `@MainActor` handler runs on the main actor, one message at a time and in order, so an
+    /// LWWebLoader-style controller can update its state from it under Swift 6.
+    @Test func handlersRunInTheirIsolation() async throws {
+        try await withStreamingLoader { server, loader, _ in
+            let controller = ItemsController()
+            await controller.load(with: loader, from: try url(server, "/json"), stream: try url(server, "/bytes?n=2000000&chunk=100000"))
+            await controller.finished()
+            await MainActor.run {
+                #expect(controller.alwaysOnTheMainQueue)
+                #expect(controller.items == ["hello", "list", "n"])
+                #expect(controller.progress.first == -1 && controller.progress.count > 2)
+                #expect(controller.progress == controller.progress.sorted())
+            }
+        }
+    }
+
+    /// Each kind of failure is a case of its own, with the request's URL and a reason in words,
+    /// for every method: one terminal message, no file left.
+    @Test func eachKindOfFailureIsItsOwnCase() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         let closed = try await TestHTTPServer.start()
         await closed.shutdown()
         try await withDirectory { directory in
-            try await withLoader({ $0.streamDirectory = directory }) { loader in
-                let cases: [(String, WebLoaderMethod, String)] = [
-                    ("http://127.0.0.1:\(closed.port)/x", .getData, "Failed to fetch"),
-                    ("http://127.0.0.1:\(closed.port)/x", .downloadStream, "Failed to fetch"),
-                    (server.baseURL + "/bad-json", .getData, "SyntaxError"),
-                    ("http://\(String(repeating: "b", count: 64)).invalid/x", .getData, "Failed to fetch"),  // unresolvable, locally
-                    (server.baseURL + "/close-mid-stream", .downloadStream, "TypeError"),
-                    (server.baseURL + "/truncated", .downloadStream, "TypeError"),
-                    (server.baseURL + "/truncated", .getData, "TypeError"),
+            try await withLoader({
+                $0.streamDirectory = directory
+                $0.timeout = 1
+                $0.maximumBodySize = 1000
+                $0.page.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1", "localhost", String(repeating: "b", count: 64) + ".invalid"])
+            }) { loader in
+                typealias Kind = (WebLoaderError) -> Bool
+                let refused: Kind = { if case .connectionFailed = $0 { true } else { false } }
+                let cases: [(String, [WebLoaderMethod], Kind, String)] = [
+                    ("http://127.0.0.1:\(closed.port)/x", [.getData, .downloadStream, .postData], refused,
+                     "the connection to 127.0.0.1:\(closed.port) was refused"),
+                    ("http://\(String(repeating: "b", count: 64)).invalid/x", [.getData], refused, "has no address"),
+                    (server.baseURL + "/hang", [.getData, .downloadStream], { if case .timedOut = $0 { true } else { false } }, "timed out"),
+                    ("http://example.com/x", [.getData, .downloadStream], { if case .refusedByPolicy = $0 { true } else { false } },
+                     "request policy"),
+                    (server.baseURL + "/bad-json", [.getData], { if case .badResponse = $0 { true } else { false } }, "invalid json"),
+                    (server.baseURL + "/close-mid-stream", [.downloadStream], { if case .badResponse = $0 { true } else { false } },
+                     "before the response was complete"),
+                    (server.baseURL + "/truncated", [.getData, .downloadStream], { if case .badResponse = $0 { true } else { false } },
+                     "before the response was complete"),
+                    (server.baseURL + "/bytes?n=5000", [.getData, .downloadFile], { if case .tooLarge = $0 { true } else { false } },
+                     "longer than 1000 bytes"),
+                    ("items.json", [.getData], { if case .invalidRequest = $0 { true } else { false } }, "relative URL"),
                 ]
-                for (address, method, text) in cases {
-                    let messages = Messages()
-                    loader.evaluate(WebLoader.body(url: URL(string: address), method: method), completionHandler: messages.handler)
-                    let (responses, error) = await messages.terminal()
-                    guard case .error(let message)? = responses.last?.type else { Issue.record("\(address): \(responses.map(\.type))"); continue }
-                    #expect(message.contains(text), "\(address): \(message)")
-                    #expect(error is WebLoaderError)
-                    #expect(responses.filter(\.isTerminal).count == 1)
+                for (address, methods, isKind, says) in cases {
+                    for method in methods {
+                        let messages = Messages()
+                        let url = URL(string: address)
+                        loader.evaluate(WebLoader.body(url: url, method: method, postData: [:]), completionHandler: messages.handler)
+                        let (responses, error) = await messages.terminal()
+                        guard let error = error as? WebLoaderError, isKind(error) else {
+                            Issue.record("\(address) \(method): \(String(describing: error))")
+                            continue
+                        }
+                        #expect(error.url == url && error.reason.contains(says), "\(address) \(method): \(error.reason)")
+                        #expect(error.description.contains(says) && error.localizedDescription == error.description)
+                        guard case .error(let message)? = responses.last?.type else { Issue.record("\(responses.map(\.type))"); continue }
+                        #expect(message == error.description)
+                        #expect(responses.filter(\.isTerminal).count == 1)
+                    }
                 }
+                // A page script sees the kind too, as Node's fetch gives it: the TypeError's cause.
+                let (page, _) = try await loader.page(for: try url(server, "/json"))
+                let code = try await page.callAsyncJavaScript(
+                    "return fetch(url).then(function () { return 'no error' }, function (e) { return e.name + ' ' + e.cause.code + ': ' + e.cause.message })",
+                    arguments: ["url": "http://127.0.0.1:\(closed.port)/x"])
+                #expect(code as? String == "TypeError ECONNREFUSED: the connection to 127.0.0.1:\(closed.port) was refused (nothing listens there)")
                 #expect(files(in: directory).isEmpty)
                 let ftp = try? await loader.evaluate(WebLoader.body(url: URL(string: "ftp://127.0.0.1/x"), method: .getData))
                 #expect(ftp == nil)
@@ -367,7 +470,7 @@ struct WebLoaderTests {
                         _ = try await loader.evaluate(WebLoader.body(url: url, method: method, postData: ["a": 1]))
                         Issue.record("\(String(describing: url)) \(method): no error")
                     } catch let error as WebLoaderError {
-                        guard case .invalidRequest(_, let message) = error else { Issue.record("\(error)"); continue }
+                        guard case .invalidRequest(_, _, let message) = error else { Issue.record("\(error)"); continue }
                         #expect(message.contains(says), "\(String(describing: url)): \(message)")
                     }
                 }
@@ -409,7 +512,7 @@ struct WebLoaderTests {
         }
         let fake = WebLoaderResponse(requestID: "r1", type: .plainText("hi"), status: 201, contentType: "text/plain")
         #expect(fake.isTerminal && fake.status == 201 && fake.received == 0 && fake.total == nil)
-        #expect(!WebLoaderResponse(requestID: "r2", type: .streamStart).isTerminal)
+        #expect(!WebLoaderResponse(requestID: "r2", type: .streamStart(total: nil, contentType: "", file: URL(fileURLWithPath: "/tmp/x"))).isTerminal)
     }
 
     @Test func cancellingARequestEndsItOnceAndClosesItsConnection() async throws {
@@ -421,7 +524,7 @@ struct WebLoaderTests {
                 if case .streaming = response.type { loader.cancel(requestID: body.requestID) }
             }
             let (responses, error) = await messages.terminal()
-            #expect(error as? WebLoaderError == .cancelled(requestID: body.requestID))
+            #expect(cancelled(error, body.requestID))
             #expect(responses.filter(\.isTerminal).count == 1)
             await server.wait { $0.closedByClient.contains("/slow-body") }
             #expect(files(in: directory).isEmpty)
@@ -458,7 +561,7 @@ struct WebLoaderTests {
             #expect(hanging.isFinished)  // its terminal message was handed over first
             #expect(made.network.activity.isIdle)
             await #expect(throws: WebPageError.closed) { try await made.evaluateJavaScript("1") }
-            #expect(await hanging.terminal().error as? WebLoaderError == .cancelled(requestID: hanging.requestID))
+            #expect(cancelled(await hanging.terminal().error, hanging.requestID))
             await loader.shutdown()  // a second call returns at once
             await #expect(throws: WebLoaderError.self) {
                 _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
@@ -500,7 +603,7 @@ struct WebLoaderTests {
                 first.handler(response, error)
                 if case .streaming = response.type { loader.cancel(requestID: "same") }
             }
-            #expect(await first.terminal().error as? WebLoaderError == .cancelled(requestID: "same"))
+            #expect(cancelled(await first.terminal().error, "same"))
             // The first request's page may still post its late messages: they never reach the second.
             let second = try await loader.evaluate(WebLoaderRequest(url: try url(server, "/json"), requestID: "same", method: .getData))
             guard case .json = second.type else { Issue.record("\(second.type)"); return }
@@ -517,7 +620,7 @@ struct WebLoaderTests {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return try await loader.evaluate(body)
             }
-            await #expect(throws: WebLoaderError.cancelled(requestID: body.requestID)) { try await task.value }
+            await #expect { try await task.value } throws: { cancelled($0, body.requestID) }
             _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo?k=after"), method: .postData, postData: [:]))
             #expect(server.received.map { $0.query["k"] } == ["after"])
         }
@@ -540,7 +643,7 @@ struct WebLoaderTests {
                 release.wait()
             }
             let (responses, error) = await messages.terminal()
-            #expect(error as? WebLoaderError == .cancelled(requestID: body.requestID))
+            #expect(cancelled(error, body.requestID))
             #expect(responses.filter(\.isTerminal).count == 1)
             #expect(files(in: directory).isEmpty)
         }
@@ -581,7 +684,7 @@ struct WebLoaderTests {
             loader.evaluate(body, completionHandler: second.handler)
             let refused = await second.terminal()
             #expect(refused.error as? WebLoaderError == .invalidRequest(
-                requestID: body.requestID, message: "a request with the id \(body.requestID) is already running"))
+                requestID: body.requestID, url: body.url, reason: "a request with the id \(body.requestID) is already running"))
             guard case .json = await first.terminal().responses.last?.type else { Issue.record("first request failed"); return }
         }
     }
@@ -610,15 +713,15 @@ struct WebLoaderTests {
                         switch index % 4 {
                         case 0:
                             let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=\(1000 + index)"), method: .downloadFile))
-                            guard case .data(let data) = response.type else { throw WebLoaderError.failed(requestID: "", message: "\(response.type)") }
+                            guard case .data(let data) = response.type else { throw WebLoaderError.failed(requestID: "", url: nil, reason: "\(response.type)") }
                             #expect(data == patternBytes(1000 + index))
                         case 1:
                             let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/echo"), method: .postData, postData: ["index": index]))
-                            guard case .json(let value) = response.type else { throw WebLoaderError.failed(requestID: "", message: "\(response.type)") }
+                            guard case .json(let value) = response.type else { throw WebLoaderError.failed(requestID: "", url: nil, reason: "\(response.type)") }
                             #expect((value as? [String: Any])?["index"] as? Int == index)
                         case 2:
                             let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/bytes?n=\(20000 + index)&chunk=3000"), method: .downloadStream))
-                            guard case .streamEnd(let file) = response.type else { throw WebLoaderError.failed(requestID: "", message: "\(response.type)") }
+                            guard case .streamEnd(let file) = response.type else { throw WebLoaderError.failed(requestID: "", url: nil, reason: "\(response.type)") }
                             #expect(try Data(contentsOf: file) == patternBytes(20000 + index))
                             try FileManager.default.removeItem(at: file)
                         default:
@@ -684,7 +787,7 @@ struct WebLoaderTests {
                 let messages = Messages()
                 loader.evaluate(WebLoader.body(url: target, method: method), completionHandler: messages.handler)
                 let (responses, error) = await messages.terminal()
-                guard case .failed(_, let message)? = error as? WebLoaderError else {
+                guard case .failed(_, _, let message)? = error as? WebLoaderError else {
                     Issue.record("\(method): \(String(describing: error))")
                     continue
                 }
@@ -734,5 +837,51 @@ final class LogLines: LogHandler, @unchecked Sendable {
             }
             if now { continuation.resume() }
         }
+    }
+}
+
+/// An LWWebLoader-style controller under Swift 6: its state is the main actor's, changed from
+/// the loader's completion handlers.
+@MainActor final class ItemsController {
+    var items: [String] = []
+    var progress: [Double] = []
+    /// Whether every call ran on the main queue, the main actor's executor. (Not
+    /// `Thread.isMainThread`: on Linux, once `dispatchMain()` runs, a worker thread drains the
+    /// main queue.)
+    var alwaysOnTheMainQueue = true
+    static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+    private var ended = 0
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func load(with loader: WebLoader, from url: URL, stream: URL) {
+        loader.evaluate(WebLoader.body(url: url, method: .getData)) { @MainActor response, _ in
+            self.alwaysOnTheMainQueue = self.alwaysOnTheMainQueue && DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+            if case .json(let value) = response.type { self.items = (value as? [String: Any])?.keys.sorted() ?? [] }
+            self.end()
+        }
+        loader.evaluate(WebLoader.body(url: stream, method: .downloadStream)) { @MainActor response, _ in
+            self.alwaysOnTheMainQueue = self.alwaysOnTheMainQueue && DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+            switch response.type {
+            case .streamStart: self.progress.append(-1)
+            case .streaming(let fraction): self.progress.append(fraction ?? 0)
+            case .streamEnd(let file): try? FileManager.default.removeItem(at: file)
+            default: break
+            }
+            if response.isTerminal { self.end() }
+        }
+    }
+
+    private func end() {
+        ended += 1
+        if ended == 2 { waiter?.resume(); waiter = nil }
+    }
+
+    func finished() async {
+        if ended == 2 { return }
+        await withCheckedContinuation { waiter = $0 }
     }
 }

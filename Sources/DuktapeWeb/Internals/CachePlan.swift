@@ -70,7 +70,7 @@ struct CachePlan {
     /// Throws when the request may not go to the network (`only-if-cached` with nothing stored).
     func checkNetworkAllowed() throws {
         if mode == .onlyIfCached, stored == nil {
-            throw FetchFailure("\(key) is not in the cache (the request's cache mode is 'only-if-cached')")
+            throw FetchFailure(.notCached, "\(key) is not in the cache (the request's cache mode is 'only-if-cached')")
         }
     }
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The transport stage of the page's network: the headers a request goes out with, and the
 /// request itself, built once (its body copied once, into the `ByteBuffer` async-http-client
@@ -64,7 +65,7 @@ struct HTTPTransport: Sendable {
     static func checkHeaderSize(_ headers: HTTPHeaders) throws {
         let bytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
         guard bytes <= maximumRequestHeaderBytes else {
-            throw FetchFailure("the request's headers are longer than \(maximumRequestHeaderBytes) bytes")
+            throw FetchFailure(.tooLarge, "the request's headers are longer than \(maximumRequestHeaderBytes) bytes")
         }
     }
 
@@ -93,16 +94,63 @@ struct HTTPTransport: Sendable {
         return false
     }
 
-    /// `error` in words, for a failure's message.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout: return "the connection timed out"
-            case .remoteConnectionClosed: return "the server closed the connection before the response ended"
-            case .bodyLengthMismatch: return "the body ended before its Content-Length"
-            default: return "\(error)"
+    /// `error`, which ended `request`, as a failure of its kind, in one sentence: what, where,
+    /// why ("GET http://127.0.0.1:9/x failed: the connection to 127.0.0.1:9 was refused").
+    static func failure(_ error: any Error, of request: FetchRequest) -> FetchFailure {
+        if let failure = error as? FetchFailure { return failure }
+        let (kind, reason) = classify(error, address: request.url.hostWithPort)
+        return FetchFailure(kind, "\(request.method) \(request.url.href) failed: \(reason)", reason: reason)
+    }
+
+    /// The kind of `error` and its reason in words; `address` is the request's host and port.
+    static func classify(_ error: any Error, address: String) -> (FetchFailure.Kind, String) {
+        switch error {
+        case let error as IOError:
+            return classify(errno: error.errnoCode, address: address)
+        case let error as NIOConnectionError:
+            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
+                return (.hostNotFound, "the host name \(error.host) has no address")
             }
+            if let first = error.connectionErrors.first { return classify(first.error, address: address) }
+            return (.hostNotFound, "the host name \(error.host) has no address")
+        case let error as SocketAddressError.UnknownHost:
+            return (.hostNotFound, "the host name \(error.host) has no address (\(error.errorDescription))")
+        case let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed || error == .eof:
+            return (.connectionReset, "the server closed the connection before the response ended")
+        case let error as HTTPParserError where error == .invalidEOFState:
+            return (.badResponse, "the server closed the connection before the response was complete")
+        case let error as HTTPParserError where error == .headerOverflow:
+            return (.badResponse, "the response's head is longer than the client reads (80 KB)")
+        case is HTTPParserError:
+            return (.badResponse, "the response is not valid HTTP (\(error))")
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout: return (.timedOut, "connecting to \(address) timed out")
+            case .readTimeout: return (.timedOut, "the server sent nothing for too long")
+            case .remoteConnectionClosed: return (.connectionReset, "the server closed the connection before the response ended")
+            case .bodyLengthMismatch: return (.badResponse, "the body ended before its Content-Length")
+            case .tlsHandshakeTimeout: return (.tls, "the TLS handshake with \(address) timed out")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return (.invalidRequest, "the request cannot be sent (\(error))")
+            default: return (.other, "\(error)")
+            }
+        default:
+            // NIOSSL's errors, without depending on NIOSSL for their types.
+            if String(reflecting: type(of: error)).hasPrefix("NIOSSL.") {
+                return (.tls, "the TLS connection to \(address) failed (\(error))")
+            }
+            return (.other, "\(error)")
         }
-        return "\(error)"
+    }
+
+    private static func classify(errno code: Int32, address: String) -> (FetchFailure.Kind, String) {
+        switch code {
+        case ECONNREFUSED: return (.connectionRefused, "the connection to \(address) was refused (nothing listens there)")
+        case ECONNRESET, EPIPE: return (.connectionReset, "the server at \(address) reset the connection")
+        case ETIMEDOUT: return (.timedOut, "connecting to \(address) timed out")
+        case EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENETDOWN, EADDRNOTAVAIL:
+            return (.unreachable, "\(address) cannot be reached (\(String(cString: strerror(code))))")
+        default: return (.other, "the connection to \(address) failed (\(String(cString: strerror(code))))")
+        }
     }
 }

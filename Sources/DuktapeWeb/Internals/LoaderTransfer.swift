@@ -11,20 +11,21 @@ import Synchronization
 /// too, so the page can never run further ahead than its own limit (a chunk more than
 /// `reorderWindow` ahead, or early chunks of more than `earlyBytesLimit` bytes, are protocol
 /// violations). `fail` may come from any thread (cancellation, timeout). What to deliver is decided
-/// under a lock, in order, and handed to a serial queue of the transfer's that calls the handler:
-/// the handler never runs under a lock, so it may block, or cancel requests (its own included),
-/// without deadlocking anything.
+/// under a lock, in order, and handed to the transfer's `Deliveries`, which call the handler one
+/// message at a time, in order, in the handler's isolation: the handler never runs under a lock,
+/// so it may cancel requests (its own included) without deadlocking anything.
 final class LoaderTransfer: @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`; `ended` is atomic.
     let request: WebLoaderRequest
     /// The host's private id for this run of the request: messages carry it, so that late
     /// messages of an earlier request with the same `requestID` never reach this one.
     let token = UUID().uuidString
-    private let handler: @Sendable (WebLoaderResponse, (any Error)?) -> Void
+    private let deliveries: Deliveries
     private let onEnd: @Sendable (LoaderTransfer) -> Void
     private let directory: URL
+    /// Whether a status of 400 or more fails the request (`WebLoaderConfiguration.httpErrorsFail`).
+    private let httpErrorsFail: Bool
     private let lock = NSLock()
-    private let deliveries = DispatchQueue(label: "DuktapeWeb.WebLoader.request")
     private let ended = Atomic<Bool>(false)
     /// How far ahead of the next chunk to write a chunk may arrive: loader.html keeps at most
     /// 8 waiting for replies, so the furthest is 7 ahead.
@@ -45,13 +46,15 @@ final class LoaderTransfer: @unchecked Sendable {
 
     /// `onEnd` runs after the terminal message was delivered (the loader forgets the request).
     init(
-        request: WebLoaderRequest, directory: URL, onEnd: @escaping @Sendable (LoaderTransfer) -> Void = { _ in },
-        handler: @escaping @Sendable (WebLoaderResponse, (any Error)?) -> Void
+        request: WebLoaderRequest, directory: URL, httpErrorsFail: Bool = false,
+        onEnd: @escaping @Sendable (LoaderTransfer) -> Void = { _ in },
+        handler: @escaping @isolated(any) @Sendable (WebLoaderResponse, (any Error)?) -> Void
     ) {
         self.request = request
         self.directory = directory
+        self.httpErrorsFail = httpErrorsFail
         self.onEnd = onEnd
-        self.handler = handler
+        self.deliveries = Deliveries(handler)
     }
 
     var isEnded: Bool { ended.load(ordering: .acquiring) }
@@ -131,7 +134,7 @@ final class LoaderTransfer: @unchecked Sendable {
 
     /// Returns once every delivery queued so far has been made.
     func flush() async {
-        await withCheckedContinuation { continuation in deliveries.async { continuation.resume() } }
+        await deliveries.flush()
     }
 
     // MARK: - Internals (under the lock)
@@ -146,15 +149,19 @@ final class LoaderTransfer: @unchecked Sendable {
             WebLoaderResponse(requestID: request.requestID, type: body, status: status, contentType: contentType,
                               received: received, total: total > 0 ? total : nil)
         }
-        func violation(_ text: String) -> ChunkTurn? {
-            let error = WebLoaderError.protocolViolation(requestID: request.requestID, message: text)
+        func failure(_ error: WebLoaderError) -> ChunkTurn? {
             finish(response(.error(error.description)), error: error)
             return nil
         }
-        func fileFailure(_ failure: any Error) -> ChunkTurn? {
-            let error = WebLoaderError.fileError(requestID: request.requestID, message: "\(failure)")
-            finish(response(.error(error.description)), error: error)
-            return nil
+        func violation(_ text: String) -> ChunkTurn? {
+            failure(.protocolViolation(requestID: request.requestID, url: request.url, reason: text))
+        }
+        func fileFailure(_ error: any Error) -> ChunkTurn? {
+            failure(.fileError(requestID: request.requestID, url: request.url, reason: "\(error)"))
+        }
+        // A status that fails the request: its body is not delivered, its stream not written.
+        if httpErrorsFail, status >= 400, ["json", "plaintext", "b64text", "b64streamstart"].contains(type) {
+            return failure(.httpStatus(requestID: request.requestID, url: request.url, status: status))
         }
         switch type {
         case "json":
@@ -165,8 +172,7 @@ final class LoaderTransfer: @unchecked Sendable {
             guard let data = Self.bytes(value) else { return violation("a data message whose value is not bytes") }
             finish(response(.data(data)), error: nil)
         case "error":
-            let error = WebLoaderError.failed(requestID: request.requestID, message: value.map { "\($0)" } ?? "unknown error")
-            finish(response(.error(error.description)), error: error)
+            return failure(pageFailure(message))
         case "b64streamstart":
             guard file == nil else { return violation("a second b64streamstart") }
             let url = directory.appendingPathComponent("DuktapeWeb-\(UUID().uuidString).download")
@@ -185,7 +191,7 @@ final class LoaderTransfer: @unchecked Sendable {
             } catch {
                 return fileFailure(error)
             }
-            deliver(response(.streamStart), error: nil)
+            deliver(response(.streamStart(total: total > 0 ? total : nil, contentType: contentType, file: url)), error: nil)
         case "b64streaming":
             guard let file else { return violation("a chunk before b64streamstart") }
             let order = (message["chrunkOrder"] as? NSNumber)?.intValue ?? -1
@@ -216,12 +222,7 @@ final class LoaderTransfer: @unchecked Sendable {
             }
         case "b64streamend":
             guard let file, let fileURL else { return violation("b64streamend before b64streamstart") }
-            guard message["done"] as? Bool == true else {
-                let text = value.map { "\($0)" } ?? ""
-                let error = WebLoaderError.failed(requestID: request.requestID, message: text.isEmpty ? "the stream failed" : text)
-                finish(response(.error(error.description)), error: error)
-                return nil
-            }
+            guard message["done"] as? Bool == true else { return failure(pageFailure(message)) }
             guard early.isEmpty else { return violation("b64streamend before chunk \(nextChunk)") }
             do {
                 try file.close()
@@ -238,10 +239,37 @@ final class LoaderTransfer: @unchecked Sendable {
         return nil
     }
 
+    /// The failure a page's `error` message (or failed `b64streamend`) reports, by its kind:
+    /// the error's name and code (`FetchFailure.Kind`'s codes, loader.html's own).
+    private func pageFailure(_ message: [String: Any]) -> WebLoaderError {
+        let id = request.requestID, url = request.url
+        let text = message["errorReason"] as? String ?? message["value"].map { "\($0)" } ?? ""
+        let reason = text.isEmpty ? "the page reported a failure without a reason" : text
+        let name = message["errorName"] as? String ?? ""
+        switch (name, message["errorCode"] as? String ?? "") {
+        case ("TimeoutError", _), (_, FetchFailure.Kind.timedOut.rawValue):
+            return .timedOut(requestID: id, url: url, reason: reason)
+        case (_, FetchFailure.Kind.connectionRefused.rawValue), (_, FetchFailure.Kind.connectionReset.rawValue),
+             (_, FetchFailure.Kind.hostNotFound.rawValue), (_, FetchFailure.Kind.unreachable.rawValue), (_, FetchFailure.Kind.tls.rawValue):
+            return .connectionFailed(requestID: id, url: url, reason: reason)
+        case (_, FetchFailure.Kind.refusedByPolicy.rawValue):
+            return .refusedByPolicy(requestID: id, url: url, reason: reason)
+        case (_, FetchFailure.Kind.badResponse.rawValue), (_, FetchFailure.Kind.redirect.rawValue):
+            return .badResponse(requestID: id, url: url, reason: reason)
+        case (_, FetchFailure.Kind.tooLarge.rawValue):
+            return .tooLarge(requestID: id, url: url, reason: reason)
+        case (_, FetchFailure.Kind.invalidRequest.rawValue):
+            return .invalidRequest(requestID: id, url: url, reason: reason)
+        case ("AbortError", _), (_, FetchFailure.Kind.cancelled.rawValue):
+            return .cancelled(requestID: id, url: url)
+        default:
+            return .failed(requestID: id, url: url, reason: reason)
+        }
+    }
+
     /// Queues a message for the handler.
     private func deliver(_ response: WebLoaderResponse, error: (any Error)?) {
-        let handler = self.handler
-        deliveries.async { handler(response, error) }
+        deliveries.send(response, error)
     }
 
     /// Marks the request ended, removes an unfinished stream file, cancels its tasks, then
@@ -264,7 +292,7 @@ final class LoaderTransfer: @unchecked Sendable {
         runningPage = nil
         deliver(terminal, error: error)
         let onEnd = self.onEnd
-        deliveries.async { onEnd(self) }
+        deliveries.finish { onEnd(self) }
     }
 
     private static func bytes(_ value: Any?) -> Data? {

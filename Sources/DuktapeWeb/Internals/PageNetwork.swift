@@ -155,7 +155,7 @@ final class PageNetwork: @unchecked Sendable {
                     return try Self.uint8Array(parts, in: context)
                 } catch {
                     self?.cancel(id)
-                    throw FetchFailure(Self.noMemory(for: parts))
+                    throw FetchFailure(.tooLarge, Self.noMemory(for: parts))
                 }
             },
             decodeText: JSValue(newFunctionIn: context) { (bytes: Data, contentType: String?) in
@@ -237,13 +237,13 @@ final class PageNetwork: @unchecked Sendable {
     ) -> Int {
         guard let transfer = register(onPause: pauseObserver) else { return 0 }  // the page is closing: nothing starts
         guard let url = URLRecord.parse(href) else {
-            fail(transfer, name: "TypeError", message: "the request's URL is not valid")
+            fail(transfer, FetchFailure(.invalidRequest, "'\(href)' is not a valid URL"))
             return transfer.id
         }
         guard let redirect = FetchRequest.Redirect(rawValue: redirect), let credentials = FetchRequest.Credentials(rawValue: credentials),
             let cache = FetchRequest.CacheMode(rawValue: cache)
         else {
-            fail(transfer, name: "TypeError", message: "the request's redirect, credentials or cache mode is not valid")
+            fail(transfer, FetchFailure(.invalidRequest, "the request's redirect, credentials or cache mode is not valid"))
             return transfer.id
         }
         var headers: [(name: String, value: String)] = []
@@ -268,7 +268,7 @@ final class PageNetwork: @unchecked Sendable {
     func loadScript(_ url: URLRecord) async throws -> String {
         let box = Guarded<ScriptCollector?>(nil)
         guard let transfer = register(onPause: nil, onAbandon: { box.withLock { $0 }?.abandoned() }) else {
-            throw FetchFailure("GET \(url.href): the page closed")
+            throw FetchFailure(.cancelled, "GET \(url.href): the page closed")
         }
         let id = transfer.id
         let collector = ScriptCollector(request: "GET \(url.href)", limit: Self.maximumScriptBytes) { [weak self] in self?.cancel(id) }
@@ -292,7 +292,7 @@ final class PageNetwork: @unchecked Sendable {
         if let timeout = request.timeout {
             start(transfer) { (transfer: FetchTransfer) in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                sink.fail(transfer, name: "TimeoutError", message: "\(request.method) \(request.url.href) timed out after \(timeout)")
+                sink.fail(transfer, .requestTimeout("\(request.method) \(request.url.href) timed out after \(timeout)"))
             }
         }
         let slots = self.slots
@@ -312,7 +312,7 @@ final class PageNetwork: @unchecked Sendable {
         case available
         /// The end of the body, after the bytes still waiting.
         case end
-        case error(name: String, message: String)
+        case error(FetchFailure)
     }
 
     private func post(_ transfer: FetchTransfer, _ event: Event) {
@@ -337,8 +337,8 @@ final class PageNetwork: @unchecked Sendable {
             // The stream pulls the bytes it has not pulled yet, then closes: the transfer is
             // still known to `pull` until this returns.
             events.end(id)
-        case let .error(name, message):
-            events.fail(id, name: name, message: message)
+        case let .error(failure):
+            events.fail(id, failure)
         }
     }
 
@@ -370,7 +370,7 @@ final class PageNetwork: @unchecked Sendable {
         var hops = 0
         do {
             while true {
-                if let refusal = policy.refusal(of: request.url) { throw FetchFailure(refusal) }
+                if let refusal = policy.refusal(of: request.url) { throw FetchFailure(.refusedByPolicy, refusal) }
                 if request.url.scheme == "file" {
                     try await readFile(request, redirected: redirected, on: transfer, to: sink)
                     return
@@ -399,7 +399,7 @@ final class PageNetwork: @unchecked Sendable {
                     if let refreshed = plan.refreshed(with: headers) {
                         if try await serve(refreshed, url: request.url, redirected: redirected, on: transfer, to: sink) { return }
                         plan.lostBody()
-                        throw FetchFailure("\(plan.key): the cached body went missing after a 304")
+                        throw FetchFailure(.other, "\(plan.key): the cached body went missing after a 304")
                     }
                 }
                 if RedirectRule.statuses.contains(status), let location = response.headers.first(name: "location") {
@@ -442,9 +442,7 @@ final class PageNetwork: @unchecked Sendable {
             }
         } catch {
             guard !transfer.isEnded else { return }
-            let message = (error as? FetchFailure)?.message
-                ?? "\(request.method) \(request.url.href) failed: \(HTTPTransport.describe(error))"
-            sink.fail(transfer, name: "TypeError", message: message)
+            sink.fail(transfer, HTTPTransport.failure(error, of: request))
         }
     }
 
@@ -469,9 +467,9 @@ final class PageNetwork: @unchecked Sendable {
 
     private func readFile(_ request: FetchRequest, redirected: Bool, on transfer: FetchTransfer, to sink: some TransferSink) async throws {
         guard request.method == "GET" || request.method == "HEAD" else {
-            throw FetchFailure("\(request.url.href): file URLs can only be read (GET), not \(request.method)")
+            throw FetchFailure(.invalidRequest, "\(request.url.href): file URLs can only be read (GET), not \(request.method)")
         }
-        guard let path = RequestPolicy.filePath(request.url) else { throw FetchFailure("\(request.url.href) is not a local file") }
+        guard let path = RequestPolicy.filePath(request.url) else { throw FetchFailure(.invalidRequest, "\(request.url.href) is not a local file") }
         let (handle, size) = try openFile(path, for: request.url)
         defer { try? handle.close() }
         let headers = ["Content-Type", Self.contentType(ofPath: path), "Content-Length", String(size)]
@@ -487,19 +485,19 @@ final class PageNetwork: @unchecked Sendable {
     private func openFile(_ path: String, for url: URLRecord) throws -> (FileHandle, Int) {
         // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FetchFailure("\(url.href): no such file") }
+        guard descriptor >= 0 else { throw FetchFailure(.noSuchFile, "\(url.href): no such file") }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             try? handle.close()
-            throw FetchFailure("\(url.href): no such file")
+            throw FetchFailure(.noSuchFile, "\(url.href): no such file")
         }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
         let realPath = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         guard policy.allowsOpenedFile(atRealPath: realPath) else {
             try? handle.close()
-            throw FetchFailure("\(url.href) is refused by the page's request policy: the file opened is not under the file access root")
+            throw FetchFailure(.refusedByPolicy, "\(url.href) is refused by the page's request policy: the file opened is not under the file access root")
         }
         return (handle, Int(info.st_size))
     }
@@ -514,10 +512,10 @@ final class PageNetwork: @unchecked Sendable {
             do {
                 chunk = try handle.read(upToCount: 64 << 10) ?? Data()
             } catch {
-                throw FetchFailure("\(url): reading the body failed after \(sent) bytes (\(error))")
+                throw FetchFailure(.other, "\(url): reading the body failed after \(sent) bytes (\(error))")
             }
             if chunk.isEmpty {
-                if sent != size { throw FetchFailure("\(url): the body has \(sent) bytes where \(size) were expected") }
+                if sent != size { throw FetchFailure(.other, "\(url): the body has \(sent) bytes where \(size) were expected") }
                 return
             }
             sent += chunk.count
@@ -560,12 +558,6 @@ final class PageNetwork: @unchecked Sendable {
     }
 }
 
-/// A fetch failure the host explains itself (a refused URL, a redirect rule).
-struct FetchFailure: Error, CustomStringConvertible {
-    let message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
-}
 
 /// The page's own transfers (fetch.js's): each event is posted to the page's loop and handed to
 /// fetch.js's handler there; the terminal one ends the transfer's pending work in the same step.
@@ -582,7 +574,7 @@ extension PageNetwork: TransferSink {
         finish(transfer, .end)
     }
 
-    func fail(_ transfer: FetchTransfer, name: String, message: String) {
-        finish(transfer, .error(name: name, message: message))
+    func fail(_ transfer: FetchTransfer, _ failure: FetchFailure) {
+        finish(transfer, .error(failure))
     }
 }

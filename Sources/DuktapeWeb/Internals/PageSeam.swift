@@ -158,9 +158,10 @@ enum PageSeam {
             _ = end.call(withArguments: [id])
         }
 
-        /// The transfer failed (`name` `TimeoutError` or `TypeError`).
-        func fail(_ id: Int, name: String, message: String) {
-            _ = fail.call(withArguments: [id, name, message])
+        /// The transfer failed: its error's name (`TimeoutError` or `TypeError`), its message,
+        /// its kind's code and its reason (the `code` and `message` of the `TypeError`'s `cause`).
+        func fail(_ id: Int, _ failure: FetchFailure) {
+            _ = fail.call(withArguments: [id, failure.pageErrorName, failure.message, failure.kind.rawValue, failure.reason])
         }
     }
 

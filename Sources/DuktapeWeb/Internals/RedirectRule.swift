@@ -25,13 +25,13 @@ enum RedirectRule {
     static func apply(status: Int, location: String, to request: FetchRequest, hops: Int) throws -> Outcome {
         switch request.redirect {
         case .error:
-            throw FetchFailure("\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
+            throw FetchFailure(.redirect, "\(request.url.href) redirected (\(status)) and the request's redirect mode is 'error'")
         case .manual:
             return .manual
         case .follow:
-            guard hops < maximumHops else { throw FetchFailure("\(request.url.href): more than \(maximumHops) redirects") }
+            guard hops < maximumHops else { throw FetchFailure(.redirect, "\(request.url.href): more than \(maximumHops) redirects") }
             guard let next = URLRecord.parse(location, base: request.url), next.scheme == "http" || next.scheme == "https" else {
-                throw FetchFailure("\(request.url.href) redirected to '\(location)', which is not an http(s) URL")
+                throw FetchFailure(.redirect, "\(request.url.href) redirected to '\(location)', which is not an http(s) URL")
             }
             var followed = request
             if (status == 303 && request.method != "HEAD") || ((status == 301 || status == 302) && request.method == "POST") {

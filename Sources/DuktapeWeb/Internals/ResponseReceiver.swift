@@ -138,7 +138,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
         }
         switch inflater {
         case .success(let inflater): return inflate(buffer, with: inflater, into: body, on: loop)
-        case .failure(let failure): return loop.makeFailedFuture(FetchFailure("\(requestName): \(failure)"))
+        case .failure(let failure): return loop.makeFailedFuture(FetchFailure(.badResponse, "\(requestName): \(failure)"))
         }
     }
 
@@ -150,7 +150,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
             do {
                 output = try inflater.inflate(&input)
             } catch {
-                return loop.makeFailedFuture(FetchFailure("\(requestName): \(error)"))
+                return loop.makeFailedFuture(FetchFailure(.badResponse, "\(requestName): \(error)"))
             }
             if output.readableBytes == 0 {
                 if input.readableBytes == 0 { return loop.makeSucceededVoidFuture() }  // the part is used up
@@ -198,7 +198,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
                 return state.discarded
             }
             guard discarded <= limit else {
-                return .fail(FetchFailure("\(request): the body of its redirect or 304 is longer than \(limit) bytes"))
+                return .fail(FetchFailure(.tooLarge, "\(request): the body of its redirect or 304 is longer than \(limit) bytes"))
             }
             return .readOn
         }
@@ -269,7 +269,7 @@ final class ResponseReceiver: HTTPClientResponseDelegate, Sendable {
             return false
         }
         if truncated {
-            didReceiveError(task: task, FetchFailure("\(requestName): \(Inflater.Failure.truncated)"))
+            didReceiveError(task: task, FetchFailure(.badResponse, "\(requestName): \(Inflater.Failure.truncated)"))
             return
         }
         state.withLock { state in

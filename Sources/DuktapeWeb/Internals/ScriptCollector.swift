@@ -41,7 +41,7 @@ final class ScriptCollector: TransferSink {
 
     func head(_ head: TransferHead, of transfer: FetchTransfer) {
         guard (200..<300).contains(head.status) else {
-            return settle(.failure(FetchFailure("GET \(head.url) answered \(head.status)")))
+            return settle(.failure(FetchFailure(.httpStatus, "GET \(head.url) answered \(head.status)")))
         }
         var index = 0
         var length: Int?
@@ -78,17 +78,17 @@ final class ScriptCollector: TransferSink {
         settle(.success(TextCharset(contentType: contentType).decode(bytes)))
     }
 
-    func fail(_ transfer: FetchTransfer, name: String, message: String) {
-        settle(.failure(FetchFailure(message)))
+    func fail(_ transfer: FetchTransfer, _ failure: FetchFailure) {
+        settle(.failure(failure))
     }
 
     /// The transfer was abandoned without an event.
     func abandoned() {
-        settle(.failure(FetchFailure("\(request): the load was cancelled (the page closed)")))
+        settle(.failure(FetchFailure(.cancelled, "\(request): the load was cancelled (the page closed)")))
     }
 
     private var tooLong: FetchFailure {
-        FetchFailure("\(request): the script is longer than " + (limit >= 1 << 20 ? "\(limit >> 20) MB" : "\(limit) bytes"))
+        FetchFailure(.tooLarge, "\(request): the script is longer than " + (limit >= 1 << 20 ? "\(limit >> 20) MB" : "\(limit) bytes"))
     }
 
     private func settle(_ result: Result<String, FetchFailure>) {

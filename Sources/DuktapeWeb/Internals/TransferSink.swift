@@ -21,5 +21,5 @@ protocol TransferSink: Sendable {
     func head(_ head: TransferHead, of transfer: FetchTransfer)
     func available(_ transfer: FetchTransfer)
     func end(_ transfer: FetchTransfer)
-    func fail(_ transfer: FetchTransfer, name: String, message: String)
+    func fail(_ transfer: FetchTransfer, _ failure: FetchFailure)
 }

@@ -5,6 +5,8 @@
 var create = primordials.ObjectCreate,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     TypeErrorCtor = primordials.TypeError,
+    ErrorCtor = primordials.Error,
+    defineProperty = primordials.ObjectDefineProperty,
     Uint8 = primordials.Uint8Array,
     hidden = natives.hiddenKeys,
     PromiseCtor = primordials.Promise,
@@ -125,13 +127,22 @@ var transferEvents = {
         if (transfer.response === null) transfer.reject(new TypeErrorCtor('Failed to fetch: the transfer ended without a response'));
         else if (stream !== null) closeStream(stream);
     },
-    // The transfer failed (`name` 'TimeoutError', or a network error's).
-    fail: function (id, name, message) {
+    // The transfer failed (`name` 'TimeoutError', or a network error's). A network error's
+    // `cause` says why, with Node's `code` ('ECONNREFUSED', 'ENOTFOUND'…), as Node's fetch does.
+    fail: function (id, name, message, code, reason) {
         var transfer = endTransfer(id);
         if (transfer === undefined) return;
-        failTransfer(transfer, name === 'TimeoutError' ? domException(message, 'TimeoutError') : new TypeErrorCtor('Failed to fetch: ' + message));
+        failTransfer(transfer, name === 'TimeoutError' ? domException(message, 'TimeoutError') : networkError(message, code, reason));
     }
 };
+// Fetch's network error, a TypeError, with the host's reason as its `cause` (an Error whose
+// `code` names the kind of failure).
+function networkError(message, code, reason) {
+    var error = new TypeErrorCtor('Failed to fetch: ' + message), cause = new ErrorCtor(reason === undefined ? message : reason);
+    cause.code = code === undefined ? 'ERR_FETCH_FAILED' : code;
+    defineProperty(error, 'cause', { value: cause, writable: true, enumerable: false, configurable: true });
+    return error;
+}
 // Moves the oldest chunk the host holds for transfer `id` into `stream`; false when none
 // waits. A chunk the page's memory limit refuses ends the transfer (the host has already
 // ended it) with a TypeError.
