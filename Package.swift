@@ -70,6 +70,7 @@ let package = Package(
                 "DuktapeWeb",
                 "DuktapeRuntime",
                 "TestServer",
+                "LoaderConsumer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -157,6 +158,14 @@ let package = Package(
             dependencies: ["DuktapeCore"],
             path: "Tests/PortedSample",
             swiftSettings: swiftSettings + [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        // An LWWebLoader-style controller compiled as a consumer's code is: the public API only,
+        // Swift 6, warnings as errors, none of this package's upcoming features.
+        .target(
+            name: "LoaderConsumer",
+            dependencies: ["DuktapeWeb"],
+            path: "Tests/LoaderConsumer",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
         .testTarget(
             name: "PortingTests",

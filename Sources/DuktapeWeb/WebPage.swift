@@ -298,19 +298,20 @@ public final class WebPage: @unchecked Sendable {
         }.value
     }
 
-    /// `evaluateJavaScript(_:)` with a completion handler (WebKit's older form), called on an
-    /// arbitrary thread.
+    /// `evaluateJavaScript(_:)` with a completion handler (WebKit's older form), called in the
+    /// handler's isolation, as `Task` runs its closure: a `@MainActor` closure on the main actor
+    /// (where WebKit calls it), a nonisolated one on the global executor.
     ///
     /// ```swift
-    /// page.evaluateJavaScript("document.readyState") { result, error in print(result ?? error ?? "") }
+    /// page.evaluateJavaScript("document.readyState") { @MainActor result, error in print(result ?? error ?? "") }
     /// ```
-    public func evaluateJavaScript(_ script: String, completionHandler: (@Sendable (Any?, (any Error)?) -> Void)?) {
+    public func evaluateJavaScript(_ script: String, completionHandler: (@isolated(any) @Sendable (Any?, (any Error)?) -> Void)?) {
         Task {
             do {
                 let result = Box(value: try await evaluateJavaScript(script))
-                completionHandler?(result.value, nil)
+                await completionHandler?(result.value, nil)
             } catch {
-                completionHandler?(nil, error)
+                await completionHandler?(nil, error)
             }
         }
     }

@@ -6,6 +6,7 @@ import TestServer
 import Testing
 
 @testable import DuktapeWeb
+import LoaderConsumer
 
 /// Every message of a request, and its terminal one, collected from the completion handler.
 final class Messages: @unchecked Sendable {
@@ -370,20 +371,34 @@ struct WebLoaderTests {
         }
     }
 
-    /// A `@MainActor` handler runs on the main actor, one message at a time and in order, so an
-    /// LWWebLoader-style controller can update its state from it under Swift 6.
-    @Test func handlersRunInTheirIsolation() async throws {
-        try await withStreamingLoader { server, loader, _ in
-            let controller = ItemsController()
-            await controller.load(with: loader, from: try url(server, "/json"), stream: try url(server, "/bytes?n=2000000&chunk=100000"))
-            await controller.finished()
-            await MainActor.run {
-                #expect(controller.alwaysOnTheMainQueue)
-                #expect(controller.items == ["hello", "list", "n"])
-                #expect(controller.progress.first == -1 && controller.progress.count > 2)
-                #expect(controller.progress == controller.progress.sorted())
-            }
-        }
+    /// A `@MainActor` handler runs on the main actor, one message at a time and in order, so
+    /// an LWWebLoader-style controller (LoaderConsumer, compiled as a consumer's code with
+    /// warnings as errors) updates its state from it under Swift 6.
+    @MainActor @Test func handlersRunInTheirIsolation() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("consumer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let loader = loader()
+        let controller = ItemsController(loader: loader)
+        let changes = ChangeLog()
+        controller.onChange = { changes.record(controller) }
+        controller.reload(from: try url(server, "/json"))
+        await changes.wait(until: { $0.status.hasPrefix("loaded") })
+        #expect(controller.items == ["hello", "list", "n"] && controller.status == "loaded 200")
+        controller.download(try url(server, "/bytes?n=2000000&chunk=100000"), into: directory)
+        await changes.wait(until: { $0.downloaded != nil || $0.status.hasPrefix("download failed") })
+        #expect(controller.progress.first == 0 && controller.progress.count > 2 && controller.progress.last == 1)
+        #expect(controller.progress == controller.progress.sorted())
+        if let file = controller.downloaded { #expect(try Data(contentsOf: file).count == 2_000_000) }
+        controller.reload(from: URL(string: "127.0.0.1:8765/items.json"))
+        await changes.wait(until: { $0.status.hasPrefix("invalid") })
+        #expect(controller.status.contains("needs its scheme"), "\(controller.status)")
+        await controller.load(from: try url(server, "/status?code=404"))
+        #expect(controller.status == "loaded 404")
+        #expect(changes.allOnTheMainQueue)
+        await loader.shutdown()
     }
 
     /// Each kind of failure is a case of its own, with the request's URL and a reason in words,
@@ -840,48 +855,36 @@ final class LogLines: LogHandler, @unchecked Sendable {
     }
 }
 
-/// An LWWebLoader-style controller under Swift 6: its state is the main actor's, changed from
-/// the loader's completion handlers.
-@MainActor final class ItemsController {
-    var items: [String] = []
-    var progress: [Double] = []
-    /// Whether every call ran on the main queue, the main actor's executor. (Not
-    /// `Thread.isMainThread`: on Linux, once `dispatchMain()` runs, a worker thread drains the
-    /// main queue.)
-    var alwaysOnTheMainQueue = true
-    static let mainQueueKey: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-    private var ended = 0
-    private var waiter: CheckedContinuation<Void, Never>?
+/// Whether the caller runs on the main queue, the main actor's executor. (Not
+/// `Thread.isMainThread`: on Linux, once `dispatchMain()` runs, a worker thread drains the main
+/// queue.)
+func isOnTheMainQueue() -> Bool {
+    DispatchQueue.getSpecific(key: mainQueueKey) == true
+}
 
-    func load(with loader: WebLoader, from url: URL, stream: URL) {
-        loader.evaluate(WebLoader.body(url: url, method: .getData)) { @MainActor response, _ in
-            self.alwaysOnTheMainQueue = self.alwaysOnTheMainQueue && DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
-            if case .json(let value) = response.type { self.items = (value as? [String: Any])?.keys.sorted() ?? [] }
-            self.end()
-        }
-        loader.evaluate(WebLoader.body(url: stream, method: .downloadStream)) { @MainActor response, _ in
-            self.alwaysOnTheMainQueue = self.alwaysOnTheMainQueue && DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
-            switch response.type {
-            case .streamStart: self.progress.append(-1)
-            case .streaming(let fraction): self.progress.append(fraction ?? 0)
-            case .streamEnd(let file): try? FileManager.default.removeItem(at: file)
-            default: break
-            }
-            if response.isTerminal { self.end() }
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// Records the controller's changes and whether each came on the main queue.
+@MainActor final class ChangeLog {
+    private(set) var allOnTheMainQueue = true
+    private var waiter: (condition: (ItemsController) -> Bool, continuation: CheckedContinuation<Void, Never>)?
+    private var latest: ItemsController?
+
+    func record(_ controller: ItemsController) {
+        allOnTheMainQueue = allOnTheMainQueue && isOnTheMainQueue()
+        latest = controller
+        if let waiter, waiter.condition(controller) {
+            self.waiter = nil
+            waiter.continuation.resume()
         }
     }
 
-    private func end() {
-        ended += 1
-        if ended == 2 { waiter?.resume(); waiter = nil }
-    }
-
-    func finished() async {
-        if ended == 2 { return }
-        await withCheckedContinuation { waiter = $0 }
+    func wait(until condition: @escaping (ItemsController) -> Bool) async {
+        if let latest, condition(latest) { return }
+        await withCheckedContinuation { waiter = (condition, $0) }
     }
 }

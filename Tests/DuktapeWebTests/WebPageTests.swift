@@ -257,6 +257,25 @@ struct WebPageTests {
         }
     }
 
+    /// The completion-handler form calls a `@MainActor` closure on the main actor (WebKit's main
+    /// thread), and a nonisolated one elsewhere; both get the result or the error.
+    @MainActor @Test func evaluateJavaScriptsHandlerRunsInItsIsolation() async throws {
+        let page = try WebPage()
+        let (onMain, result) = await withCheckedContinuation { (done: CheckedContinuation<(Bool, String), Never>) in
+            page.evaluateJavaScript("6 * 7") { @MainActor result, error in
+                done.resume(returning: (isOnTheMainQueue(), error.map { "\($0)" } ?? "\(result as? Int ?? -1)"))
+            }
+        }
+        #expect(onMain && result == "42")
+        let failure = await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+            page.evaluateJavaScript("null.x") { result, error in
+                done.resume(returning: isOnTheMainQueue() ? "on the main queue" : "\(error.map { "\($0)" } ?? "no error")")
+            }
+        }
+        #expect(failure.contains("TypeError"), "\(failure)")
+        await page.shutdown()
+    }
+
     @Test func callAsyncJavaScriptPassesValuesAndAwaitsPromises() async throws {
         try await using(try WebPage()) { page in
             #expect(try await page.callAsyncJavaScript("return a + b", arguments: ["a": 1, "b": 2]) as? Int == 3)
