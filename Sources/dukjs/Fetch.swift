@@ -356,18 +356,44 @@ private final class Finished: @unchecked Sendable {
 }
 
 /// Progress on standard error: a bar redrawn in place on a terminal (at most ten times a
-/// second), or a plain line every second otherwise.
+/// second, and at once when the terminal is resized), always fitted to the terminal's width (a
+/// line that wrapped would leave a trail of lines behind); or, when standard error is not a
+/// terminal, a plain line every second, and a last one only if it says something new.
 final class ProgressReporter: @unchecked Sendable {
     // @unchecked: behind `lock`.
     private let terminal: Bool
+    private let columns: @Sendable () -> Int
     private let lock = NSLock()
     private let started = ContinuousClock.now
     private var lastDraw: ContinuousClock.Instant?
     private var received: Int64 = 0
     private var total: Int64?
+    /// The bytes the last plain line reported.
+    private var reported: Int64 = -1
+    private var resizes: (any DispatchSourceSignal)?
 
-    init(terminal: Bool) {
+    /// `columns` gives the terminal's width (read at each draw).
+    init(terminal: Bool, columns: @escaping @Sendable () -> Int = ProgressReporter.standardErrorColumns) {
         self.terminal = terminal
+        self.columns = columns
+        guard terminal else { return }
+        // SIGWINCH: the line is redrawn at the new width.
+        signal(SIGWINCH, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+        source.setEventHandler { [weak self] in self?.redraw() }
+        source.resume()
+        resizes = source
+    }
+
+    deinit {
+        resizes?.cancel()
+    }
+
+    /// The width of the terminal on standard error (80 when it does not say).
+    @Sendable static func standardErrorColumns() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     func start(total: Int64?) {
@@ -387,40 +413,73 @@ final class ProgressReporter: @unchecked Sendable {
 
     func finish() {
         lock.withLock {
+            resizes?.cancel()
+            resizes = nil
             guard lastDraw != nil || received > 0 else { return }
+            // A plain line for the same bytes was printed already.
+            if !terminal && reported == received { return }
             draw(final: true)
         }
     }
 
-    private func draw(final: Bool) {
-        let line = Self.describe(received: received, total: total, elapsed: ContinuousClock.now - started)
-        if terminal {
-            let percent = total.map { $0 > 0 ? Double(received) / Double($0) : 0 }
-            var bar = ""
-            if let percent {
-                let filled = Int((min(max(percent, 0), 1) * 30).rounded(.down))
-                bar = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled) + "] "
-            }
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + bar + line + (final ? "\n" : "")).utf8))
-        } else {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+    private func redraw() {
+        lock.withLock {
+            guard lastDraw != nil, resizes != nil else { return }
+            draw(final: false)
         }
+    }
+
+    private func draw(final: Bool) {
+        let elapsed = ContinuousClock.now - started
+        if terminal {
+            let line = Self.fitted(received: received, total: total, elapsed: elapsed, width: columns() - 1)
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line + (final ? "\n" : "")).utf8))
+        } else {
+            reported = received
+            FileHandle.standardError.write(Data((Self.describe(received: received, total: total, elapsed: elapsed) + "\n").utf8))
+        }
+    }
+
+    /// The progress line in at most `width` columns: a bar of up to 30 columns when the length
+    /// is known and at least 10 fit, the figures (shortened from the end when they do not fit:
+    /// time left, then rate, then cut).
+    static func fitted(received: Int64, total: Int64?, elapsed: Duration, width: Int) -> String {
+        let width = max(width, 1)
+        let parts = figures(received: received, total: total, elapsed: elapsed)
+        var text = parts.joined(separator: ", ")
+        var kept = parts.count
+        while text.count > width, kept > 1 {
+            kept -= 1
+            text = parts.prefix(kept).joined(separator: ", ")
+        }
+        if text.count > width { text = String(text.prefix(width)) }
+        guard let total, total > 0 else { return text }
+        let room = min(30, width - text.count - 3)  // "[", "] "
+        guard room >= 10 else { return text }
+        let fraction = min(max(Double(received) / Double(total), 0), 1)
+        let filled = Int((fraction * Double(room)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: room - filled) + "] " + text
     }
 
     /// "45% 12.3 MB of 27.0 MB, 5.1 MB/s, 3s left", or "12.3 MB, 5.1 MB/s" without a length.
     static func describe(received: Int64, total: Int64?, elapsed: Duration) -> String {
+        figures(received: received, total: total, elapsed: elapsed).joined(separator: ", ")
+    }
+
+    /// The parts of the line, most important first: amount, rate, time left.
+    private static func figures(received: Int64, total: Int64?, elapsed: Duration) -> [String] {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(received) / seconds : 0
-        var text = bytes(received)
+        var amount = bytes(received)
         if let total, total > 0 {
             let percent = Int((Double(received) / Double(total) * 100).rounded(.down))
-            text = "\(percent)% " + text + " of " + bytes(total)
+            amount = "\(percent)% " + amount + " of " + bytes(total)
         }
-        text += ", " + bytes(Int64(rate)) + "/s"
+        var parts = [amount, bytes(Int64(rate)) + "/s"]
         if let total, total > received, rate > 0 {
-            text += ", \(Int((Double(total - received) / rate).rounded(.up)))s left"
+            parts.append("\(Int((Double(total - received) / rate).rounded(.up)))s left")
         }
-        return text
+        return parts
     }
 
     static func bytes(_ count: Int64) -> String {

@@ -31,7 +31,8 @@ public final class TerminalSession {
         }
     }
 
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` on a new terminal of `columns` × 24.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], columns: UInt16 = 100) throws {
         // posix_openpt and friends are not in Swift's Glibc module: the Linux ioctls they wrap.
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
         guard master >= 0 else { throw Failure.terminal("open /dev/ptmx", errno: errno) }
@@ -43,7 +44,7 @@ public final class TerminalSession {
             throw Failure.terminal("ioctl(TIOCSPTLCK/TIOCGPTN)", errno: errno)
         }
         let slave = "/dev/pts/\(number)"
-        var size = winsize(ws_row: 24, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
 
         var attributes = posix_spawnattr_t()
@@ -95,6 +96,12 @@ public final class TerminalSession {
             waitpid(pid, &status, 0)
         }
         close(master)
+    }
+
+    /// Resizes the terminal, as a terminal window does: the child gets SIGWINCH.
+    public func resize(columns: UInt16, rows: UInt16 = 24) {
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     }
 
     /// Types `text` (use "\r" for Enter, "\u{3}" for Ctrl-C, "\u{4}" for Ctrl-D).

@@ -228,3 +228,124 @@ final class LockedData: @unchecked Sendable {
     func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { data.append(contentsOf: bytes) } }
     var count: Int { lock.withLock { data.count } }
 }
+
+/// A server route that holds its response until the test opens the gate.
+final class Gate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if isOpen { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func open() {
+        for waiter in lock.withLock({ () -> [CheckedContinuation<Void, Never>] in
+            isOpen = true
+            defer { waiters = [] }
+            return waiters
+        }) { waiter.resume() }
+    }
+}
+
+/// The progress bar on a terminal, and the body on standard output as it arrives.
+@Suite("dukjs fetch: progress and streaming", .timeLimit(.minutes(5)))
+struct DukjsFetchProgressTests {
+    /// A server that sends `first` bytes of a `total`-byte text body, then the rest once `gate`
+    /// opens.
+    func heldServer(total: Int, first: Int, gate: Gate) async throws -> TestHTTPServer {
+        try await TestHTTPServer.start { _, responder in
+            try await responder.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(total)\r\nConnection: close\r\n\r\n")
+            try await responder.send(Array(repeating: UInt8(ascii: "a"), count: first))
+            await gate.wait()
+            try await responder.send(Array(repeating: UInt8(ascii: "b"), count: total - first))
+        }
+    }
+
+    /// The progress lines drawn on a terminal: what follows each "\r ESC [K", without the end of line.
+    func drawnLines(_ transcript: String) -> [String] {
+        transcript.components(separatedBy: "\r\u{1B}[K").dropFirst().map {
+            $0.replacingOccurrences(of: "\r\n", with: "").replacingOccurrences(of: "\n", with: "")
+        }
+    }
+
+    /// At 40 and at 120 columns every line fits in the width (none wraps), the bar shows when
+    /// there is room, and a resize redraws the line at the new width at once.
+    @Test(arguments: [UInt16(40), 120])
+    func theBarFitsTheTerminalAndFollowsItsSize(columns: UInt16) async throws {
+        let gate = Gate()
+        let server = try await heldServer(total: 10_000_000, first: 300_000, gate: gate)
+        defer { server.stop() }
+        let output = DukjsFetchTests().temporaryFile()
+        defer { try? FileManager.default.removeItem(at: output) }
+        // The terminal is read with blocking calls: on a thread of its own, never one of Swift
+        // concurrency's (the test server's responses need those).
+        let url = server.baseURL + "/held"
+        try await onAThread {
+            let session = try TerminalSession(DukjsTests.executable, ["fetch", url, "-o", output.path], columns: columns)
+            try session.waitFor("KB of 10.0 MB", timeout: .seconds(60))
+            let narrower: UInt16 = columns == 40 ? 30 : 60
+            session.resize(columns: narrower)
+            // Redrawn at once (no bytes arrive until the gate opens, so nothing else draws).
+            try session.waitFor("\r\u{1B}[K", timeout: .seconds(20))
+            try session.waitFor("10.0 MB", timeout: .seconds(20))
+            gate.open()
+            #expect(try session.waitForExit(timeout: .seconds(60)) == 0, "\(session.transcript)")
+            let lines = drawnLines(session.transcript)
+            #expect(lines.count >= 3, "\(session.transcript.debugDescription)")
+            // The first line fits the terminal it was drawn on; every later one the narrower one.
+            #expect((lines.first?.count ?? 0) < Int(columns), "\(lines)")
+            for line in lines.dropFirst() { #expect(line.count < Int(narrower), "\(line.debugDescription)") }
+            #expect(lines.last?.contains("100% 10.0 MB of 10.0 MB") == true, "\(lines)")
+            // The bar is drawn where it fits (120 and 60 columns), left out where it does not (40, 30).
+            #expect(lines.first?.hasPrefix("[") == (columns == 120), "\(lines)")
+            #expect(lines.last?.hasPrefix("[") == (narrower == 60), "\(lines)")
+            #expect(session.transcript.hasSuffix("\r\n"))
+        }
+        #expect(try Data(contentsOf: output).count == 10_000_000)
+    }
+
+    /// With standard error not a terminal: plain lines, the last one not repeated.
+    @Test func plainProgressLinesAreNotRepeated() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let output = DukjsFetchTests().temporaryFile()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try await DukjsFetchTests().dukjs(["fetch", server.baseURL + "/bytes?n=1000", "-o", output.path])
+        #expect(result.status == 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("100% 1.0 KB of 1.0 KB") == true, "\(result.stderr)")
+        #expect(Set(lines).count == lines.count)
+    }
+
+    /// `-o -` writes the body to standard output as it arrives, not at the end.
+    @Test func standardOutputGetsTheBodyAsItArrives() async throws {
+        let gate = Gate()
+        let server = try await heldServer(total: 400_000, first: 300_000, gate: gate)
+        defer { server.stop() }
+        let child = try ChildProcess.start(DukjsTests.executable, ["fetch", server.baseURL + "/held", "-o", "-"])
+        let arrived = await ChildProcess.waitUntil(within: 60) { child.stdoutSoFar.utf8.count >= 300_000 }
+        #expect(arrived, "\(child.stdoutSoFar.utf8.count) bytes before the end")
+        gate.open()
+        let result = try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try child.wait(deadline: 60) }) }.start()
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == String(repeating: "a", count: 300_000) + String(repeating: "b", count: 100_000))
+    }
+}
+
+/// Runs `body` on a thread of its own and returns what it returns (for blocking calls that must
+/// not hold one of Swift concurrency's few threads).
+func onAThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
