@@ -42,6 +42,9 @@ final class LineEditor {
         // TCSANOW, not TCSAFLUSH: input typed ahead while a script ran is kept.
         tcsetattr(STDIN_FILENO, TCSANOW, &raw)
         defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        let shared = PromptLine.shared
+        shared.begin(prompt: prompt)
+        defer { shared.end() }
 
         var line: [Character] = []
         var cursor = 0
@@ -50,6 +53,7 @@ final class LineEditor {
         write(prompt)
 
         func redraw() {
+            shared.update(text: line, cursor: cursor)
             var text = "\r" + prompt + String(line) + "\u{1B}[K"
             let back = line.count - cursor
             if back > 0 { text += "\u{1B}[\(back)D" }
@@ -69,15 +73,18 @@ final class LineEditor {
                 // Cooked mode is back before the newline is shown: once the output says the
                 // line was taken, Ctrl-C is a signal again (not a byte left in the queue).
                 tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+                shared.end()
                 write("\r\n")
                 let text = String(line)
                 remember(text)
                 return .line(text)
             case 3:
+                shared.end()
                 write("^C\r\n")
                 return .interrupt(wasEmpty: line.isEmpty)
             case 4:
                 if line.isEmpty {
+                    shared.end()
                     write("\r\n")
                     return .endOfInput
                 }
@@ -126,7 +133,12 @@ final class LineEditor {
                 guard let character = readCharacter(startingWith: byte) else { break }
                 line.insert(character, at: cursor)
                 cursor += 1
-                if cursor == line.count { write(String(character)) } else { redraw() }
+                if cursor == line.count {
+                    shared.update(text: line, cursor: cursor)
+                    write(String(character))
+                } else {
+                    redraw()
+                }
             }
         }
         return .endOfInput
@@ -167,6 +179,6 @@ final class LineEditor {
     }
 
     private func write(_ text: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        PromptLine.shared.echo(text)
     }
 }

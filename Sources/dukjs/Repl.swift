@@ -8,11 +8,13 @@ extension DukJS {
         static let configuration = CommandConfiguration(
             abstract: "Read, evaluate and print JavaScript interactively.",
             discussion: """
-                Incomplete input continues on the next line. Results are shown as Node shows them, and \\
-                _ holds the last one. Commands: .help, .exit, .load FILE, .break. Ctrl-C cancels the \\
-                input, or interrupts a running script; Ctrl-D exits. On a terminal, lines can be edited \\
-                and the history is kept in ~/.dukjs_history ($DUKJS_HISTORY names another file; empty: \\
-                none). With standard input not a terminal, there is no prompt and no escape codes.
+                Incomplete input continues on the next line. Results are shown as Node shows them, and \
+                _ holds the last one. Commands: .help, .exit, .load FILE, .break. Ctrl-C cancels the \
+                input, or interrupts a running script; Ctrl-D exits. On a terminal, lines can be edited \
+                and the history is kept in ~/.dukjs_history ($DUKJS_HISTORY names another file; empty: \
+                none); output printed while you type (a timer's console.log) appears above the prompt, \
+                which is drawn again with what you typed. With standard input not a terminal, there is \
+                no prompt and no escape codes.
                 """)
 
         @Option(

@@ -284,7 +284,7 @@ final class ScriptHost {
     }
 
     static func printError(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
+        PromptLine.shared.write(text + "\n", to: .standardError)
     }
 
     /// Ends the process now (output is unbuffered: nothing is lost).
@@ -313,7 +313,10 @@ final class ScriptHost {
     /// accessor is still defined, its setter takes the value.
     func installConsole() {
         guard console == nil else { return }
-        console = Console(context: context, output: .standardStreams)
+        // The standard streams, above the line being typed at the REPL's prompt (PromptLine).
+        console = Console(context: context, output: ConsoleOutput { level, text in
+            PromptLine.shared.write(text + "\n", to: level.isDiagnostic ? .standardError : .standardOutput)
+        })
     }
 
     /// The console, to render an object result with (`dukjs eval`): its first use when the
@@ -419,5 +422,5 @@ final class ScriptHost {
 /// Writes `text` and a newline to standard output, unbuffered, as the console's standard-streams
 /// output does: results and `console.log` lines come out in the order they were made.
 func printLine(_ text: String) {
-    try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+    PromptLine.shared.write(text + "\n", to: .standardOutput)
 }

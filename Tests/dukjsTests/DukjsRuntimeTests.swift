@@ -400,6 +400,35 @@ struct DukjsRuntimeTests {
         #expect(saved.contains("6 * 7\n") && saved.contains("'alive'\n"))
     }
 
+    /// Output printed while a line is typed (a timer's console.log, on the loop's thread) goes
+    /// above the prompt, and the prompt and the typed text are drawn again below it, with the
+    /// cursor where it was; the line typed is then taken whole.
+    @Test func asynchronousOutputRedrawsThePromptAndTheTypedText() throws {
+        let session = try TerminalSession(Self.executable, ["repl"], environment: ["DUKJS_HISTORY": ""])
+        try session.waitFor("> ")
+        session.send("setTimeout(function () { console.log('timer!'); console.error('and an error') }, 2000); 1\r")
+        try session.waitFor("1\r\n> ")
+        // Typed before the timer fires (its echo is awaited), the cursor moved one left.
+        session.send("var partial = 1 +\u{1B}[D")
+        try session.waitFor("var partial = 1 +")
+        let redraw = try session.waitFor("and an error\r\n> var partial = 1 +\u{1B}[1D", timeout: .seconds(30))
+        #expect(redraw.contains("\r\u{1B}[Ktimer!\r\n> var partial = 1 +\u{1B}[1D"), "\(redraw.debugDescription)")
+        // The editing goes on where it was: End, then the rest of the line.
+        session.send("\u{1B}[F 2\r")
+        try session.waitFor("undefined\r\n> ")
+        session.send("partial\r")
+        try session.waitFor("3\r\n> ")
+        session.send(".exit\r")
+        #expect(try session.waitForExit() == 0)
+    }
+
+    /// `dukjs help repl` reads as prose: no backslashes from the source's line continuations.
+    @Test func replHelpHasNoStrayBackslashes() throws {
+        let help = try run(["help", "repl"])
+        #expect(help.status == 0 && help.stdout.contains("Incomplete input continues on the next line."))
+        #expect(!help.stdout.contains("\\"), "\(help.stdout)")
+    }
+
     @Test func replExitCommandAndNoArgumentsOnATerminal() throws {
         let session = try TerminalSession(Self.executable, [], environment: ["DUKJS_HISTORY": ""])
         try session.waitFor("> ")
