@@ -3,7 +3,7 @@ SWIFT ?= swift
 DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean test262
+.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean test262 promises-aplus
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
@@ -99,6 +99,13 @@ test262: deps
 	@test -d "$(TEST262)/test" || { echo "make test262 TEST262=<a checkout of tc39/test262>"; exit 2; }
 	$(SWIFT) build -c release --product dukjs
 	/usr/bin/python3 Conformance/test262.py "$(TEST262)" .build/release/dukjs --sample $(TEST262_SAMPLE)
+
+# The Promises/A+ compliance suite (872 tests) under `dukjs run`, with the engine's Promise as
+# the adapter: `make promises-aplus PROMISES_TESTS=<a checkout of promises-aplus/promises-tests>`.
+promises-aplus: deps
+	@test -d "$(PROMISES_TESTS)/lib/tests" || { echo "make promises-aplus PROMISES_TESTS=<a checkout of promises-aplus/promises-tests>"; exit 2; }
+	$(SWIFT) build --product dukjs
+	bash Conformance/promises-aplus.sh "$(PROMISES_TESTS)" .build/debug/dukjs
 
 demo: deps
 	$(SWIFT) build

@@ -388,7 +388,7 @@ final class ScriptHost {
     }
 
     /// `process`: `argv` (the executable, the script, its arguments), a frozen `env`, `exit`,
-    /// `exitCode` and `platform`.
+    /// `exitCode` and `platform`; and `global`.
     private func installProcess(arguments: [String], scriptPath: String?) {
         let process = JSValue(newObjectIn: context)!
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
@@ -416,6 +416,11 @@ final class ScriptHost {
             }, forProperty: "exit")
         events.install(on: process, in: context)
         context.globalObject.setValue(process, forProperty: "process")
+        // Node's `global`, the global object (as `globalThis`), which scripts written for Node
+        // use (`global.adapter` in the Promises/A+ suite): writable and configurable, as Node's.
+        context.globalObject.defineProperty("global", descriptor: [
+            "value": context.globalObject as Any, "writable": true, "enumerable": false, "configurable": true,
+        ])
     }
 }
 

@@ -123,6 +123,8 @@ struct DukjsRuntimeTests {
                 try { for (var i = 0; i <= 10000; i++) process.on('many', a) } catch (e) { console.log(e.name, process.listenerCount('many')) }
                 process.removeAllListeners('many'); console.log(process.listenerCount('many'))
                 """, "a,once:1:true,a,a,a,a 1 false true\nTypeError ERR_INVALID_ARG_TYPE\nRangeError 10000\n0\n", 0),
+            // Node's `global` is the global object (scripts written for Node use it).
+            ("global.adapter = 1; console.log(global === globalThis, adapter, Object.keys(globalThis).indexOf('global'))", "true 1 -1\n", 0),
         ]
         for (script, stdout, status) in cases {
             let files = try TemporaryTree(["main.js": script])
