@@ -1238,6 +1238,23 @@ duk_int_t cduk_ppromise_state(duk_context *ctx, int *state) {
     return cduk__protect(ctx, cduk__promise_state_of, state, 1, 0);
 }
 
+static duk_ret_t cduk__promise_result_of(duk_context *ctx, void *udata) {
+    int state = cduk__promise_state(ctx, -1);
+    *(int *) udata = state;
+    if (state >= 0 && (state & CDUK__STATE_MASK) != CDUK__PENDING) {
+        cduk_get_own_hidden(ctx, -1, CDUK__P_RESULT);
+    } else {
+        duk_push_undefined(ctx);
+    }
+    duk_remove(ctx, -2);
+    return 1;
+}
+
+duk_int_t cduk_ppromise_result(duk_context *ctx, int *state) {
+    *state = -1;
+    return cduk__protect(ctx, cduk__promise_result_of, state, 1, 1);
+}
+
 static duk_ret_t cduk__queue_call(duk_context *ctx, void *udata) {
     (void) udata;
     duk_idx_t fn = duk_get_top_index(ctx);

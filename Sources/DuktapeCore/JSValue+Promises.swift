@@ -73,6 +73,17 @@ extension JSValue {
         return (try? owner.withStack { stack throws(JSException) in try stack.isPromise(self) }) ?? false
     }
 
+    /// A promise's state and, once settled, its value or reason, for inspecting it (the
+    /// runtime's console shows `Promise { 5 }`, as Node does); nil for anything else.
+    package var promiseInspection: (state: PromiseInspectionState, result: JSValue)? {
+        guard case .reference = storage else { return nil }
+        guard let found = (try? owner.withStack({ stack throws(JSException) in try stack.promiseResult(self) })) ?? nil else {
+            return nil
+        }
+        let state: PromiseInspectionState = found.state == 1 ? .fulfilled : found.state == 2 ? .rejected : .pending
+        return (state, found.result)
+    }
+
     // MARK: - Awaiting from Swift
 
     /// Waits for this value as JavaScript's `await` does: a promise's fulfillment value, a
@@ -272,4 +283,9 @@ extension JSContext {
         }
         return promiseValue
     }
+}
+
+/// A promise's state, as `JSValue.promiseInspection` gives it.
+package enum PromiseInspectionState: Sendable {
+    case pending, fulfilled, rejected
 }

@@ -42,8 +42,18 @@ public final class Console: Sendable {
         let now = JSValue(newFunctionIn: context) { () -> Double in
             JSEventLoop.seconds(clock?.now ?? (ContinuousClock.now - origin)) * 1000
         }
+        // A promise's state and result, which only the engine can read (inspect.js shows them).
+        let promise = JSValue(newFunctionIn: context) { _, arguments -> JSValue? in
+            guard let value = arguments.first, let (state, result) = value.promiseInspection else { return nil }
+            let inspection = JSValue(newObjectIn: value.context)
+            inspection?.setValue(state == .fulfilled ? "fulfilled" : state == .rejected ? "rejected" : "pending", forProperty: "state")
+            inspection?.setValue(result, forProperty: "result")
+            return inspection
+        }
         do {
-            let made = try HostScript.run(HostScript.console, in: context, natives: HostScript.table([("write", write), ("now", now)], in: context))
+            let made = try HostScript.run(
+                HostScript.console, in: context,
+                natives: HostScript.table([("write", write), ("now", now), ("promise", promise)], in: context))
             context.globalObject.setValue(made.forProperty("console"), forProperty: "console")
             inspectFunction = made.forProperty("inspect")
             formatFunction = made.forProperty("format")

@@ -172,6 +172,26 @@ struct ConsoleMethodTests {
         #expect(try console.inspect(coded).hasSuffix(" {\n  code: 'E_X'\n}"))
     }
 
+    /// Promises show their state and result, as Node's `util.inspect` does (the engine's own
+    /// slots: a script's look-alike is an ordinary object).
+    @Test func promisesShowTheirStateAndResult() throws {
+        let cases: [(String, String)] = [
+            ("Promise.resolve(5)", "Promise { 5 }"),
+            ("new Promise(function () {})", "Promise { <pending> }"),
+            ("var r = Promise.reject('no'); r.catch(function () {}); r", "Promise { <rejected> 'no' }"),
+            ("var p = Promise.resolve({ a: [1, 2] }); p.extra = 1; p", "Promise { { a: [ 1, 2 ] }, extra: 1 }"),
+            ("[Promise.resolve('s'), Promise.resolve(Promise.resolve(2))]", "[ Promise { 's' }, Promise { 2 } ]"),
+            ("Promise.resolve(undefined)", "Promise { undefined }"),
+            ("var fake = Object.create(Promise.prototype); fake", "Promise {}"),
+            ("var q = Promise.resolve(1); q.then = 5; q", "Promise { 1, then: 5 }"),
+        ]
+        for (script, expected) in cases {
+            #expect(try console.inspect(try context.evaluate(script)) == expected, "\(script)")
+        }
+        let nested = try context.evaluate("Promise.resolve({ a: { b: { c: { d: 1 } } } })")
+        #expect(try console.inspect(nested) == "Promise { { a: { b: [Object] } } }")
+    }
+
     @Test func stringsWithSurrogatesAndNuls() throws {
         let value = try context.evaluate("['\\u0000', '\\ud83d\\ude00', '\\ud800', 'e\\u0301']")
         #expect(try console.inspect(value) == "[ '\\x00', '😀', '\\uD800', 'é' ]")

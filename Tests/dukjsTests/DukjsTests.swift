@@ -23,6 +23,8 @@ struct DukjsTests {
         #expect(try run(["eval", "(function named() {})"]).stdout == "[Function: named]\n")
         #expect(try run(["eval", "var c = {}; c.c = c; c"]).stdout == "<ref *1> { c: [Circular *1] }\n")
         #expect(try run(["eval", "new Date(0)"]).stdout == "1970-01-01T00:00:00.000Z\n")
+        #expect(try run(["eval", "Promise.resolve(5)"]).stdout == "Promise { 5 }\n")
+        #expect(try run(["eval", "new Promise(function () {})"]).stdout == "Promise { <pending> }\n")
         // A console the script put in its place is not overwritten to render the result.
         let replaced = try run(["eval", "console = { mine: true }; setTimeout(function () { process.exitCode = console.mine ? 7 : 1 }, 0); [1, 2]"])
         #expect(replaced.stdout == "1,2\n")

@@ -385,6 +385,10 @@ duk_int_t cduk_pawait(duk_context *ctx);
  * 2 rejected (the low two bits; higher bits are flags). */
 duk_int_t cduk_ppromise_state(duk_context *ctx, int *state);
 
+/* [value] -> [result]: the state as cduk_ppromise_state gives it, and the value or reason of a
+ * settled promise (undefined for a pending one, or for a value that is not a promise). */
+duk_int_t cduk_ppromise_result(duk_context *ctx, int *state);
+
 /* [function] -> []: queues a job calling function() (what it throws is reported). */
 duk_int_t cduk_pqueue_call(duk_context *ctx);
 

@@ -17,6 +17,17 @@ extension EngineStack {
         return state >= 0
     }
 
+    /// `value`'s state (0 pending, 1 fulfilled, 2 rejected; nil when it is not a promise) and
+    /// its value or reason once settled.
+    func promiseResult(_ value: JSValue) throws(JSException) -> (state: Int, result: JSValue)? {
+        try push(value)
+        var state: Int32 = -1
+        try check(cduk_ppromise_result(ctx, &state))
+        defer { duk_pop(ctx) }
+        guard state >= 0 else { return nil }
+        return (Int(state & 3), try self.value(at: -1))
+    }
+
     /// [value onFulfilled onRejected] -> []: the handlers become reactions of
     /// `Promise.resolve(value)`, with no derived promise (what they throw is reported as a job's
     /// exception).

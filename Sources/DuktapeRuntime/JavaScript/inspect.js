@@ -20,6 +20,9 @@ var keysOf = primordials.ObjectKeys,
     identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/,
     indexKey = /^(0|[1-9][0-9]*)$/,
     typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/;
+// A promise's state and result (Console.swift's native: the engine's own slots, which no
+// script can read), or null where the host gives none.
+var promiseOf = typeof natives.promise === 'function' ? natives.promise : null;
 var append = shared.append, arrayClass = shared.arrayClass, boolValue = shared.boolValue, byteView = shared.byteView, constructorName = shared.constructorName, dateISO = shared.dateISO, dateTime = shared.dateTime, errorBase = shared.errorBase, formatNumber = shared.formatNumber, formatPrimitive = shared.formatPrimitive, functionBase = shared.functionBase, hasOwn = shared.hasOwn, indexOf = shared.indexOf, isEnumerable = shared.isEnumerable, joined = shared.joined, numToString = shared.numToString, numValue = shared.numValue, padEnd = shared.padEnd, padStart = shared.padStart, quote = shared.quote, regexpText = shared.regexpText, slice = shared.slice, spaces = shared.spaces, strValue = shared.strValue, symbolText = shared.symbolText, testRe = shared.testRe, toTag = shared.toTag;
 
 function circularId(ctx, value) {
@@ -77,6 +80,12 @@ function formatRaw(ctx, value, depth) {
         keys = ownKeys(ctx, value, false);
         braces = ['ArrayBuffer {', '}'];
         entries = formatArrayBuffer;
+    } else if (tag === '[object Promise]' && promiseOf !== null && promiseOf(value) !== undefined) {
+        // As Node shows them: Promise { 5 }, Promise { <pending> }, Promise { <rejected> Error… }.
+        keys = ownKeys(ctx, value, false);
+        name = constructorName(value);
+        braces = [(name === null || name === 'Promise' ? 'Promise' : name + ' [Promise]') + ' {', '}'];
+        entries = formatPromise;
     } else {
         keys = ownKeys(ctx, value, false);
         if (typeof value === 'function') {
@@ -195,6 +204,18 @@ function formatArray(ctx, value, depth, output) {
         var rest = length - i;
         append(output, '... ' + rest + ' more item' + (rest > 1 ? 's' : ''));
     }
+}
+
+function formatPromise(ctx, value, depth, output) {
+    var inspection = promiseOf(value);
+    if (inspection.state === 'pending') {
+        append(output, '<pending>');
+        return;
+    }
+    ctx.indentationLvl += 2;
+    var text = formatValue(ctx, inspection.result, depth + 1);
+    ctx.indentationLvl -= 2;
+    append(output, inspection.state === 'rejected' ? '<rejected> ' + text : text);
 }
 
 function formatArrayBuffer(ctx, value, depth, output) {
