@@ -27,7 +27,9 @@ int cduk_heap_activity(void *_Nullable engine_heap);
 /* Records in state->limit_site where the running script is (see cduk_limit_site); allocates
  * nothing. Does nothing without a site, a running thread, or while the engine makes an error or
  * collects garbage. engine.c. */
-void cduk_record_limit_site(cduk_heap_state *state);
+int cduk_record_limit_site(cduk_heap_state *state);
+/* The same, when the deadline first stops the script (cduk_limit_site.deadline_mark). */
+void cduk_record_deadline_site(cduk_heap_state *state);
 
 /* The call-depth limit of the heap whose udata is `udata` (DUK_USE_CALLSTACK_LIMIT): the
  * state's callstack_limit, or Duktape's default 10,000. engine.c. */

@@ -130,6 +130,10 @@ duk_bool_t cduk_exec_timeout_check(void *udata) {
     }
     if (cduk_clock_now(state) >= state->deadline_ns) {
         state->timeouts++;
+        if (!state->past_deadline) {
+            state->past_deadline = 1;
+            cduk_record_deadline_site(state);
+        }
         return 1;
     }
     return 0;
@@ -681,14 +685,15 @@ static duk_hstring *cduk__own_string(duk_heap *heap, duk_hobject *h, duk_small_u
  * as Duktape's stack getter (and cduk__stack_getter over it) would show them: "name@file:line"
  * for script functions ("global code" for the program, "" for anonymous ones),
  * "name@[native code]" for built-ins; lightweight functions are left out, as there. */
-void cduk_record_limit_site(cduk_heap_state *state) {
+int cduk_record_limit_site(cduk_heap_state *state) {
     duk_heap *heap = (duk_heap *) state->engine_heap;
     cduk_limit_site *site = state->limit_site;
     if (site == NULL || heap == NULL || heap->curr_thread == NULL || heap->creating_error || heap->ms_running) {
-        return;
+        return 0;
     }
     duk_hthread *thr = heap->curr_thread;
     site->hits = state->limit_hits;
+    site->deadline_mark = 0;
     site->line = 0;
     site->has_file = 0;
     site->file_length = 0;
@@ -739,6 +744,18 @@ void cduk_record_limit_site(cduk_heap_state *state) {
             site->has_file = 1;
             site->line = (uint32_t) line;
         }
+    }
+    return 1;
+}
+
+void cduk_record_deadline_site(cduk_heap_state *state) {
+    cduk_limit_site *site = state->limit_site;
+    if (site == NULL) {
+        return;
+    }
+    if (cduk_record_limit_site(state)) {
+        site->hits = 0;
+        site->deadline_mark = state->deadline_refusals + state->deadline_stops + state->timeouts;
     }
 }
 

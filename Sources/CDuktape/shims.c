@@ -142,17 +142,22 @@ int cduk_native_check(void *udata) {
     if (__builtin_expect(state == NULL || state->deadline_ns == 0, 1)) {
         return 0;
     }
+    int first = 0;
     if (!state->past_deadline) {
         if ((++state->native_ticks & 255) != 0 || cduk_clock_now(state) < state->deadline_ns) {
             return 0;
         }
         state->past_deadline = 1;
+        first = 1;
     }
     /* Calling a finalizer passes here too: the library's own must always be called. */
     if (cduk__exempt(state)) {
         return 0;
     }
     state->deadline_stops++;
+    if (first) {
+        cduk_record_deadline_site(state);
+    }
     return 1;
 }
 
@@ -227,16 +232,21 @@ static int cduk__refused_past_deadline(cduk_heap_state *state) {
     if (state->deadline_ns == 0) {
         return 0;
     }
+    int first = 0;
     if (!state->past_deadline) {
         if ((++state->alloc_ticks & 31) != 0 || cduk_clock_now(state) < state->deadline_ns) {
             return 0;
         }
         state->past_deadline = 1;
+        first = 1;
     }
     if (cduk__exempt(state)) { /* asked only when refusing: it is not free */
         return 0;
     }
     state->deadline_refusals++;
+    if (first) {
+        cduk_record_deadline_site(state);  /* reads the heap; allocates nothing */
+    }
     return 1;
 }
 

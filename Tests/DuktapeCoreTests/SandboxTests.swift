@@ -75,6 +75,37 @@ struct SandboxTests {
         #expect(eval(context, "depth(3)").toInt32() == 3)
     }
 
+    /// A timeout names where the script was stopped, as any error does (the engine records the
+    /// place when the deadline stops it: its own error cannot be made past the deadline): in
+    /// bytecode, in a native loop, in an allocating loop; a later entry gets its own place.
+    @Test func aTimeoutNamesWhereTheScriptWasStopped() throws {
+        let context = try #require(JSContext())
+        context.virtualMachine.executionTimeLimit = 0.05
+        let url = try #require(URL(string: "file:///app/spin.js"))
+        let cases: [(String, Int, String)] = [
+            ("var x = 0;\nfunction spin() {\n  while (true) { x++ }\n}\nspin();", 3, "spin@file:///app/spin.js:3"),
+            ("var s = [];\nfunction grow() {\n  for (;;) s.push({ a: [1, 2, 3] });\n}\ngrow();", 3, "grow@file:///app/spin.js:3"),
+            ("function big() {\n  return new Array(4294967295).join('x');\n}\nbig();", 2, "big@file:///app/spin.js:2"),
+        ]
+        for (script, line, frame) in cases {
+            do {
+                _ = try context.evaluate(script, sourceURL: url)
+                Issue.record("no timeout: \(script)")
+            } catch let error as JSException {
+                #expect(error.name == "RangeError" && error.message == "execution timeout", "\(script)")
+                #expect(error.sourceURL == url.absoluteString && error.line == line, "\(script): \(String(describing: error.line))")
+                #expect(error.stack?.contains(frame) == true, "\(script): \(error.stack ?? "no stack")")
+            }
+            _ = try context.evaluate("s = null; 0")  // the heap back to small
+        }
+        // The next entry's error has its own place, not the timeout's.
+        do {
+            _ = try context.evaluate("1;\nnull.x", sourceURL: URL(string: "file:///app/other.js"))
+        } catch let error as JSException {
+            #expect(error.sourceURL == "file:///app/other.js" && error.line == 2)
+        }
+    }
+
     @Test func limitsOfTheSandboxAreEnforced() throws {
         let context = try #require(JSContext(sandbox: JSSandbox(memoryLimit: 4 << 20, executionTimeLimit: 0.05)))
         #expect(thrown(context, "while (true) {}")?.message == "execution timeout")

@@ -87,9 +87,11 @@ struct DukjsRuntimeTests {
         #expect(missing.stderr.hasPrefix("\(scripts.path("missing.js")):2: "), "\(missing.stderr)")
         let slow = try run(["--time-limit", "0.3", scripts.path("slow.js")])
         #expect(slow.status == 1)
-        // Duktape's time-limit error carries no place or stack: it is reported without one,
-        // never at the runtime's module loader.
-        #expect(slow.stderr.hasPrefix("Uncaught RangeError: execution timeout"), "\(slow.stderr)")
+        // The time limit is reported where the script was stopped (the engine recorded the
+        // place: its error could not be made past the deadline), with the stack, never at the
+        // runtime's module loader.
+        #expect(slow.stderr.hasPrefix("\(scripts.path("spin.js")):2: RangeError: execution timeout\n"), "\(slow.stderr)")
+        #expect(slow.stderr.contains("\n    at @\(scripts.path("slow.js")):1"), "\(slow.stderr)")
         let bad = try run([scripts.path("bad.js")])
         #expect(bad.stderr.hasPrefix("\(scripts.path("broken.js")):2: TypeError"), "\(bad.stderr)")
         for output in [missing, slow, bad] {

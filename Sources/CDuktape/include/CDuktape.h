@@ -77,7 +77,8 @@ typedef struct cduk_heap_state {
  * heap: the error the engine then throws is the realm's preallocated one, which has no place of
  * its own. Made with the state's first limit (cduk_heap_limit_site_make), freed with the heap. */
 typedef struct cduk_limit_site {
-    uint32_t hits;          /* the state's limit_hits when recorded: 0 = never */
+    uint32_t hits;          /* the state's limit_hits when recorded for the memory limit: 0 = not that */
+    uint32_t deadline_mark; /* for the deadline: deadline_refusals + deadline_stops + timeouts then; 0 = not that */
     uint32_t line;          /* of the first frame with a file name; 0 = none */
     uint32_t has_file;      /* whether a frame had a file name (file may be empty) */
     uint32_t file_length;

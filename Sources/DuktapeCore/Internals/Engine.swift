@@ -443,6 +443,8 @@ final class Engine: @unchecked Sendable {
                 timeLimitNanoseconds = newValue.map { seconds in
                     seconds.isNaN || seconds <= 0 ? 0 : UInt64(min(seconds, 1e9) * 1e9)
                 }
+                // Where a timed-out script was is recorded there (its error may not be makeable).
+                if newValue != nil { _ = cduk_heap_limit_site_make(state) }
             }
         }
     }
@@ -467,9 +469,15 @@ final class Engine: @unchecked Sendable {
     func limitSiteInEntry() -> (stack: String?, line: Int?, sourceURL: String?)? {
         lock.assertHeld("limitSiteInEntry")
         guard let site = state.pointee.limit_site else { return nil }
-        let sinceEntry = site.pointee.hits &- limitHitsAtEntry
-        guard site.pointee.hits != 0, sinceEntry != 0, sinceEntry <= state.pointee.limit_hits &- limitHitsAtEntry else {
-            return nil
+        if site.pointee.deadline_mark != 0 {
+            // Recorded when the deadline stopped the script in this entry.
+            let sinceEntry = site.pointee.deadline_mark &- deadlineStopsAtEntry
+            guard sinceEntry != 0, sinceEntry <= deadlineStops &- deadlineStopsAtEntry else { return nil }
+        } else {
+            let sinceEntry = site.pointee.hits &- limitHitsAtEntry
+            guard site.pointee.hits != 0, sinceEntry != 0, sinceEntry <= state.pointee.limit_hits &- limitHitsAtEntry else {
+                return nil
+            }
         }
         let stack = withUnsafeBytes(of: &site.pointee.stack) { bytes in
             StringCoding.string(fromEngineBytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(Int(site.pointee.stack_length))))
@@ -520,7 +528,11 @@ final class Engine: @unchecked Sendable {
         return deadlineStops != deadlineStopsAtEntry
     }
 
-    private var deadlineStops: UInt32 { state.pointee.deadline_refusals &+ state.pointee.deadline_stops }
+    /// Every way the deadline stopped a script: allocations refused, native loops stopped, and
+    /// the executor's checks.
+    private var deadlineStops: UInt32 {
+        state.pointee.deadline_refusals &+ state.pointee.deadline_stops &+ state.pointee.timeouts
+    }
 
     /// Runs `body`, which makes or reads an error, with the native stack guard relaxed and, when
     /// a deadline is armed, at least a short grace period before it: the error for a timeout must

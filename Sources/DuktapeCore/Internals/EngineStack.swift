@@ -158,9 +158,10 @@ struct EngineStack {
         if let limit, preallocated || isLimitFailure(at: -1, timedOut: limit == "execution timeout") {
             // Where the script was stopped: the engine's own error recorded it; the preallocated
             // limit error has no place of its own, and the allocator recorded it instead.
-            let location = duk_is_object(ctx, -1) == 0 ? (stack: nil, line: nil, sourceURL: nil)
-                : preallocated ? engine.limitSiteInEntry() ?? (stack: nil, line: nil, sourceURL: nil)
-                : errorLocation(at: -1)
+            // An engine error made past the deadline may have no place either (its traceback
+            // could not be allocated): the recorded site then.
+            let own = duk_is_object(ctx, -1) == 0 || preallocated ? (stack: nil, line: nil, sourceURL: nil) : errorLocation(at: -1)
+            let location = own.stack == nil && own.line == nil ? engine.limitSiteInEntry() ?? own : own
             let made = makeError(.rangeError, limit)
             return JSException(
                 value: made.value.isUndefined ? value : made.value, name: "RangeError", message: limit,
