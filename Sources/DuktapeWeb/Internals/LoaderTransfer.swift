@@ -245,25 +245,18 @@ final class LoaderTransfer: @unchecked Sendable {
         let id = request.requestID, url = request.url
         let text = message["errorReason"] as? String ?? message["value"].map { "\($0)" } ?? ""
         let reason = text.isEmpty ? "the page reported a failure without a reason" : text
-        let name = message["errorName"] as? String ?? ""
-        switch (name, message["errorCode"] as? String ?? "") {
-        case ("TimeoutError", _), (_, FetchFailure.Kind.timedOut.rawValue):
-            return .timedOut(requestID: id, url: url, reason: reason)
-        case (_, FetchFailure.Kind.connectionRefused.rawValue), (_, FetchFailure.Kind.connectionReset.rawValue),
-             (_, FetchFailure.Kind.hostNotFound.rawValue), (_, FetchFailure.Kind.unreachable.rawValue), (_, FetchFailure.Kind.tls.rawValue):
+        if message["errorName"] as? String == "TimeoutError" { return .timedOut(requestID: id, url: url, reason: reason) }
+        if message["errorName"] as? String == "AbortError" { return .cancelled(requestID: id, url: url) }
+        switch (message["errorCode"] as? String).flatMap(FetchFailure.Kind.init(rawValue:)) {
+        case .timedOut?: return .timedOut(requestID: id, url: url, reason: reason)
+        case .connectionRefused?, .connectionReset?, .hostNotFound?, .unreachable?, .tls?:
             return .connectionFailed(requestID: id, url: url, reason: reason)
-        case (_, FetchFailure.Kind.refusedByPolicy.rawValue):
-            return .refusedByPolicy(requestID: id, url: url, reason: reason)
-        case (_, FetchFailure.Kind.badResponse.rawValue), (_, FetchFailure.Kind.redirect.rawValue):
-            return .badResponse(requestID: id, url: url, reason: reason)
-        case (_, FetchFailure.Kind.tooLarge.rawValue):
-            return .tooLarge(requestID: id, url: url, reason: reason)
-        case (_, FetchFailure.Kind.invalidRequest.rawValue):
-            return .invalidRequest(requestID: id, url: url, reason: reason)
-        case ("AbortError", _), (_, FetchFailure.Kind.cancelled.rawValue):
-            return .cancelled(requestID: id, url: url)
-        default:
-            return .failed(requestID: id, url: url, reason: reason)
+        case .refusedByPolicy?: return .refusedByPolicy(requestID: id, url: url, reason: reason)
+        case .badResponse?, .redirect?: return .badResponse(requestID: id, url: url, reason: reason)
+        case .tooLarge?: return .tooLarge(requestID: id, url: url, reason: reason)
+        case .invalidRequest?: return .invalidRequest(requestID: id, url: url, reason: reason)
+        case .cancelled?: return .cancelled(requestID: id, url: url)
+        case .httpStatus?, .notCached?, .noSuchFile?, .other?, nil: return .failed(requestID: id, url: url, reason: reason)
         }
     }
 
