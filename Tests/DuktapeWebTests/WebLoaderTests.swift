@@ -384,6 +384,7 @@ struct WebLoaderTests {
         let controller = ItemsController(loader: loader)
         let changes = ChangeLog()
         controller.onChange = { changes.record(controller) }
+        defer { controller.onChange = nil }  // it holds the controller: the cycle would outlive the test
         controller.reload(from: try url(server, "/json"))
         await changes.wait(until: { $0.status.hasPrefix("loaded") })
         #expect(controller.items == ["hello", "list", "n"] && controller.status == "loaded 200")
