@@ -130,6 +130,7 @@ duk_bool_t cduk_exec_timeout_check(void *udata) {
     }
     if (cduk_clock_now(state) >= state->deadline_ns) {
         state->timeouts++;
+        state->deadline_stops++;
         if (!state->past_deadline) {
             state->past_deadline = 1;
             cduk_record_deadline_site(state);
@@ -755,7 +756,7 @@ void cduk_record_deadline_site(cduk_heap_state *state) {
     }
     if (cduk_record_limit_site(state)) {
         site->hits = 0;
-        site->deadline_mark = state->deadline_refusals + state->deadline_stops + state->timeouts;
+        site->deadline_mark = state->deadline_refusals + state->deadline_stops;
     }
 }
 

@@ -47,7 +47,7 @@ typedef struct cduk_heap_state {
     uint32_t alloc_ticks;    /* allocations counted for the deadline check */
     uint32_t past_deadline;  /* 1 once an allocation found the deadline passed (re-armed with it) */
     uint32_t deadline_refusals; /* allocations refused because the deadline had passed */
-    uint32_t deadline_stops; /* native recursion points (regexp matching...) stopped by the deadline */
+    uint32_t deadline_stops; /* native recursion points (regexp matching...) and executor checks stopped by the deadline */
     uint32_t native_ticks;   /* native recursion points counted for the deadline check */
     uint32_t script_finalizers; /* > 0 while a script's finalizer runs (limits apply again) */
     uint32_t destroying;     /* 1 while the heap is destroyed: our own finalizers are exempt */
@@ -78,7 +78,7 @@ typedef struct cduk_heap_state {
  * its own. Made with the state's first limit (cduk_heap_limit_site_make), freed with the heap. */
 typedef struct cduk_limit_site {
     uint32_t hits;          /* the state's limit_hits when recorded for the memory limit: 0 = not that */
-    uint32_t deadline_mark; /* for the deadline: deadline_refusals + deadline_stops + timeouts then; 0 = not that */
+    uint32_t deadline_mark; /* for the deadline: deadline_refusals + deadline_stops then; 0 = not that */
     uint32_t line;          /* of the first frame with a file name; 0 = none */
     uint32_t has_file;      /* whether a frame had a file name (file may be empty) */
     uint32_t file_length;

@@ -528,11 +528,9 @@ final class Engine: @unchecked Sendable {
         return deadlineStops != deadlineStopsAtEntry
     }
 
-    /// Every way the deadline stopped a script: allocations refused, native loops stopped, and
-    /// the executor's checks.
-    private var deadlineStops: UInt32 {
-        state.pointee.deadline_refusals &+ state.pointee.deadline_stops &+ state.pointee.timeouts
-    }
+    /// Every way the deadline stopped a script: allocations refused, and native loops and the
+    /// executor stopped (two counters: read at every entry).
+    private var deadlineStops: UInt32 { state.pointee.deadline_refusals &+ state.pointee.deadline_stops }
 
     /// Runs `body`, which makes or reads an error, with the native stack guard relaxed and, when
     /// a deadline is armed, at least a short grace period before it: the error for a timeout must
