@@ -12,11 +12,13 @@ extension DukJS {
             discussion: """
                 The body is written to FILE, or to standard output (also with -o -). A regular \
                 file is replaced only once the whole body has arrived (it is downloaded beside \
-                it, then renamed); a directory is refused; a device or FIFO is written to. \
+                it, then renamed); a directory is refused; standard output, a device or a FIFO \
+                gets the body as it arrives (a closed pipe stops the download). \
                 Progress goes to standard error: a bar on a terminal (bytes, percentage when the \
                 length is known, rate, time left), else a line every second. A failure, or a \
                 response with a status of 400 or more, prints a message and exits with status 1 \
-                (no output file is left behind, also when interrupted by SIGINT, SIGTERM or SIGHUP).
+                (no output file is left behind, also when interrupted by SIGINT, SIGTERM or SIGHUP; \
+                what already went to standard output stays there).
                 """)
 
         @Argument(help: "The http or https URL to fetch.")
@@ -107,9 +109,11 @@ extension DukJS {
             let progress = ProgressReporter(terminal: isatty(STDERR_FILENO) == 1)
             let finished = Finished()
             // Standard output and devices get the body as it arrives: each chunk is in the file
-            // before its `streaming` message, which copies what is new.
+            // before its `streaming` message, which wakes the relay's thread to copy what is new.
             let relay = StreamRelay(destination: destination)
-            defer { try? relay?.close() }
+            defer { relay?.abandon() }
+            // A closed output (EPIPE) stops the download: nobody would read the rest.
+            relay?.whenFailing { [requestID = body.requestID] in loader.cancel(requestID: requestID) }
             loader.evaluate(body) { response, error in
                 switch response.type {
                 case .streamStart(let total, _, let file):
@@ -126,6 +130,11 @@ extension DukJS {
             }
             let (response, error) = finished.wait()
             progress.finish()
+            // A closed output cancelled the download: its failure is the one to report.
+            if error != nil, let failure = relay?.failureSoFar { throw failure }
+            if case .timedOut? = error as? WebLoaderError {
+                throw RuntimeError("fetch \(url): nothing arrived for \(timeout.formatted()) seconds (--timeout)")
+            }
             if let error = error as? WebLoaderError { throw RuntimeError("fetch \(url): \(error.reason)") }
             if let error { throw RuntimeError("fetch \(url): \(error)") }
             guard case .streamEnd(let file) = response.type else { throw RuntimeError("fetch \(url): no body was saved") }
@@ -276,18 +285,26 @@ extension DukJS.Fetch {
     }
 }
 
-/// Copies a streamed download to standard output (or a device) as it arrives: the file the
-/// loader writes is read from where the last copy stopped, at each message of the stream. A
-/// write that fails (a closed pipe) is kept and reported at the end; the download still ends.
+/// Copies a streamed download to standard output (or a device) as it arrives, on a thread of
+/// its own: the loader's handler only says that bytes are in the file, and never waits for the
+/// reader. A reader that is slow (a paused `less`) therefore never stalls the download into a
+/// timeout; the file on disk holds what it has not taken yet. A write that fails (a closed
+/// pipe) ends the relay and cancels the download (`onFailure`).
 private final class StreamRelay: @unchecked Sendable {
-    // @unchecked: behind `lock` (the loader calls its handler one message at a time anyway).
-    private let lock = NSLock()
+    // @unchecked: behind `condition`.
+    private let condition = NSCondition()
     private let descriptor: Int32
     private let name: String
     private let closesDescriptor: Bool
-    private var reader: FileHandle?
-    private var failure: RuntimeError?
+    private var onFailure: (@Sendable () -> Void)?
+    private var file: URL?
+    /// Bytes arrived since the relay last looked; the stream ended; the relay's thread ended.
+    private var pending = false
+    private var ended = false
+    private var finished = false
+    private var started = false
     private var closed = false
+    private var failure: RuntimeError?
 
     init?(destination: DukJS.Fetch.Destination) {
         guard let output = destination.output else { return nil }
@@ -296,36 +313,95 @@ private final class StreamRelay: @unchecked Sendable {
         if case .stream = destination { closesDescriptor = true } else { closesDescriptor = false }
     }
 
+    /// Calls `body` once, from the relay's thread, when a write fails.
+    func whenFailing(_ body: @escaping @Sendable () -> Void) {
+        condition.withLock { onFailure = body }
+    }
+
+    /// The stream's file exists: the relay's thread starts copying from it.
     func open(_ file: URL) {
-        lock.withLock {
-            do {
-                reader = try FileHandle(forReadingFrom: file)
-            } catch {
-                failure = RuntimeError("cannot read the download \(file.path): \(error)")
-            }
+        condition.withLock {
+            guard !started else { return }
+            started = true
+            self.file = file
         }
+        Thread { [self] in copyUntilEnd() }.start()
     }
 
+    /// More bytes are in the file.
     func copyNewBytes() {
-        lock.withLock {
-            guard failure == nil, let reader else { return }
-            do {
-                try DukJS.Fetch.Destination.copyRest(of: reader, to: descriptor, naming: name)
-            } catch let error as RuntimeError {
-                failure = error
-            } catch {
-                failure = RuntimeError("cannot write \(name): \(error)")
-            }
+        condition.withLock {
+            pending = true
+            condition.signal()
         }
     }
 
-    /// Ends the relay (once); throws the first failure.
-    func close() throws {
-        try lock.withLock {
+    /// The first failure so far (a write that failed).
+    var failureSoFar: RuntimeError? { condition.withLock { failure } }
+
+    /// The download failed: the relay stops without waiting for its reader (whose output the
+    /// process's exit ends), and closes a device it opened.
+    func abandon() {
+        condition.withLock {
+            onFailure = nil
             guard !closed else { return }
             closed = true
-            try? reader?.close()
-            reader = nil
+            ended = true
+            pending = true
+            condition.broadcast()
+            if closesDescriptor && !started { Glibc.close(descriptor) }
+        }
+    }
+
+    private func copyUntilEnd() {
+        let reader: FileHandle
+        do {
+            reader = try FileHandle(forReadingFrom: condition.withLock { file } ?? URL(fileURLWithPath: "/dev/null"))
+        } catch {
+            stop(RuntimeError("cannot read the download: \(error)"))
+            return
+        }
+        defer { try? reader.close() }
+        while true {
+            let last = condition.withLock { () -> Bool in
+                while !pending { condition.wait() }
+                pending = false
+                return ended
+            }
+            do {
+                try DukJS.Fetch.Destination.copyRest(of: reader, to: descriptor, naming: name)
+            } catch {
+                stop(error as? RuntimeError ?? RuntimeError("cannot write \(name): \(error)"))
+                return
+            }
+            if last { break }
+        }
+        stop(nil)
+    }
+
+    private func stop(_ error: RuntimeError?) {
+        let failed = condition.withLock { () -> (@Sendable () -> Void)? in
+            failure = failure ?? error
+            finished = true
+            condition.broadcast()
+            return error == nil ? nil : onFailure
+        }
+        failed?()
+    }
+
+    /// Ends the relay (once): waits until it has copied everything (after `end()`), closes a
+    /// device it opened, and throws the first failure.
+    func close() throws {
+        try condition.withLock {
+            onFailure = nil
+            guard !closed else { return }
+            closed = true
+            if started {
+                ended = true
+                pending = true
+                condition.broadcast()
+                while !finished { condition.wait() }
+            }
             if closesDescriptor { Glibc.close(descriptor) }
             if let failure { throw failure }
         }

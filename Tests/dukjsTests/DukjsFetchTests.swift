@@ -325,6 +325,24 @@ struct DukjsFetchProgressTests {
         #expect(Set(lines).count == lines.count)
     }
 
+    /// A reader that stops reading for longer than `--timeout` does not fail the download (the
+    /// relay waits for it on a thread of its own; the file on disk holds the rest), and a reader
+    /// that goes away (a closed pipe) stops it at once, saying so.
+    @Test func aSlowReaderIsWaitedForAndAClosedOneStopsTheDownload() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { server.stop() }
+        let dukjs = DukjsTests.executable.path, url = server.baseURL + "/bytes?n=3000000&chunk=100000"
+        let bash = URL(fileURLWithPath: "/bin/bash")
+        let slow = try await onAThread {
+            try ChildProcess.run(bash, ["-c", "'\(dukjs)' fetch '\(url)' -o - --timeout 1 2>/dev/null | (sleep 2; wc -c); exit ${PIPESTATUS[0]}"])
+        }
+        #expect(slow.status == 0 && slow.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3000000", "\(slow.stderr)")
+        let closed = try await onAThread {
+            try ChildProcess.run(bash, ["-c", "'\(dukjs)' fetch '\(url)' -o - | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}"])
+        }
+        #expect(closed.status == 1 && closed.stderr.contains("dukjs: cannot write standard output: Broken pipe"), "\(closed.stderr)")
+    }
+
     /// `-o -` writes the body to standard output as it arrives, not at the end.
     @Test func standardOutputGetsTheBodyAsItArrives() async throws {
         let gate = Gate()
