@@ -43,21 +43,19 @@ final class LineEditor {
         tcsetattr(STDIN_FILENO, TCSANOW, &raw)
         defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         let shared = PromptLine.shared
-        shared.begin(prompt: prompt)
         defer { shared.end() }
 
         var line: [Character] = []
         var cursor = 0
         var historyIndex = history.count
         var draft: [Character] = []
-        write(prompt)
+        shared.begin(prompt: prompt)
 
         func redraw() {
-            shared.update(text: line, cursor: cursor)
             var text = "\r" + prompt + String(line) + "\u{1B}[K"
             let back = line.count - cursor
             if back > 0 { text += "\u{1B}[\(back)D" }
-            write(text)
+            shared.update(text: line, cursor: cursor, echo: text)
         }
         func recall(_ index: Int) {
             if historyIndex == history.count { draft = line }
@@ -73,19 +71,16 @@ final class LineEditor {
                 // Cooked mode is back before the newline is shown: once the output says the
                 // line was taken, Ctrl-C is a signal again (not a byte left in the queue).
                 tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-                shared.end()
-                write("\r\n")
+                shared.end(echo: "\r\n")
                 let text = String(line)
                 remember(text)
                 return .line(text)
             case 3:
-                shared.end()
-                write("^C\r\n")
+                shared.end(echo: "^C\r\n")
                 return .interrupt(wasEmpty: line.isEmpty)
             case 4:
                 if line.isEmpty {
-                    shared.end()
-                    write("\r\n")
+                    shared.end(echo: "\r\n")
                     return .endOfInput
                 }
                 if cursor < line.count {
@@ -134,8 +129,7 @@ final class LineEditor {
                 line.insert(character, at: cursor)
                 cursor += 1
                 if cursor == line.count {
-                    shared.update(text: line, cursor: cursor)
-                    write(String(character))
+                    shared.update(text: line, cursor: cursor, echo: String(character))
                 } else {
                     redraw()
                 }

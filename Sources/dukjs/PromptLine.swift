@@ -15,21 +15,31 @@ final class PromptLine: @unchecked Sendable {
     /// end; nil when no line is being read.
     private var editing: (prompt: String, text: String, back: Int)?
 
-    /// A line is read from now on, after `prompt`.
+    /// A line is read from now on: `prompt` is drawn, in the same step.
     func begin(prompt: String) {
-        lock.withLock { editing = (prompt, "", 0) }
-    }
-
-    /// The typed text and the cursor's offset in it.
-    func update(text: [Character], cursor: Int) {
         lock.withLock {
-            if editing != nil { editing?.text = String(text); editing?.back = text.count - cursor }
+            editing = (prompt, "", 0)
+            try? FileHandle.standardOutput.write(contentsOf: Data(prompt.utf8))
         }
     }
 
-    /// The line was taken (or abandoned): output no longer redraws it.
-    func end() {
-        lock.withLock { editing = nil }
+    /// The typed text and the cursor's offset in it are now these, and `echo` shows the change
+    /// on the terminal: one step, so that an output never sees the one without the other.
+    func update(text: [Character], cursor: Int, echo: String) {
+        lock.withLock {
+            if editing != nil { editing?.text = String(text); editing?.back = text.count - cursor }
+            try? FileHandle.standardOutput.write(contentsOf: Data(echo.utf8))
+        }
+    }
+
+    /// The line was taken (or abandoned), and `echo` (its end of line) is written in the same
+    /// step: output from then on goes below it.
+    func end(echo: String = "") {
+        lock.withLock {
+            let wasEditing = editing != nil
+            editing = nil
+            if wasEditing, !echo.isEmpty { try? FileHandle.standardOutput.write(contentsOf: Data(echo.utf8)) }
+        }
     }
 
     /// Writes `text` to `handle`; while a line is being edited, above it: the line is cleared
@@ -48,7 +58,8 @@ final class PromptLine: @unchecked Sendable {
         }
     }
 
-    /// Writes the editor's own output (its echo and redraws) to standard output.
+    /// Writes the editor's own output that changes nothing of the line (a screen clear) to
+    /// standard output.
     func echo(_ text: String) {
         lock.withLock { try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8)) }
     }
