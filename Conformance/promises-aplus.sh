@@ -6,7 +6,7 @@
 #     bash Conformance/promises-aplus.sh PATH-TO-promises-tests [DUKJS]
 set -euo pipefail
 suite=${1:?usage: promises-aplus.sh PATH-TO-promises-tests [DUKJS]}
-dukjs=${2:-.build/debug/dukjs}
+dukjs=$(realpath "${2:-.build/debug/dukjs}")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM HUP
@@ -17,5 +17,5 @@ mkdir -p "$work/node_modules"
 cp "$here/promises-aplus/shims/assert.js" "$here/promises-aplus/shims/sinon.js" "$work/node_modules/"
 cd "$work"
 files=$(ls 2.*.js | sort -V)
-"$OLDPWD/$dukjs" run "$here/promises-aplus/runner.js" "$work" $files 2>&1 || status=$?
+"$dukjs" run "$here/promises-aplus/runner.js" "$work" $files 2>&1 || status=$?
 exit "${status:-0}"

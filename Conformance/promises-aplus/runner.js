@@ -58,7 +58,8 @@ function hooks(test, kind) {
     return list;
 }
 
-var passed = 0, failures = [], running = null;
+// The running test, and the last one that ended (a late error is reported against it).
+var passed = 0, failures = [], running = null, lastEnded = null;
 
 function fail(test, error) {
     var text = error && error.message !== undefined ? (error.name || 'Error') + ': ' + error.message : String(error);
@@ -69,12 +70,16 @@ function fail(test, error) {
 // reported against it too (mocha does the same).
 process.on('uncaughtException', function (error) {
     if (running) running.finish(error);
-    else failures.push('(between tests)\n      ' + error);
+    else if (lastEnded) lastEnded.finish(error);
+    else failures.push('(before the first test)\n      ' + error);
 });
 // A rejection nobody handles: deliberate in many tests; an AssertionError from a reaction is a
 // failed test.
 process.on('unhandledRejection', function (reason) {
-    if (reason && reason.name === 'AssertionError' && running) running.finish(reason);
+    if (!reason || reason.name !== 'AssertionError') return;
+    if (running) running.finish(reason);
+    else if (lastEnded) lastEnded.finish(reason);
+    else failures.push('(before the first test)\n      ' + reason);
 });
 
 function runTest(index) {
@@ -82,14 +87,19 @@ function runTest(index) {
     var test = queue[index], settled = false, calls = 0, timer = null;
     function finish(error) {
         if (settled) {
-            if (error) fail(test, error);
+            // After the test ended: its pass is taken back.
+            if (error) {
+                fail(test, error);
+                if (!test.failed) { test.failed = true; passed--; }
+            }
             return;
         }
         settled = true;
         clearTimeout(timer);
         running = null;
+        lastEnded = { finish: finish };
         try { hooks(test, 'after').forEach(function (hook) { hook(); }); } catch (hookError) { error = error || hookError; }
-        if (error) fail(test, error); else passed++;
+        if (error) { fail(test, error); test.failed = true; } else passed++;
         setTimeout(function () { runTest(index + 1); }, 0);
     }
     running = { finish: finish };
@@ -99,7 +109,7 @@ function runTest(index) {
         if (test.body.length > 0) {
             test.body(function done(error) {
                 calls++;
-                if (calls > 1) { fail(test, new Error('done() called multiple times')); return; }
+                if (calls > 1) { finish(new Error('done() called multiple times')); return; }
                 finish(error);
             });
         } else {

@@ -279,7 +279,8 @@ public final class WebLoader: @unchecked Sendable {
             // Ended while the call was on its way: the page's fetch may have started after the abort.
             if transfer.isEnded { abortInPage(transfer, on: page) }
         } catch let error as WebLoaderError {
-            transfer.fail(error)
+            // Made for this request, or for the first one that waited for the same page.
+            transfer.fail(error.reported(for: id, url: request.url))
         } catch {
             if case WebPageError.closed = error, let slot, let target { dropPage(slot, for: target) }
             transfer.fail(.failed(requestID: id, url: request.url, reason: "the page could not start the request: \(error)"))

@@ -109,4 +109,22 @@ public enum WebLoaderError: Error, Sendable, Equatable, CustomStringConvertible,
 
     /// The sentence of `description` (Foundation's `localizedDescription` reads it).
     public var errorDescription: String? { description }
+
+    /// The same failure for another request (one shared cause, such as its origin's page that
+    /// could not be loaded, reaches every request waiting for it).
+    func reported(for requestID: String, url: URL?) -> WebLoaderError {
+        switch self {
+        case .timedOut(_, _, let reason): .timedOut(requestID: requestID, url: url, reason: reason)
+        case .connectionFailed(_, _, let reason): .connectionFailed(requestID: requestID, url: url, reason: reason)
+        case .refusedByPolicy(_, _, let reason): .refusedByPolicy(requestID: requestID, url: url, reason: reason)
+        case .httpStatus(_, _, let status): .httpStatus(requestID: requestID, url: url, status: status)
+        case .badResponse(_, _, let reason): .badResponse(requestID: requestID, url: url, reason: reason)
+        case .tooLarge(_, _, let reason): .tooLarge(requestID: requestID, url: url, reason: reason)
+        case .cancelled: .cancelled(requestID: requestID, url: url)
+        case .invalidRequest(_, _, let reason): .invalidRequest(requestID: requestID, url: url, reason: reason)
+        case .fileError(_, _, let reason): .fileError(requestID: requestID, url: url, reason: reason)
+        case .protocolViolation(_, _, let reason): .protocolViolation(requestID: requestID, url: url, reason: reason)
+        case .failed(_, _, let reason): .failed(requestID: requestID, url: url, reason: reason)
+        }
+    }
 }

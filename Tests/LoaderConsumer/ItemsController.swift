@@ -11,14 +11,20 @@ import Foundation
 /// A list of items loaded from a JSON URL, and a file downloaded with progress.
 @MainActor
 public final class ItemsController {
+    /// The keys of the loaded JSON object, sorted.
     public private(set) var items: [String] = []
+    /// What the last request did, in words ("loaded 200", "offline: …").
     public private(set) var status = "idle"
+    /// The download's progress messages: 0 at its start (-1 when the length is unknown), then
+    /// each fraction.
     public private(set) var progress: [Double] = []
+    /// The downloaded file, once the stream ended.
     public private(set) var downloaded: URL?
     /// Called on the main actor after every change (a view would redraw).
     public var onChange: (@MainActor () -> Void)?
     private let loader: WebLoader
 
+    /// A controller loading through `loader`.
     public init(loader: WebLoader) {
         self.loader = loader
     }

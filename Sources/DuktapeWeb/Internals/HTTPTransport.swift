@@ -108,13 +108,11 @@ struct HTTPTransport: Sendable {
         case let error as IOError:
             return classify(errno: error.errnoCode, address: address)
         case let error as NIOConnectionError:
-            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
-                return (.hostNotFound, "the host name \(error.host) has no address")
-            }
             if let first = error.connectionErrors.first { return classify(first.error, address: address) }
-            return (.hostNotFound, "the host name \(error.host) has no address")
+            let dns = (error.dnsAError ?? error.dnsAAAAError).map { "\($0)" } ?? "no address"
+            return (.hostNotFound, "the host name \(error.host) could not be resolved (\(dns))")
         case let error as SocketAddressError.UnknownHost:
-            return (.hostNotFound, "the host name \(error.host) has no address (\(error.errorDescription))")
+            return (.hostNotFound, "the host name \(error.host) could not be resolved (\(error.errorDescription))")
         case let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed || error == .eof:
             return (.connectionReset, "the server closed the connection before the response ended")
         case let error as HTTPParserError where error == .invalidEOFState:
@@ -130,13 +128,22 @@ struct HTTPTransport: Sendable {
             case .remoteConnectionClosed: return (.connectionReset, "the server closed the connection before the response ended")
             case .bodyLengthMismatch: return (.badResponse, "the body ended before its Content-Length")
             case .tlsHandshakeTimeout: return (.tls, "the TLS handshake with \(address) timed out")
+            case .writeTimeout: return (.timedOut, "sending the request to \(address) timed out")
+            case .deadlineExceeded: return (.timedOut, "the request took longer than its deadline")
+            case .getConnectionFromPoolTimeout: return (.timedOut, "no connection to \(address) became free in time")
+            case .uncleanShutdown: return (.badResponse, "the connection closed without TLS's close, so the body may be cut short")
             case .invalidURL, .emptyHost, .emptyScheme:
                 return (.invalidRequest, "the request cannot be sent (\(error))")
             default: return (.other, "\(error)")
             }
         default:
-            // NIOSSL's errors, without depending on NIOSSL for their types.
+            // NIOSSL's errors, without depending on NIOSSL for their types: an unclean shutdown
+            // ends a body that may be cut short (async-http-client forwards it for a body that
+            // ends with the connection); anything else is the TLS layer failing.
             if String(reflecting: type(of: error)).hasPrefix("NIOSSL.") {
+                if "\(error)".contains("uncleanShutdown") {
+                    return (.badResponse, "the connection closed without TLS's close, so the body may be cut short")
+                }
                 return (.tls, "the TLS connection to \(address) failed (\(error))")
             }
             return (.other, "\(error)")
@@ -147,7 +154,7 @@ struct HTTPTransport: Sendable {
         switch code {
         case ECONNREFUSED: return (.connectionRefused, "the connection to \(address) was refused (nothing listens there)")
         case ECONNRESET, EPIPE: return (.connectionReset, "the server at \(address) reset the connection")
-        case ETIMEDOUT: return (.timedOut, "connecting to \(address) timed out")
+        case ETIMEDOUT: return (.timedOut, "the connection to \(address) timed out")
         case EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENETDOWN, EADDRNOTAVAIL:
             return (.unreachable, "\(address) cannot be reached (\(String(cString: strerror(code))))")
         default: return (.other, "the connection to \(address) failed (\(String(cString: strerror(code))))")

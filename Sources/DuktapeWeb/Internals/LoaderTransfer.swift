@@ -159,8 +159,9 @@ final class LoaderTransfer: @unchecked Sendable {
         func fileFailure(_ error: any Error) -> ChunkTurn? {
             failure(.fileError(requestID: request.requestID, url: request.url, reason: "\(error)"))
         }
-        // A status that fails the request: its body is not delivered, its stream not written.
-        if httpErrorsFail, status >= 400, ["json", "plaintext", "b64text", "b64streamstart"].contains(type) {
+        // A status that fails the request: its body is not delivered, its stream not written
+        // (also when reading the body failed: the status is the failure that counts).
+        if httpErrorsFail, status >= 400, ["json", "plaintext", "b64text", "b64streamstart", "error"].contains(type) {
             return failure(.httpStatus(requestID: request.requestID, url: request.url, status: status))
         }
         switch type {
