@@ -40,6 +40,23 @@ struct LoaderTransferTests {
         }
     }
 
+    /// A stream that fails removes its file only while the path is still that file: one the
+    /// caller moved away (its path came with `streamStart`) and replaced is left alone.
+    @Test func aFailedStreamNeverRemovesWhatReplacedItsFile() async throws {
+        try await withDirectory { directory in
+            let messages = Messages()
+            let transfer = transfer(directory, messages)
+            try await transfer.receive(start(total: 0))
+            let path = try #require(files(in: directory).first)
+            let file = directory.appendingPathComponent(path), moved = directory.appendingPathComponent("moved")
+            try FileManager.default.moveItem(at: file, to: moved)
+            try Data("the caller's".utf8).write(to: file)
+            transfer.fail(.cancelled(requestID: "r", url: nil))
+            _ = await messages.terminal()
+            #expect(try String(contentsOf: file, encoding: .utf8) == "the caller's")
+        }
+    }
+
     @Test func chunksArrivingEarlyAreWrittenInTheirTurn() async throws {
         try await withDirectory { directory in
             let messages = Messages()

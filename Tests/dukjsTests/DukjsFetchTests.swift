@@ -9,11 +9,7 @@ struct DukjsFetchTests {
     /// Runs dukjs on a thread of its own (the child is waited for with a blocking call, which
     /// must not hold one of Swift concurrency's few threads).
     func dukjs(_ arguments: [String]) async throws -> ChildProcess.Output {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try ChildProcess.run(DukjsTests.executable, arguments) })
-            }.start()
-        }
+        try await onAThread { try ChildProcess.run(DukjsTests.executable, arguments) }
     }
 
     func temporaryFile() -> URL {
@@ -212,9 +208,7 @@ struct DukjsFetchSignalTests {
         let partial = toFile ? directory : temporary
         #expect(DukjsFetchTests().entries(of: partial).count == 1, "no partial file to remove: \(child.stderrSoFar)")
         child.send(signal)
-        let output = try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try child.wait(deadline: 60) }) }.start()
-        }
+        let output = try await onAThread { try child.wait(deadline: 60) }
         #expect(output.status == 128 + signal, "\(output.stderr)")
         #expect(DukjsFetchTests().entries(of: directory).isEmpty)
         #expect(DukjsFetchTests().entries(of: temporary).isEmpty)
@@ -361,9 +355,7 @@ struct DukjsFetchProgressTests {
         let arrived = await ChildProcess.waitUntil(within: 60) { child.stdoutSoFar.utf8.count >= 300_000 }
         #expect(arrived, "\(child.stdoutSoFar.utf8.count) bytes before the end")
         gate.open()
-        let result = try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try child.wait(deadline: 60) }) }.start()
-        }
+        let result = try await onAThread { try child.wait(deadline: 60) }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == String(repeating: "a", count: 300_000) + String(repeating: "b", count: 100_000))
     }

@@ -270,14 +270,20 @@ final class LoaderTransfer: @unchecked Sendable {
     /// queues the terminal message.
     private func finish(_ terminal: WebLoaderResponse, error: (any Error)?) {
         ended.store(true, ordering: .releasing)
+        if let fileURL {
+            // The file it created, and only while it is still that file: `.streamStart` gave
+            // its path away, and a caller may have moved it and put something else there.
+            var opened = stat(), atPath = stat()
+            if let file, fstat(file.fileDescriptor, &opened) == 0, lstat(fileURL.path, &atPath) == 0,
+               opened.st_dev == atPath.st_dev, opened.st_ino == atPath.st_ino {
+                unlink(fileURL.path)
+            }
+            UnfinishedFiles.unregister(fileURL.path)
+            self.fileURL = nil
+        }
         if let file {
             try? file.close()
             self.file = nil
-        }
-        if let fileURL {
-            unlink(fileURL.path)  // the file it created, never a directory
-            UnfinishedFiles.unregister(fileURL.path)
-            self.fileURL = nil
         }
         for (_, kept) in early { kept.turn.end(written: false) }
         early = [:]
