@@ -48,6 +48,9 @@ static const unsigned char cduk_web__streams_js[] = {
 static const unsigned char cduk_web__url_js[] = {
 #embed "../DuktapeWeb/JavaScript/url.js"
 };
+static const unsigned char cduk_web__websocket_js[] = {
+#embed "../DuktapeWeb/JavaScript/websocket.js"
+};
 static const unsigned char cduk_web__window_js[] = {
 #embed "../DuktapeWeb/JavaScript/window.js"
 };
@@ -72,6 +75,7 @@ static const struct { const char *name; const unsigned char *bytes; size_t lengt
     { "response.js", cduk_web__response_js, sizeof cduk_web__response_js },
     { "streams.js", cduk_web__streams_js, sizeof cduk_web__streams_js },
     { "url.js", cduk_web__url_js, sizeof cduk_web__url_js },
+    { "websocket.js", cduk_web__websocket_js, sizeof cduk_web__websocket_js },
     { "window.js", cduk_web__window_js, sizeof cduk_web__window_js },
     { "loader.html", cduk_web__loader_html, sizeof cduk_web__loader_html },
 };

@@ -31,4 +31,9 @@ static inline int czlib_deflate_init_raw(z_streamp stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
 }
 
+/* permessage-deflate (RFC 7692): raw deflate with the window the peers agreed on (9–15). */
+static inline int czlib_deflate_init_raw_window(z_streamp stream, int level, int windowBits) {
+    return deflateInit2(stream, level, Z_DEFLATED, -windowBits, 8, Z_DEFAULT_STRATEGY);
+}
+
 #endif

@@ -35,7 +35,7 @@ public enum BrowserGlobals {
 
     /// `install(in:)`, with `fetch`, `Request`, `Response` and `ReadableStream` too when the
     /// page's networking natives are given (`PageNetwork`); returns what the page host keeps.
-    static func install(in context: JSContext, fetch: PageSeam.FetchNatives?) throws -> PageSeam.Globals {
+    static func install(in context: JSContext, fetch: PageSeam.FetchNatives?, webSocket: PageSeam.WebSocketNatives? = nil) throws -> PageSeam.Globals {
         let natives = PageSeam.BrowserNatives(
             base64Encode: JSValue(newFunctionIn: context) { (text: String) in Base64.encodeLatin1(text) },
             base64Decode: JSValue(newFunctionIn: context) { (text: String) in Base64.decodeForgiving(text) },
@@ -61,7 +61,7 @@ public enum BrowserGlobals {
                 // As the core reports exceptions (the handler's re-entry budget, deadlines included).
                 JSContext.current()?.notifyException(error)
             })
-        return try PageSeam.installGlobals(in: context, natives: natives, fetch: fetch)
+        return try PageSeam.installGlobals(in: context, natives: natives, fetch: fetch, webSocket: webSocket)
     }
 
     /// How many UTF-16 code units of `text` (whole characters) encode to at most `capacity`

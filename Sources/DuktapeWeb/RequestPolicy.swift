@@ -3,8 +3,9 @@ import Foundation
 /// Which URLs a page may reach (the role of a web view controller's navigation and request
 /// policy on iOS): http and https hosts, optionally only those in an allow-list, and `file:`
 /// URLs only when a root directory is given, and only under it. Every request a page makes
-/// (`fetch`, each redirect it follows, `<script src>`) is checked; one refused fails with a
-/// `TypeError` naming the URL and the rule.
+/// (`fetch`, each redirect it follows, `<script src>`, a `WebSocket`'s handshake, whose ws and
+/// wss URLs match the same hosts) is checked; one refused fails with a `TypeError` naming the
+/// URL and the rule (a `WebSocket` gets `error` and `close` events).
 ///
 /// ```swift
 /// var configuration = WebPageConfiguration()
@@ -12,7 +13,7 @@ import Foundation
 /// configuration.requestPolicy.fileAccessRoot = URL(fileURLWithPath: "/srv/pages")
 /// ```
 public struct RequestPolicy: Sendable, Equatable {
-    /// The hosts http and https requests may go to, or nil for any host. An entry is a host
+    /// The hosts http, https, ws and wss requests may go to, or nil for any host. An entry is a host
     /// (`example.com`, any port), a host and port (`127.0.0.1:8080`), or `*.example.com` (the
     /// subdomains of example.com, not example.com itself). Hosts compare as URLs spell them:
     /// lowercased, IPv6 addresses in brackets (`[::1]:8080`).
@@ -40,10 +41,16 @@ public struct RequestPolicy: Sendable, Equatable {
         self.fileAccessRoot = fileAccessRoot
     }
 
-    /// Why `url` (a WHATWG-serialized absolute URL) may not be fetched, or nil when it may.
-    func refusal(of url: URLRecord) -> String? {
+    /// Why `url` (a WHATWG-serialized absolute URL) may not be fetched, or nil when it may; a
+    /// `webSocket`'s (the opening handshake of a `WebSocket`) is a ws or wss URL, checked
+    /// against the same hosts.
+    func refusal(of url: URLRecord, webSocket: Bool = false) -> String? {
+        let isWebSocketScheme = url.scheme == "ws" || url.scheme == "wss"
+        if webSocket != isWebSocketScheme {
+            return "\(url.href) is refused: \(webSocket ? "a WebSocket's URL is ws or wss" : "ws and wss URLs are for WebSocket, not fetch")"
+        }
         switch url.scheme {
-        case "http", "https":
+        case "http", "https", "ws", "wss":
             guard let allowedHosts else { return nil }
             let host = url.host ?? ""
             let port = url.port ?? url.defaultPort ?? 0
@@ -58,7 +65,7 @@ public struct RequestPolicy: Sendable, Equatable {
             }
             return nil
         default:
-            return "\(url.href) is refused: the scheme '\(url.scheme)' is not supported (http, https and file are)"
+            return "\(url.href) is refused: the scheme '\(url.scheme)' is not supported (http, https, ws, wss and file are)"
         }
     }
 

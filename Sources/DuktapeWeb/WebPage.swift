@@ -35,6 +35,7 @@ public final class WebPage: @unchecked Sendable {
     private let loop: JSEventLoop
     private let control: PageSeam.Control
     let network: PageNetwork
+    let webSockets: PageWebSockets
     private let lock = NSLock()
     private var currentURL: URL?
     /// The reply handlers running for the page's messages (by their `replyActivity` token),
@@ -76,9 +77,14 @@ public final class WebPage: @unchecked Sendable {
             },
             cookies: configuration.cookieStore, cache: configuration.httpCache,
             maximumConcurrentTransfers: configuration.maximumConcurrentTransfers, documentURL: { [link] in link.page?.url })
+        webSockets = PageWebSockets(
+            loop: loop, policy: configuration.requestPolicy, userAgent: configuration.userAgent, cookies: configuration.cookieStore,
+            limits: configuration.webSocketLimits, documentURL: { [link] in link.page?.url })
         let documentURL = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
-        let globals = try BrowserGlobals.install(in: context, fetch: network.natives(in: context, documentURL: documentURL))
+        let globals = try BrowserGlobals.install(in: context, fetch: network.natives(in: context, documentURL: documentURL),
+                                                 webSocket: webSockets.natives(in: context, documentURL: documentURL))
         network.events = globals.transferEvents
+        webSockets.events = globals.webSocketEvents
         let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) throws in
             guard let page = link.page else { return }
             let body = value.toObject()
@@ -109,6 +115,7 @@ public final class WebPage: @unchecked Sendable {
     deinit {
         configuration.userContentController.detach(self)
         network.cancelAll()
+        webSockets.closeAll()
         loop.stop()
     }
 
@@ -130,6 +137,7 @@ public final class WebPage: @unchecked Sendable {
         }
         for task in running { task.cancel() }
         network.cancelAll()
+        webSockets.closeAll()
         loop.stop()
     }
 
@@ -158,6 +166,7 @@ public final class WebPage: @unchecked Sendable {
         }
         await replyActivity.idle(exempting: Self.replyToken)
         await network.shutdown()
+        await webSockets.shutdown()
     }
 
     /// The base URL of the last load (nil before one, or for a load without a base URL).

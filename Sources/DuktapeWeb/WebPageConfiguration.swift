@@ -106,6 +106,14 @@ public struct WebPageConfiguration: Sendable {
     /// configuration.httpCache = nil   // no caching
     /// ```
     public var httpCache: HTTPCache? = HTTPCache.shared
+    /// What the page's `WebSocket`s may hold: message size, connections, unread and unsent
+    /// bytes, the handshake's time (`WebSocketLimits`). The request policy applies to their
+    /// URLs as to `fetch`'s.
+    ///
+    /// ```swift
+    /// configuration.webSocketLimits.maximumConnections = 8
+    /// ```
+    public var webSocketLimits = WebSocketLimits()
 
     /// The default configuration: no handlers or user scripts, the default user agent, the
     /// console on swift-log.

@@ -15,12 +15,10 @@ public final class StaticFileServer: @unchecked Sendable {
     }
 
     public enum Failure: Error, CustomStringConvertible {
-        case spawn(Int32)
         case noPort(String)
 
         public var description: String {
             switch self {
-            case .spawn(let code): "cannot start python3 -m http.server: \(String(cString: strerror(code)))"
             case .noPort(let output): "python3 -m http.server did not say its port: \(output)"
             }
         }
@@ -28,31 +26,10 @@ public final class StaticFileServer: @unchecked Sendable {
 
     /// Starts the server on `directory` and returns once it listens (it prints its port).
     public static func start(directory: URL) throws -> StaticFileServer {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw Failure.spawn(errno) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = ["/usr/bin/env", "python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, "/usr/bin/env", &actions, nil, &argv, environ)
-        close(fds[1])
-        guard status == 0 else {
-            close(fds[0])
-            throw Failure.spawn(status)
-        }
+        let (pid, fd) = try PythonPeer.spawn(["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path])
         // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
-        var line = [UInt8]()
-        var byte: UInt8 = 0
-        while read(fds[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        close(fds[0])
-        let text = String(decoding: line, as: UTF8.self)
+        let text = PythonPeer.readLine(fd)
+        close(fd)
         guard let range = text.range(of: " port "), let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
             kill(pid, SIGKILL)
             waitpid(pid, nil, 0)

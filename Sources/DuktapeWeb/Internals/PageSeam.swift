@@ -2,6 +2,7 @@ import CDuktapeWebScripts
 import DuktapeCore
 import DuktapeRuntime
 import Foundation
+import NIOCore
 
 /// The seam between the web host's JavaScript (`Sources/DuktapeWeb/JavaScript`) and its Swift,
 /// declared once, as WebKit declares the messages between its processes: which files run in
@@ -13,6 +14,8 @@ import Foundation
 ///  BrowserGlobals ── BrowserNatives ──────▶ helpers … abort.js   (the globals)
 ///  PageNetwork    ── FetchNatives ────────▶ streams … fetch.js   (fetch → one typed send)
 ///                 ◀── TransferEvents ───── head / available / end / fail, by transfer id
+///  PageWebSockets ── WebSocketNatives ────▶ websocket.js         (open / send / close)
+///                 ◀── WebSocketEvents ──── open / message / written / closing / error / close
 ///  WebPage        ── PageNatives ─────────▶ page.js              (post, cookies)
 ///                 ◀── Control ──────────── location, user agent, ready state, handlers, replies
 /// ```
@@ -32,6 +35,8 @@ enum PageSeam {
                           "headers.js", "blob.js", "abort.js"].map(script)
     /// `fetch` and its classes, run after the globals when the page has a network.
     static let fetch = ["streams.js", "bodies.js", "request.js", "response.js", "fetch.js"].map(script)
+    /// `WebSocket`, `MessageEvent` and `CloseEvent`, after fetch's when the page has a network.
+    static let webSocket = [script("websocket.js")]
     /// The last file: read-only prototypes, and the page host's `dispatch`.
     static let closing = [script("browser.js")]
     /// The page's own globals (`document`, `location`, `navigator`, `webkit.messageHandlers`).
@@ -42,7 +47,7 @@ enum PageSeam {
 
     /// The hidden keys of the globals' internal state (`natives.hiddenKeys.<name>`).
     static let hiddenKeyNames = ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal",
-                                 "controller", "stream", "reader", "streamController", "body", "request", "response"]
+                                 "controller", "stream", "reader", "streamController", "body", "request", "response", "webSocket"]
 
     // MARK: - Natives
 
@@ -77,6 +82,22 @@ enum PageSeam {
         var documentURL: JSValue
     }
 
+    /// `WebSocket`'s natives (`natives.webSocket.<name>`): the page's connections
+    /// (`PageWebSockets`).
+    struct WebSocketNatives {
+        /// `open(url, protocols) → id`: connects to the absolute ws or wss `url`; every outcome
+        /// arrives as `WebSocketEvents`.
+        var open: JSValue
+        /// `send(id, isText, data, isOpen) → bytes`: sends a message (a string, or the bytes of
+        /// a Uint8Array) when `isOpen`, and returns its size in bytes either way.
+        var send: JSValue
+        /// `close(id, code, reason)`: the closing handshake (`code` -1: none), or a connection
+        /// still opening failed.
+        var close: JSValue
+        /// `documentURL() → string | null`: the base of relative URLs.
+        var documentURL: JSValue
+    }
+
     /// The page's natives (`natives.<name>` in page.js).
     struct PageNatives {
         /// `post(name, value, replyID)`: a script message (replyID 0: no reply wanted).
@@ -93,11 +114,14 @@ enum PageSeam {
         let shared: JSValue
         /// The transfer events, when the globals have fetch.
         let transferEvents: TransferEvents?
+        /// The WebSocket events, when the globals have `WebSocket`.
+        let webSocketEvents: WebSocketEvents?
     }
 
-    /// Runs the globals' files in `context`, then fetch's when `fetch` is given, then the
-    /// closing file.
-    static func installGlobals(in context: JSContext, natives: BrowserNatives, fetch: FetchNatives?) throws -> Globals {
+    /// Runs the globals' files in `context`, then fetch's when `fetch` is given and
+    /// websocket.js when `webSocket` is, then the closing file.
+    static func installGlobals(in context: JSContext, natives: BrowserNatives, fetch: FetchNatives?,
+                               webSocket: WebSocketNatives? = nil) throws -> Globals {
         let keys = try hiddenKeyNames.map { name in (name, try context.hiddenKey("DuktapeWeb." + name)) }
         var members: [(String, JSValue)] = [
             ("base64Encode", natives.base64Encode), ("base64Decode", natives.base64Decode), ("utf8Encode", natives.utf8Encode),
@@ -115,9 +139,16 @@ enum PageSeam {
             ], in: context)))
             scripts += Self.fetch
         }
+        if let webSocket {
+            members.append(("webSocket", try HostScript.table([
+                ("open", webSocket.open), ("send", webSocket.send), ("close", webSocket.close), ("documentURL", webSocket.documentURL),
+            ], in: context)))
+            scripts += Self.webSocket
+        }
         let shared = try HostScript.run(scripts + closing, in: context, natives: HostScript.table(members, in: context))
         let events = fetch == nil ? nil : shared.forProperty("transferEvents").map(TransferEvents.init)
-        return Globals(shared: shared, transferEvents: events)
+        let socketEvents = webSocket == nil ? nil : shared.forProperty("webSocketEvents").map(WebSocketEvents.init)
+        return Globals(shared: shared, transferEvents: events, webSocketEvents: socketEvents)
     }
 
     /// Runs page.js in `context` (after `installGlobals`) and returns the page's control.
@@ -162,6 +193,57 @@ enum PageSeam {
         /// its kind's code and its reason (the `code` and `message` of the `TypeError`'s `cause`).
         func fail(_ id: Int, _ failure: FetchFailure) {
             _ = fail.call(withArguments: [id, failure.pageErrorName, failure.message, failure.kind.rawValue, failure.reason])
+        }
+    }
+
+    /// websocket.js's handlers of a connection's events. A call finds nothing to do for an id
+    /// the page no longer knows.
+    struct WebSocketEvents: @unchecked Sendable {
+        // @unchecked: JSValues, called only on the page's thread.
+        private let openFunction, messageFunction, writtenFunction, closingFunction, errorFunction, closeFunction: JSValue
+
+        init(_ events: JSValue) {
+            openFunction = events.forProperty("open")
+            messageFunction = events.forProperty("message")
+            writtenFunction = events.forProperty("written")
+            closingFunction = events.forProperty("closing")
+            errorFunction = events.forProperty("error")
+            closeFunction = events.forProperty("close")
+        }
+
+        /// The handshake succeeded: the subprotocol and the extensions the server chose.
+        func open(_ id: Int, protocolName: String, extensions: String) {
+            _ = openFunction.call(withArguments: [id, protocolName, extensions])
+        }
+
+        func message(_ id: Int, text: String) {
+            _ = messageFunction.call(withArguments: [id, text])
+        }
+
+        /// A binary message: its bytes in a Uint8Array of their own (throws when the page's
+        /// memory limit has no room for them).
+        func message(_ id: Int, bytes: ByteBuffer) throws {
+            guard let context = messageFunction.context else { return }
+            let array = try JSValue(newUint8ArrayJoining: CollectionOfOne(bytes.readableBytesView), in: context)
+            _ = messageFunction.call(withArguments: [id, array])
+        }
+
+        /// `count` bytes the page sent are written (`bufferedAmount` shrinks).
+        func written(_ id: Int, _ count: Int) {
+            _ = writtenFunction.call(withArguments: [id, count])
+        }
+
+        /// The server began the closing handshake (`readyState` is CLOSING).
+        func closing(_ id: Int) {
+            _ = closingFunction.call(withArguments: [id])
+        }
+
+        func error(_ id: Int) {
+            _ = errorFunction.call(withArguments: [id])
+        }
+
+        func close(_ id: Int, code: Int, reason: String, wasClean: Bool) {
+            _ = closeFunction.call(withArguments: [id, code, reason, wasClean])
         }
     }
 

@@ -8,7 +8,7 @@ var Event = shared.Event, dispatchAlong = shared.dispatchAlong, eventState = sha
 
 var interfaces = [shared.DOMException, shared.TextEncoder, shared.TextDecoder, shared.URL, shared.URLSearchParams, Event,
     shared.CustomEvent, shared.EventTarget, shared.Headers, shared.Blob, shared.File, shared.FormData, shared.AbortSignal,
-    shared.AbortController].concat(shared.fetchInterfaces || []);
+    shared.AbortController].concat(shared.fetchInterfaces || [], shared.webSocketInterfaces || []);
 for (var i = 0; i < interfaces.length; i++) defineProperty(interfaces[i], 'prototype', { writable: false });
 
 return {

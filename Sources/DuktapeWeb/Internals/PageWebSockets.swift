@@ -1,0 +1,358 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A page's `WebSocket` connections: websocket.js's natives (`PageSeam.WebSocketNatives`),
+/// the connections they open (`WebSocketDialer`, on the process's event loops, never on the
+/// page's thread), and their events, posted to the page's loop as macrotasks in the order they
+/// happened (`PageSeam.WebSocketEvents`).
+///
+/// Flow control: received messages the page has not had count as unread; past
+/// `WebSocketLimits.maximumUnreadBytes` the connection stops reading from its socket until the
+/// page catches up, and a page that does not for `maximumReadStall` has the connection closed
+/// with 1008. Bytes sent and not yet written count as `bufferedAmount`; past
+/// `maximumBufferedBytes` the connection is dropped.
+///
+/// Each connection holds a pending-work handle until its `close` event is posted, so a loop run
+/// until idle waits for it; closing the page closes every connection with 1001 (Going Away).
+final class PageWebSockets: @unchecked Sendable {
+    // @unchecked: `events` is set once, before the loop starts, and used on the page's thread
+    // only; the sockets are behind a mutex.
+    private let loop: JSEventLoop
+    private let policy: RequestPolicy
+    private let cookies: CookieStore?
+    private let userAgent: String
+    private let documentURL: @Sendable () -> URL?
+    private let limits: WebSocketLimits
+    private let sockets = Guarded(Sockets())
+    /// The connections' tasks and channels, until each has closed.
+    let activity = ActivityCount()
+    var events: PageSeam.WebSocketEvents?
+
+    private struct Sockets {
+        var open: [Int: Socket] = [:]
+        var nextID = 0
+        var closed = false
+    }
+
+    init(loop: JSEventLoop, policy: RequestPolicy, userAgent: String, cookies: CookieStore?, limits: WebSocketLimits,
+         documentURL: @escaping @Sendable () -> URL?) {
+        self.loop = loop
+        self.policy = policy
+        self.userAgent = userAgent
+        self.cookies = cookies
+        self.limits = limits
+        self.documentURL = documentURL
+    }
+
+    deinit {
+        closeAll()
+    }
+
+    /// One connection, from `open` until its `close` event is posted.
+    final class Socket: Sendable {
+        let id: Int
+        let pending: PendingWork
+        let token: UInt64
+        let state = Guarded(State())
+
+        struct State {
+            var handle: WebSocketConnection.Handle?
+            var dial: Task<Void, Never>?
+            /// The page called `close()` before the connection opened.
+            var abandoned = false
+            var ended = false
+            /// Received bytes posted and not yet dispatched; whether reading is stopped; the
+            /// timer that closes a stalled connection.
+            var unread = 0
+            var paused = false
+            var stall: Scheduled<Void>?
+            /// Sent bytes not yet written, and written bytes the page has not been told of.
+            var unwritten = 0
+            var written = 0
+        }
+
+        init(id: Int, pending: PendingWork, token: UInt64) {
+            self.id = id
+            self.pending = pending
+            self.token = token
+        }
+    }
+
+    // MARK: - Natives
+
+    func natives(in context: JSContext, documentURL: JSValue) -> PageSeam.WebSocketNatives {
+        PageSeam.WebSocketNatives(
+            open: JSValue(newFunctionIn: context) { [weak self] (url: String, protocols: [String]) -> Int in
+                self?.open(url, protocols: protocols) ?? 0
+            },
+            send: JSValue(newFunctionIn: context) { [weak self] (id: Int, text: Bool, payload: JSValue, open: Bool) -> Int in
+                guard let self else { return 0 }
+                return self.send(id, text: text, payload, open: open)
+            },
+            close: JSValue(newFunctionIn: context) { [weak self] (id: Int, code: Int, reason: String) in
+                self?.close(id, code: code, reason: reason)
+            },
+            documentURL: documentURL)
+    }
+
+    private func socket(_ id: Int) -> Socket? {
+        sockets.withLock { $0.open[id] }
+    }
+
+    /// Starts connecting to `href` (websocket.js checked it: an absolute ws or wss URL without
+    /// a fragment) and returns the socket's id; every outcome arrives as events.
+    private func open(_ href: String, protocols: [String]) -> Int {
+        let pending = loop.beginPendingWork()
+        let token = activity.begin()
+        let admitted = sockets.withLock { sockets -> (Socket, full: Bool)? in
+            guard !sockets.closed else { return nil }
+            sockets.nextID += 1
+            let socket = Socket(id: sockets.nextID, pending: pending, token: token)
+            let full = sockets.open.count >= limits.maximumConnections
+            sockets.open[socket.id] = socket
+            return (socket, full)
+        }
+        guard let (socket, full) = admitted else {
+            pending.cancel()
+            activity.end(token)
+            return 0
+        }
+        if full {
+            end(socket, failure: "the page has \(limits.maximumConnections) WebSocket connections open (WebSocketLimits.maximumConnections)")
+            return socket.id
+        }
+        guard let url = URLRecord.parse(href), url.scheme == "ws" || url.scheme == "wss" else {
+            end(socket, failure: "'\(href)' is not a ws or wss URL")
+            return socket.id
+        }
+        if let refusal = policy.refusal(of: url, webSocket: true) {
+            end(socket, failure: refusal)
+            return socket.id
+        }
+        let origin = documentURL().flatMap { URLRecord.parse($0.absoluteString)?.origin } ?? "null"
+        // Cookies go with the handshake as with a request to the same http(s) URL.
+        let cookieURL = URL(string: (url.scheme == "wss" ? "https" : "http") + url.href.dropFirst(url.scheme.count))
+        let request = WebSocketDialer.Request(
+            url: url, protocols: protocols, origin: origin, cookie: cookieURL.flatMap { cookies?.header(for: $0) }, userAgent: userAgent,
+            limits: WebSocketConnection.Limits(maximumMessageBytes: max(limits.maximumMessageBytes, 0)),
+            timeout: .milliseconds(Int64((min(max(limits.handshakeTimeout, 0), 1e9) * 1000).rounded())))
+        let id = socket.id
+        let dial = Task { [weak self, cookies] in
+            do {
+                _ = try await WebSocketDialer.connect(
+                    request, on: MultiThreadedEventLoopGroup.singleton,
+                    onOpen: { [weak self] opened in
+                        if let cookieURL, !opened.setCookies.isEmpty { cookies?.receive(opened.setCookies, from: cookieURL) }
+                        self?.opened(id, opened)
+                    },
+                    onEvent: { [weak self] event in self?.received(event, on: id) })
+            } catch {
+                guard let self, let socket = self.socket(id) else { return }
+                self.end(socket, failure: "\(error)")
+            }
+        }
+        socket.state.withLock { $0.dial = dial }
+        return socket.id
+    }
+
+    /// The handshake succeeded (on the connection's event loop, before any message of it).
+    private func opened(_ id: Int, _ opened: WebSocketDialer.Opened) {
+        guard let socket = socket(id) else {
+            opened.handle.abort("the page closed")
+            return
+        }
+        let abandoned = socket.state.withLock { state -> Bool in
+            state.handle = opened.handle
+            return state.abandoned
+        }
+        if abandoned {
+            opened.handle.abort("the page closed the WebSocket before it opened")
+            return
+        }
+        post(socket) { events in events.open(id, protocolName: opened.protocolName, extensions: opened.extensions) }
+    }
+
+    /// Sends a message of the page's and returns its size in bytes (what `bufferedAmount`
+    /// grows by); when the socket is not open it only counts them, as the standard says.
+    private func send(_ id: Int, text: Bool, _ payload: JSValue, open: Bool) -> Int {
+        var buffer = ByteBuffer()
+        if text {
+            buffer.writeString(payload.toString())
+        } else if let bytes = Data.fromJSValue(payload) {
+            buffer.writeBytes(bytes)
+        }
+        let count = buffer.readableBytes
+        guard open, let socket = socket(id) else { return count }
+        let handle = socket.state.withLock { state -> WebSocketConnection.Handle? in
+            guard !state.ended, let handle = state.handle else { return nil }
+            state.unwritten += count
+            return state.unwritten > limits.maximumBufferedBytes ? nil : handle
+        }
+        guard let handle else {
+            if let handle = socket.state.withLock({ $0.handle }), !socket.state.withLock({ $0.ended }) {
+                handle.abort("the page queued more than \(limits.maximumBufferedBytes) bytes the network has not taken (WebSocketLimits.maximumBufferedBytes)")
+            }
+            return count
+        }
+        handle.send(text: text, buffer).whenComplete { [weak self] _ in self?.wrote(count, on: socket) }
+        return count
+    }
+
+    /// `count` bytes were written (or dropped with the connection): the page is told, one job
+    /// for the writes that complete before it runs.
+    private func wrote(_ count: Int, on socket: Socket) {
+        let first = socket.state.withLock { state -> Bool in
+            state.unwritten -= count
+            state.written += count
+            return state.written == count
+        }
+        guard first else { return }
+        _ = loop.post { [weak self] _ in
+            let written = socket.state.withLock { state -> Int in
+                defer { state.written = 0 }
+                return state.written
+            }
+            self?.events?.written(socket.id, written)
+        }
+    }
+
+    /// The page's `close()`: the closing handshake with `code` (-1: none) and `reason`, or, for
+    /// a socket still connecting, the connection failed.
+    private func close(_ id: Int, code: Int, reason: String) {
+        guard let socket = socket(id) else { return }
+        let (handle, dial) = socket.state.withLock { state in
+            if state.handle == nil { state.abandoned = true }
+            return (state.handle, state.dial)
+        }
+        if let handle {
+            handle.close(code: code < 0 ? nil : UInt16(clamping: code), reason: reason)
+        } else {
+            dial?.cancel()
+        }
+    }
+
+    // MARK: - Connection events
+
+    /// An event of connection `id` (on its event loop), posted to the page.
+    private func received(_ event: WebSocketConnection.Event, on id: Int) {
+        guard let socket = socket(id) else { return }
+        switch event {
+        case .text(let text):
+            let size = text.utf8.count
+            admit(size, on: socket)
+            post(socket) { [weak self] events in
+                events.message(id, text: text)
+                self?.dispatched(size, on: socket)
+            }
+        case .binary(let bytes):
+            let size = bytes.readableBytes
+            admit(size, on: socket)
+            post(socket) { [weak self] events in
+                do {
+                    try events.message(id, bytes: bytes)
+                } catch {
+                    socket.state.withLock { $0.handle }?.abort("no memory for a message of \(size) bytes (the page's memory limit)")
+                }
+                self?.dispatched(size, on: socket)
+            }
+        case .closing:
+            post(socket) { events in events.closing(id) }
+        case .closed(let closure):
+            if let failure = closure.failure, !closure.wasClean {
+                end(socket, code: 1006, reason: failure, wasClean: false, error: true)
+            } else {
+                end(socket, code: closure.code, reason: closure.reason, wasClean: closure.wasClean, error: !closure.wasClean)
+            }
+        }
+    }
+
+    /// A message of `size` bytes was posted: past the unread limit, reading stops.
+    private func admit(_ size: Int, on socket: Socket) {
+        let pause = socket.state.withLock { state -> WebSocketConnection.Handle? in
+            state.unread += size
+            guard !state.paused, state.unread > limits.maximumUnreadBytes, let handle = state.handle else { return nil }
+            state.paused = true
+            return handle
+        }
+        guard let pause else { return }
+        pause.pauseReading()
+        if let stall = limits.maximumReadStall, stall.isFinite, stall >= 0 {
+            let timer = pause.channel.eventLoop.scheduleTask(in: .milliseconds(Int64(min(stall, 1e9) * 1000))) {
+                pause.close(code: 1008, reason: "the page did not take its messages for \(stall.formatted()) s")
+            }
+            socket.state.withLock { $0.stall = timer }
+        }
+    }
+
+    /// The page had a message of `size` bytes: below half the limit, reading resumes.
+    private func dispatched(_ size: Int, on socket: Socket) {
+        let resume = socket.state.withLock { state -> WebSocketConnection.Handle? in
+            state.unread -= size
+            guard state.paused, state.unread <= limits.maximumUnreadBytes / 2 else { return nil }
+            state.paused = false
+            state.stall?.cancel()
+            state.stall = nil
+            return state.handle
+        }
+        resume?.resumeReading()
+    }
+
+    private func post(_ socket: Socket, _ work: @escaping @Sendable (PageSeam.WebSocketEvents) throws -> Void) {
+        _ = loop.post { [weak self] _ in
+            guard let events = self?.events else { return }
+            try work(events)
+        }
+    }
+
+    /// Ends `socket` with an error event and a close event with 1006 (a failed connection).
+    private func end(_ socket: Socket, failure: String) {
+        end(socket, code: 1006, reason: failure, wasClean: false, error: true)
+    }
+
+    /// Ends `socket`: its last events (`error` first when `error`), and its pending work.
+    private func end(_ socket: Socket, code: UInt16, reason: String, wasClean: Bool, error: Bool) {
+        let ending = socket.state.withLock { state -> (Bool, Scheduled<Void>?) in
+            guard !state.ended else { return (false, nil) }
+            state.ended = true
+            return (true, state.stall)
+        }
+        guard ending.0 else { return }
+        ending.1?.cancel()
+        let id = socket.id
+        socket.pending.complete { [weak self] _ in
+            guard let self, let events else { return }
+            self.sockets.withLock { _ = $0.open.removeValue(forKey: id) }
+            if error { events.error(id) }
+            events.close(id, code: Int(code), reason: reason, wasClean: wasClean)
+        }
+        activity.end(socket.token)
+    }
+
+    // MARK: - Closing the page
+
+    /// Closes every connection with 1001 (the page is going away) and refuses new ones.
+    /// Idempotent.
+    func closeAll() {
+        let all = sockets.withLock { sockets -> [Socket] in
+            sockets.closed = true
+            return Array(sockets.open.values)
+        }
+        for socket in all {
+            let (handle, dial) = socket.state.withLock { state in
+                state.abandoned = true
+                return (state.handle, state.dial)
+            }
+            dial?.cancel()
+            handle?.goAway()
+        }
+    }
+
+    /// `closeAll()`, then returns once every connection is closed.
+    func shutdown() async {
+        closeAll()
+        await activity.idle()
+    }
+}

@@ -1,0 +1,180 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import TestServer
+import Testing
+
+@testable import DuktapeWeb
+
+/// Python's `websockets` echo server (Tests/Peers/ws_peer.py), stopped at the end.
+func withPythonEchoServer(compression: Bool = true, _ body: (PythonPeer) async throws -> Void) async throws {
+    let peer = try PythonPeer.server([PythonPeer.script("ws_peer.py"), "echo"] + (compression ? [] : ["--no-compression"]))
+    defer { peer.stop() }
+    try await body(peer)
+}
+
+/// A page whose document is http://127.0.0.1/page.html (its origin is sent on handshakes).
+func withSocketPage(
+    configure: (inout WebPageConfiguration) -> Void = { _ in }, _ body: (WebPage) async throws -> Void
+) async throws {
+    var configuration = WebPageConfiguration()
+    configuration.consoleOutput = ConsoleLines().output
+    configuration.httpCache = nil
+    configure(&configuration)
+    try await using(try WebPage(configuration: configuration)) { page in
+        try await page.load(html: "", baseURL: URL(string: "http://127.0.0.1/page.html"))
+        try await body(page)
+    }
+}
+
+/// Runs `steps` (a function body with `ws`, `log` and `done` in scope, and `url` and `extra`
+/// as arguments) on a socket to `url`: the log of its events as lines, once it closed.
+func socketLog(_ page: WebPage, url: String, protocols: String = "undefined", _ steps: String, extra: Any = 0) async throws -> [String] {
+    let text = try await run(page, """
+        return new Promise(function (resolve) {
+            var log = [];
+            function done() { resolve(log.join('\\n')); }
+            var ws = new WebSocket(url, \(protocols));
+            ws.addEventListener('error', function (e) { log.push('error ' + (e instanceof Event)); });
+            ws.addEventListener('close', function (e) {
+                log.push('close ' + e.code + ' ' + JSON.stringify(e.reason) + ' ' + e.wasClean + ' ' + ws.readyState);
+                done();
+            });
+            \(steps)
+        });
+        """, ["url": url, "extra": extra])
+    return (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+}
+
+@Suite("WebSocket in the page", .timeLimit(.minutes(3)))
+struct WebSocketPageTests {
+    @Test func textAndBinaryEchoThroughPythonsWebsockets() async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", protocols: "['superchat', 'chat']", """
+                    var step = 0;
+                    ws.onopen = function () {
+                        log.push('open ' + ws.readyState + ' ' + ws.protocol + ' ' + ws.extensions);
+                        ws.send('héllo 😀');
+                    };
+                    ws.onmessage = function (e) {
+                        step++;
+                        if (step === 1) {
+                            log.push('text ' + e.data + ' ' + (e instanceof MessageEvent) + ' ' + e.origin);
+                            ws.binaryType = 'arraybuffer';
+                            ws.send(new Uint8Array([0, 1, 2, 255]));
+                        } else if (step === 2) {
+                            log.push('arraybuffer ' + (e.data instanceof ArrayBuffer) + ' ' + Array.prototype.join.call(new Uint8Array(e.data)));
+                            ws.binaryType = 'blob';
+                            ws.send(new Blob(['blob ', new Uint8Array([65, 66])]));
+                        } else if (step === 3) {
+                            e.data.text().then(function (text) {
+                                log.push('blob ' + (e.data instanceof Blob) + ' ' + e.data.size + ' ' + text);
+                                ws.send(new Uint16Array([0x4241, 0x4443]).subarray(1));
+                            });
+                        } else if (step === 4) {
+                            e.data.arrayBuffer().then(function (buffer) {
+                                log.push('view ' + Array.prototype.join.call(new Uint8Array(buffer)));
+                                ws.close(4000, 'bye');
+                                log.push('closing ' + ws.readyState);
+                            });
+                        }
+                    };
+                    """)
+                #expect(log == [
+                    "open 1 superchat permessage-deflate",
+                    "text héllo 😀 true ws://127.0.0.1:\(peer.port)",
+                    "arraybuffer true 0,1,2,255",
+                    "blob true 7 blob AB",
+                    "view 67,68",
+                    "closing 2",
+                    "close 4000 \"bye\" true 3",
+                ])
+            }
+        }
+    }
+
+    @Test func serverCommandsFragmentsPingsAndCloseCodes() async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/path?q=1", """
+                    var long = new Array(2001).join('ab');
+                    ws.onopen = function () { ws.send('fragments:5:' + long); };
+                    ws.onmessage = function (e) {
+                        if (e.data === long) { log.push('reassembled ' + e.data.length); ws.send('ping:data'); }
+                        else if (e.data === 'pong:data') { log.push(e.data); ws.send('binary:300000'); }
+                        else if (typeof e.data !== 'string') {
+                            e.data.arrayBuffer().then(function (b) {
+                                var bytes = new Uint8Array(b), ok = bytes.length === 300000;
+                                for (var i = 0; i < bytes.length; i++) if (bytes[i] !== i % 256) ok = false;
+                                log.push('binary ' + ok);
+                                ws.send('close:3001:going');
+                            });
+                        }
+                    };
+                    """)
+                #expect(log == ["reassembled 4000", "pong:data", "binary true", "close 3001 \"going\" true 3"])
+            }
+        }
+    }
+
+    @Test func theHandshakeCarriesTheOriginCookiesAndUserAgent() async throws {
+        try await withPythonEchoServer(compression: false) { peer in
+            try await withSocketPage(configure: { configuration in
+                configuration.cookieStore = CookieStore()
+                configuration.userAgent = "TestAgent/1"
+            }) { page in
+                page.configuration.cookieStore?.receive(["session=abc; Path=/"], from: URL(string: "http://127.0.0.1:\(peer.port)/")!)
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
+                    ws.onopen = function () { log.push('extensions ' + JSON.stringify(ws.extensions)); ws.send('headers'); };
+                    ws.onmessage = function (e) {
+                        var h = JSON.parse(e.data);
+                        log.push(h.origin + ' ' + h.cookie + ' ' + h['user-agent'] + ' ' + h['sec-websocket-extensions']);
+                        ws.close();
+                    };
+                    """)
+                #expect(log == [
+                    "extensions \"\"",
+                    "http://127.0.0.1 session=abc TestAgent/1 permessage-deflate; client_max_window_bits",
+                    "close 1005 \"\" true 3",
+                ])
+            }
+        }
+    }
+
+    @Test func constructorAndMethodErrorsAreTheStandardsExceptions() async throws {
+        try await withSocketPage { page in
+            let text = try await run(page, """
+                var out = [];
+                function attempt(f) { try { f(); out.push('ok'); } catch (e) { out.push(e.name); } }
+                attempt(function () { new WebSocket('ftp://example.com/'); });
+                attempt(function () { new WebSocket('ws://example.com/#frag'); });
+                attempt(function () { new WebSocket('ws://exa mple.com:99999/'); });
+                attempt(function () { new WebSocket('ws://127.0.0.1:9/', ['a b']); });
+                attempt(function () { new WebSocket('ws://127.0.0.1:9/', ['x', 'x']); });
+                attempt(function () { WebSocket('ws://127.0.0.1:9/'); });
+                var ws = new WebSocket('/relative');
+                out.push(ws.url, ws.readyState, ws.binaryType);
+                attempt(function () { ws.send('early'); });
+                attempt(function () { ws.close(1001); });
+                attempt(function () { ws.close(1000, new Array(125).join('x')); });
+                ws.binaryType = 'nonsense';
+                out.push(ws.binaryType, WebSocket.CLOSED, ws.CONNECTING, new CloseEvent('close', { code: 4001 }).code);
+                attempt(function () { ws.close(); });
+                out.push(ws.readyState);
+                return Promise.resolve(out.join(','));
+                """)
+            #expect(text == "SyntaxError,SyntaxError,SyntaxError,SyntaxError,SyntaxError,TypeError,ws://127.0.0.1/relative,0,blob,InvalidStateError,InvalidAccessError,SyntaxError,blob,3,0,4001,ok,2")
+        }
+    }
+
+    @Test func refusedAndUnreachableEndpointsFailWithErrorThenClose() async throws {
+        try await withSocketPage(configure: { $0.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1:9"]) }) { page in
+            let refused = try await socketLog(page, url: "ws://localhost:1/", "")
+            #expect(refused.prefix(2) == ["error true", "close 1006 \"ws://localhost:1/ is refused by the page's request policy: host localhost:1 is not in allowedHosts\" false 3"])
+            let closed = try await socketLog(page, url: "ws://127.0.0.1:9/", "")
+            #expect(closed.first == "error true")
+            #expect(closed.dropFirst().first?.hasPrefix("close 1006 \"the connection to 127.0.0.1:9 was refused") == true)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A peer written in Python by others (Python's `websockets`, `http.server`): a child process
+/// started with `posix_spawn` (see ChildProcess for why not Foundation's `Process`), for the
+/// tests that check this package against an implementation not written here. The scripts are in
+/// Tests/Peers.
+public final class PythonPeer: @unchecked Sendable {
+    public let pid: pid_t
+    /// The port a server said it listens on (its first line, "PORT <n>", or `http.server`'s).
+    public let port: Int
+    private let output: Int32
+
+    public enum Failure: Error, CustomStringConvertible {
+        case spawn(Int32)
+        case noPort(String)
+
+        public var description: String {
+            switch self {
+            case .spawn(let code): "cannot start python3: \(String(cString: strerror(code)))"
+            case .noPort(let output): "the Python peer did not say its port: \(output)"
+            }
+        }
+    }
+
+    private init(pid: pid_t, port: Int, output: Int32) {
+        self.pid = pid
+        self.port = port
+        self.output = output
+    }
+
+    /// Tests/Peers/`name`.
+    public static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Peers").appendingPathComponent(name).path
+    }
+
+    /// Starts `python3 -u arguments…` with its standard output on a pipe (standard error on
+    /// /dev/null); returns its pid and the pipe's reading end.
+    static func spawn(_ arguments: [String]) throws -> (pid_t, Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure.spawn(errno) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var argv = (["/usr/bin/env", "python3", "-u"] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, "/usr/bin/env", &actions, nil, &argv, environ)
+        close(fds[1])
+        guard status == 0 else {
+            close(fds[0])
+            throw Failure.spawn(status)
+        }
+        return (pid, fds[0])
+    }
+
+    /// One line of `fd` (blocking).
+    static func readLine(_ fd: Int32) -> String {
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Starts a server script and returns once it said its port: the first line's last number.
+    public static func server(_ arguments: [String]) throws -> PythonPeer {
+        let (pid, fd) = try spawn(arguments)
+        let line = readLine(fd)
+        guard let port = line.split(whereSeparator: { !$0.isNumber }).compactMap({ Int($0) }).first(where: { $0 > 0 }) else {
+            kill(pid, SIGKILL)
+            waitpid(pid, nil, 0)
+            close(fd)
+            throw Failure.noPort(line)
+        }
+        return PythonPeer(pid: pid, port: port, output: fd)
+    }
+
+    /// Runs a script to its end and returns what it printed (blocking: call it off the
+    /// cooperative pool). A script that runs past `seconds` is killed.
+    public static func run(_ arguments: [String], seconds: Int = 60) throws -> String {
+        let (pid, fd) = try spawn(arguments)
+        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds), execute: killer)
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            data += buffer[0..<count]
+        }
+        close(fd)
+        waitpid(pid, nil, 0)
+        killer.cancel()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Stops the server and waits for it to exit. SIGKILL: the child inherits the spawning
+    /// thread's signal mask, in which Dispatch's threads block SIGTERM.
+    public func stop() {
+        kill(pid, SIGKILL)
+        waitpid(pid, nil, 0)
+        close(output)
+    }
+}
