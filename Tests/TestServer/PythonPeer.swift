@@ -106,3 +106,11 @@ public final class PythonPeer: @unchecked Sendable {
         close(output)
     }
 }
+
+/// Runs `body` on a thread of its own and returns what it returns (for blocking calls that must
+/// not hold one of Swift concurrency's few threads).
+public func onAThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

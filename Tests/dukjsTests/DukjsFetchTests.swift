@@ -360,11 +360,3 @@ struct DukjsFetchProgressTests {
         #expect(result.stdout == String(repeating: "a", count: 300_000) + String(repeating: "b", count: 100_000))
     }
 }
-
-/// Runs `body` on a thread of its own and returns what it returns (for blocking calls that must
-/// not hold one of Swift concurrency's few threads).
-func onAThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}

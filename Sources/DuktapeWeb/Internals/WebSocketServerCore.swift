@@ -1,0 +1,230 @@
+import DuktapeCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+
+extension WebSocketServer {
+    /// The server's state shared by its connections: who is connected, what each has not
+    /// written, the event queue, and the handshake of each accepted connection.
+    final class Core: Sendable {
+        let configuration: WebSocketServerConfiguration
+        let queue: EventQueue<Event>
+        /// Accepted connections, until each has closed.
+        let activity = ActivityCount()
+        private let state = Guarded(State())
+
+        private struct State {
+            /// Every accepted connection's channel, by serial (closed by `closeAll`).
+            var channels: [Int: any Channel] = [:]
+            var serial = 0
+            var clients: [Int: Entry] = [:]
+            var nextClient = 0
+            var closed = false
+        }
+
+        struct Entry {
+            let client: Client
+            let handle: WebSocketConnection.Handle
+            /// Bytes handed to the connection and not yet written to its socket.
+            var unwritten = 0
+        }
+
+        init(configuration: WebSocketServerConfiguration) {
+            self.configuration = configuration
+            let link = CoreLink()
+            queue = EventQueue(highWater: max(configuration.maximumUnreadBytes, 1)) { id in
+                link.core?.handle(ofClient: id)?.resumeReading()
+            }
+            link.core = self
+        }
+
+        var clients: [Client] {
+            state.withLock { state in state.clients.values.map { $0.client }.sorted { $0.id < $1.id } }
+        }
+
+        func handle(of client: Client) -> WebSocketConnection.Handle? {
+            handle(ofClient: client.id)
+        }
+
+        func handle(ofClient id: Int) -> WebSocketConnection.Handle? {
+            state.withLock { $0.clients[id]?.handle }
+        }
+
+        /// An event of `client`'s: past the unread limit, its reading stops until the program
+        /// has taken enough.
+        func emit(_ event: Event, cost: Int = 0, from client: Client) {
+            if queue.append(event, cost: cost, producer: client.id) { handle(ofClient: client.id)?.pauseReading() }
+        }
+
+        // MARK: - Accepting
+
+        /// A new connection (on its event loop): the HTTP pipeline with the WebSocket upgrade at
+        /// `configuration.path`, under the handshake's deadline.
+        func accept(_ channel: any Channel) throws {
+            let configuration = self.configuration
+            let serial = state.withLock { state -> Int? in
+                guard !state.closed, state.channels.count < configuration.maximumClients else { return nil }
+                state.serial += 1
+                state.channels[state.serial] = channel
+                return state.serial
+            }
+            guard let serial else {
+                channel.close(promise: nil)
+                return
+            }
+            let token = activity.begin()
+            channel.closeFuture.whenComplete { [self] _ in
+                state.withLock { _ = $0.channels.removeValue(forKey: serial) }
+                activity.end(token)
+            }
+            let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(min(max(configuration.handshakeTimeout, 0), 1e6) * 1000))) {
+                channel.close(promise: nil)
+            }
+            let upgrader = NIOWebSocketServerUpgrader(
+                maxFrameSize: WebSocketConnection.maximumFrameSize(.init(maximumMessageBytes: configuration.maximumMessageBytes)),
+                automaticErrorHandling: false,
+                shouldUpgrade: { channel, head in
+                    guard Self.path(of: head.uri) == configuration.path else { return channel.eventLoop.makeSucceededFuture(nil) }
+                    var headers = HTTPHeaders()
+                    if configuration.compression, let (_, answer) = PerMessageDeflate.negotiate(offers: head.headers["Sec-WebSocket-Extensions"]) {
+                        headers.add(name: "Sec-WebSocket-Extensions", value: answer)
+                    }
+                    return channel.eventLoop.makeSucceededFuture(headers)
+                },
+                upgradePipelineHandler: { [self] channel, head in
+                    deadline.cancel()
+                    return channel.eventLoop.makeCompletedFuture { try self.upgraded(channel, head) }
+                })
+            // The refusal of plain HTTP requests leaves with the HTTP handlers: the frame codec
+            // goes after it, and it must not see the frames' bytes.
+            let refusal = NIOLoopBound(Refusal(path: configuration.path), eventLoop: channel.eventLoop)
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                    context.pipeline.syncOperations.removeHandler(refusal.value, promise: nil)
+                }), withErrorHandling: true)
+            try channel.pipeline.syncOperations.addHandler(refusal.value)
+        }
+
+        /// The path of a request target, without its query.
+        static func path(of uri: String) -> Substring {
+            uri.prefix { $0 != "?" && $0 != "#" }
+        }
+
+        /// The handshake succeeded: the connection, its session, and the Hello frame.
+        private func upgraded(_ channel: any Channel, _ head: HTTPRequestHead) throws {
+            let deflate = configuration.compression
+                ? PerMessageDeflate.negotiate(offers: head.headers["Sec-WebSocket-Extensions"]).flatMap { PerMessageDeflate(parameters: $0.0, isServer: true) }
+                : nil
+            let client = state.withLock { state -> Client in
+                state.nextClient += 1
+                return Client(id: state.nextClient, address: channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?")
+            }
+            let session = Session(client: client, core: self)
+            let connection = WebSocketConnection(
+                role: .server, limits: .init(maximumMessageBytes: configuration.maximumMessageBytes), deflate: deflate,
+                onEvent: session.received)
+            try channel.pipeline.syncOperations.addHandler(connection)
+            let handle = WebSocketConnection.Handle(connection, on: channel)
+            let refused = state.withLock { state -> Bool in
+                guard !state.closed else { return true }
+                state.clients[client.id] = Entry(client: client, handle: handle)
+                return false
+            }
+            if refused {
+                connection.goAway()
+                return
+            }
+            session.opened(handle, on: channel.eventLoop)
+        }
+
+        // MARK: - Sending
+
+        /// Writes `payload` to `client` (counted as unwritten until its socket took it); a
+        /// client past `maximumBufferedBytes` is closed with 1008 instead.
+        func write(_ payload: ByteBuffer, text: Bool = false, to client: Client) throws -> EventLoopFuture<Void> {
+            let size = payload.readableBytes
+            let limit = configuration.maximumBufferedBytes
+            let admitted = state.withLock { state -> (WebSocketConnection.Handle, over: Bool)? in
+                guard var entry = state.clients[client.id] else { return nil }
+                entry.unwritten += size
+                state.clients[client.id] = entry
+                return (entry.handle, entry.unwritten > limit)
+            }
+            guard let (handle, over) = admitted else { throw WebSocketServerError.noSuchClient(client) }
+            if over {
+                handle.close(code: 1008, reason: "the client did not read \(limit) bytes sent to it")
+                throw WebSocketServerError.connectionClosed(client)
+            }
+            return handle.send(text: text, payload).always { [self] (_: Result<Void, any Error>) in
+                state.withLock { state in state.clients[client.id]?.unwritten -= size }
+            }.flatMapErrorThrowing { _ in throw WebSocketServerError.connectionClosed(client) }
+        }
+
+        /// Sends to `client`, or to every client, and waits for the writes.
+        func send(text: Bool, _ payload: ByteBuffer, to client: Client?) async throws {
+            if let client {
+                try await write(payload, text: text, to: client).get()
+                return
+            }
+            var firstError: (any Error)?
+            for client in clients {
+                do { try await write(payload, text: text, to: client).get() } catch { firstError = firstError ?? error }
+            }
+            if let firstError { throw firstError }
+        }
+
+        /// The client's connection closed: it is forgotten.
+        func remove(_ client: Client) {
+            state.withLock { _ = $0.clients.removeValue(forKey: client.id) }
+        }
+
+        /// Refuses new connections and closes every connection: open ones with 1001, the
+        /// others (in their handshake) at once.
+        func closeAll() {
+            let (channels, handles) = state.withLock { state -> ([any Channel], [Int: WebSocketConnection.Handle]) in
+                state.closed = true
+                return (Array(state.channels.values), state.clients.mapValues { $0.handle })
+            }
+            let open = Set(handles.values.map { ObjectIdentifier($0.channel) })
+            for handle in handles.values { handle.goAway() }
+            for channel in channels where !open.contains(ObjectIdentifier(channel)) { channel.close(promise: nil) }
+        }
+    }
+
+    /// The core, weakly, for the closures it makes in its initializer.
+    private final class CoreLink: @unchecked Sendable {
+        // @unchecked: set once, in Core.init, before any closure can read it.
+        weak var core: Core?
+    }
+
+    /// Answers an HTTP request that is not an upgrade: 404 for another path, 426 for the
+    /// server's path, then closes.
+    private final class Refusal: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        private let path: String
+        private var status: HTTPResponseStatus = .notFound
+
+        init(path: String) {
+            self.path = path
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                status = Core.path(of: head.uri) == path ? .upgradeRequired : .notFound
+            case .body:
+                break
+            case .end:
+                var headers = HTTPHeaders()
+                headers.add(name: "Connection", value: "close")
+                headers.add(name: "Content-Length", value: "0")
+                if status == .upgradeRequired { headers.add(name: "Upgrade", value: "websocket") }
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            }
+        }
+    }
+}

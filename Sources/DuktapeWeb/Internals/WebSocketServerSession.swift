@@ -1,0 +1,160 @@
+import Foundation
+import NIOCore
+
+extension WebSocketServer {
+    /// One client's side of LWWebSocket's framing, on its connection's event loop: the Hello,
+    /// the envelopes and typed frames turned into events, the stream files, the heartbeat
+    /// watchdog.
+    final class Session {
+        let client: Client
+        private weak var core: Core?
+        private var handle: WebSocketConnection.Handle?
+        private var eventLoop: (any EventLoop)?
+        private var watchdog: Scheduled<Void>?
+        /// The stream being received: its file (descriptor and URL), and why it failed.
+        private var stream: (fd: Int32, url: URL, failure: String?)?
+
+        init(client: Client, core: Core) {
+            self.client = client
+            self.core = core
+        }
+
+        /// The handshake is done: Hello (`01 00 00 00` + "hello world!"), and the watchdog.
+        func opened(_ handle: WebSocketConnection.Handle, on eventLoop: any EventLoop) {
+            self.handle = handle
+            self.eventLoop = eventLoop
+            core?.emit(.connected(client), from: client)
+            _ = handle.send(text: false, WebSocketServer.frame(.hello, Data("hello world!".utf8)))
+            armWatchdog()
+        }
+
+        private func armWatchdog() {
+            watchdog?.cancel()
+            guard let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0, let eventLoop, let handle else { return }
+            watchdog = eventLoop.scheduleTask(in: .nanoseconds(Int64(min(timeout, 1e6) * 1e9))) {
+                handle.close(code: 1008, reason: "no heartbeat for \(timeout.formatted()) s")
+            }
+        }
+
+        private func invalid(_ reason: String) {
+            core?.emit(.invalidMessage(client, reason: reason), from: client)
+        }
+
+        /// An event of the connection.
+        func received(_ event: WebSocketConnection.Event) {
+            switch event {
+            case .text(let text):
+                armWatchdog()
+                envelope(text)
+            case .binary(var bytes):
+                armWatchdog()
+                guard let raw = bytes.readInteger(endianness: .little, as: UInt32.self) else {
+                    return invalid("a binary frame of \(bytes.readableBytes) bytes, shorter than its 4-byte type")
+                }
+                typed(WebSocketMessageType(rawValue: raw), bytes)
+            case .closing:
+                break
+            case .closed(let closure):
+                watchdog?.cancel()
+                discardStream()
+                core?.remove(client)
+                let reason = closure.failure.map { closure.reason.isEmpty ? $0 : closure.reason } ?? closure.reason
+                core?.emit(.disconnected(client, code: closure.code, reason: reason, wasClean: closure.wasClean), from: client)
+            }
+        }
+
+        /// The client's text envelope.
+        private struct Envelope: Decodable {
+            var messageType: Double?
+            var messageBody: String?
+        }
+
+        /// A text frame: the `{messageType, messageBody}` envelope (a missing type is 0, as in
+        /// the original; a heartbeat re-arms the watchdog only).
+        private func envelope(_ text: String) {
+            guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)) else {
+                return invalid("a text frame that is not a {messageType: number, messageBody: string} JSON object")
+            }
+            guard let raw = UInt32(exactly: envelope.messageType ?? 0) else {
+                return invalid("a messageType that is not a whole number from 0 to 4294967295")
+            }
+            let type = WebSocketMessageType(rawValue: raw)
+            if type == .heartBeat { return }
+            let body = envelope.messageBody ?? ""
+            core?.emit(.message(client, type, body), cost: body.utf8.count, from: client)
+        }
+
+        /// A binary frame of `type`, its payload after the type.
+        private func typed(_ type: WebSocketMessageType, _ payload: ByteBuffer) {
+            switch type {
+            case .heartBeat:
+                return
+            case .streamStart:
+                if stream != nil {
+                    discardStream()
+                    core?.emit(.streamFailed(client, reason: "a new stream began before the last one ended"), from: client)
+                }
+                startStream()
+            case .streaming:
+                guard var current = stream else { return invalid("a streaming frame outside a stream") }
+                if current.failure == nil, let reason = Self.write(payload, to: current.fd) {
+                    current.failure = reason
+                    stream = current
+                }
+                core?.emit(.streaming(client, byteCount: payload.readableBytes), from: client)
+            case .streamEnd:
+                guard let current = stream else { return invalid("a streamEnd frame outside a stream") }
+                stream = nil
+                let closed = current.fd < 0 || Foundation.close(current.fd) == 0 ? nil : String(cString: strerror(errno))
+                if let failure = current.failure ?? closed {
+                    if current.fd >= 0 { unlink(current.url.path) }
+                    core?.emit(.streamFailed(client, reason: "the stream could not be written to \(current.url.path): \(failure)"), from: client)
+                } else {
+                    core?.emit(.streamEnd(client, file: current.url), from: client)
+                }
+            default:
+                core?.emit(.data(client, type, Data(payload.readableBytesView)), cost: payload.readableBytes, from: client)
+            }
+        }
+
+        /// Closes and removes the file of an unfinished stream (only one this session created).
+        private func discardStream() {
+            guard let stream else { return }
+            self.stream = nil
+            guard stream.fd >= 0 else { return }
+            Foundation.close(stream.fd)
+            unlink(stream.url.path)
+        }
+
+        /// A new file for a stream in the stream directory: created (never an existing one),
+        /// readable by this user only.
+        private func startStream() {
+            guard let directory = core?.configuration.streamDirectory else { return }
+            let url = directory.appendingPathComponent("DuktapeWeb-stream-\(UUID().uuidString)")
+            let fd = Foundation.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0 {
+                // The frames of the stream are still taken; its end reports the failure.
+                stream = (-1, url, "cannot create it: \(String(cString: strerror(errno)))")
+            } else {
+                stream = (fd, url, nil)
+            }
+            core?.emit(.streamStart(client), from: client)
+        }
+
+        /// Writes all of `payload` to `fd`; the reason when it could not.
+        private static func write(_ payload: ByteBuffer, to fd: Int32) -> String? {
+            payload.withUnsafeReadableBytes { bytes -> String? in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Foundation.write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return String(cString: strerror(errno))
+                    }
+                    offset += written
+                }
+                return nil
+            }
+        }
+    }
+}

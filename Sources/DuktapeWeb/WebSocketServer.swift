@@ -1,0 +1,236 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// An in-app WebSocket server speaking LWWebSocket's framing: the `WebSocketManager` of the
+/// LWWebSocket pod, in Swift on swift-nio, for websocket.html (`WebLoader`'s WebSocket methods)
+/// and any client that speaks the framing (`WebSocketMessageType`).
+///
+/// ```swift
+/// let server = try await WebSocketServer()
+/// print("ws://127.0.0.1:\(server.port)/service")
+/// for await event in server.events {
+///     if case .message(let client, _, let text) = event {
+///         try? await server.send(text: "echo: " + text, to: client)
+///     }
+/// }
+/// ```
+///
+/// What it does, as the original did: the Hello frame (`01 00 00 00` + "hello world!") when a
+/// client connects; text envelopes (`{"messageType": 6, "messageBody": …}`) become `.message`
+/// events, binary frames `.data` events by their type; streams (types 3, 4, 5) are written to a
+/// file each; a heartbeat watchdog closes a client that stays silent. What it does differently:
+/// - every client is kept and addressed (`Client`), not only the last one;
+/// - `send(fileAt:to:)` waits for the client to take each chunk, and fails without sending
+///   anything for a file it cannot open (the original sent a start and an end);
+/// - each received stream has a file of its own (the original appended every stream to one);
+/// - hostile input has a defined outcome: a binary frame shorter than its type and a text frame
+///   that is not an envelope are `.invalidMessage` events (the connection stays open); a
+///   protocol error closes with 1002, invalid UTF-8 with 1007, a message past
+///   `maximumMessageBytes` with 1009, a client that does not read with 1008;
+/// - `shutdown()` closes every connection with 1001 and releases the port.
+///
+/// Events are delivered once each, in order per client, either to the handlers given to
+/// `init` or, without handlers, through `events`.
+public final class WebSocketServer: Sendable {
+    /// The configuration the server was started with.
+    ///
+    /// ```swift
+    /// print(server.configuration.path)   // /service
+    /// ```
+    public let configuration: WebSocketServerConfiguration
+    /// The port the server listens on (the one chosen when the configuration's is 0).
+    ///
+    /// ```swift
+    /// let url = URL(string: "ws://127.0.0.1:\(server.port)/service")
+    /// ```
+    public let port: Int
+
+    let core: Core
+    private let listener: any Channel
+    private let delivery: Task<Void, Never>?
+
+    /// Starts listening. Without handlers, the events go to `events`; with either handler, to
+    /// the handlers (called one at a time, in order; LWWebSocket's `handleReceiveMessage` and
+    /// `handleReceiveData`, whose data is the stream file's path as UTF-8 for a stream's end,
+    /// and nil for its start and chunks, and for a stream that could not be written).
+    ///
+    /// ```swift
+    /// let server = try await WebSocketServer(handleReceiveMessage: { client, type, text in
+    ///     print(client, type, text)
+    /// })
+    /// ```
+    public init(
+        configuration: WebSocketServerConfiguration = WebSocketServerConfiguration(),
+        handleReceiveMessage: (@Sendable (Client, WebSocketMessageType, String) -> Void)? = nil,
+        handleReceiveData: (@Sendable (Client, WebSocketMessageType, Data?) -> Void)? = nil
+    ) async throws {
+        self.configuration = configuration
+        let core = Core(configuration: configuration)
+        self.core = core
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try core.accept(channel) }
+            }
+        do {
+            listener = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw WebSocketServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+        port = listener.localAddress?.port ?? configuration.port
+        if handleReceiveMessage != nil || handleReceiveData != nil {
+            let queue = core.queue
+            delivery = Task {
+                while let event = await queue.next() {
+                    Self.deliver(event, message: handleReceiveMessage, data: handleReceiveData)
+                }
+            }
+        } else {
+            delivery = nil
+        }
+    }
+
+    deinit {
+        listener.close(promise: nil)
+        core.closeAll()
+        delivery?.cancel()
+    }
+
+    private static func deliver(
+        _ event: Event, message: (@Sendable (Client, WebSocketMessageType, String) -> Void)?,
+        data: (@Sendable (Client, WebSocketMessageType, Data?) -> Void)?
+    ) {
+        switch event {
+        case .message(let client, let type, let text): message?(client, type, text)
+        case .data(let client, let type, let bytes): data?(client, type, bytes)
+        case .streamStart(let client): data?(client, .streamStart, nil)
+        case .streaming(let client, _): data?(client, .streaming, nil)
+        case .streamEnd(let client, let file): data?(client, .streamEnd, Data(file.path.utf8))
+        case .streamFailed(let client, _): data?(client, .streamEnd, nil)
+        case .connected, .disconnected, .invalidMessage: break
+        }
+    }
+
+    /// The server's events, in order per client; empty when handlers were given to `init`.
+    /// One task iterates it; it ends after `shutdown()`.
+    ///
+    /// ```swift
+    /// for await event in server.events { print(event) }
+    /// ```
+    public var events: Events {
+        Events(queue: delivery == nil ? core.queue : nil)
+    }
+
+    /// The clients connected now.
+    ///
+    /// ```swift
+    /// print(server.clients.count)
+    /// ```
+    public var clients: [Client] {
+        core.clients
+    }
+
+    // MARK: - Sending
+
+    /// Sends `text` as a raw text frame (LWWebSocket's `sendMessage:`) to `client`, or to every
+    /// client when nil; returns once it is written. Throws `WebSocketServerError.noSuchClient`
+    /// for a client that is gone.
+    ///
+    /// ```swift
+    /// try await server.send(text: "hello", to: client)
+    /// ```
+    public func send(text: String, to client: Client? = nil) async throws {
+        var buffer = ByteBuffer()
+        buffer.writeString(text)
+        try await core.send(text: true, buffer, to: client)
+    }
+
+    /// Sends `data` as a binary frame of `type` (default `.data`, LWWebSocket's `sendData:`):
+    /// the type's 4 little-endian bytes, then `data`.
+    ///
+    /// ```swift
+    /// try await server.send(data: Data([1, 2, 3]), to: client)
+    /// ```
+    public func send(data: Data, type: WebSocketMessageType = .data, to client: Client? = nil) async throws {
+        try await core.send(text: false, Self.frame(type, data), to: client)
+    }
+
+    /// Streams the file at `url` to `client` (LWWebSocket's `sendDataWithFileURL:`): a
+    /// `streamStart` frame, the file in `chunkSize` chunks as `streaming` frames, then
+    /// `streamEnd`. It reads a chunk only once the client's socket has taken the ones before,
+    /// so a slow client does not make the server hold the file. Throws for a file that cannot
+    /// be opened (nothing is sent) and for a client that goes away.
+    ///
+    /// ```swift
+    /// try await server.send(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), to: client)
+    /// ```
+    public func send(fileAt url: URL, to client: Client) async throws {
+        let fd = Foundation.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw WebSocketServerError.cannotReadFile(url, reason: String(cString: strerror(errno))) }
+        defer { Foundation.close(fd) }
+        let chunkSize = max(configuration.chunkSize, 1)
+        try await core.send(text: false, Self.frame(.streamStart, Data()), to: client)
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        // At most this many bytes written and not yet taken by the socket.
+        let window = max(chunkSize * 8, 256 << 10)
+        var inFlight: [(EventLoopFuture<Void>, Int)] = []
+        var outstanding = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, chunkSize) }
+            guard count >= 0 else { throw WebSocketServerError.cannotReadFile(url, reason: String(cString: strerror(errno))) }
+            if count == 0 { break }
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(4 + count)
+            buffer.writeInteger(WebSocketMessageType.streaming.rawValue, endianness: .little)
+            buffer.writeBytes(chunk[0..<count])
+            inFlight.append((try core.write(buffer, to: client), count))
+            outstanding += count
+            while outstanding > window, !inFlight.isEmpty {
+                let (future, size) = inFlight.removeFirst()
+                try await future.get()
+                outstanding -= size
+            }
+        }
+        for (future, _) in inFlight { try await future.get() }
+        try await core.send(text: false, Self.frame(.streamEnd, Data()), to: client)
+    }
+
+    /// A binary frame's payload: `type` as 4 little-endian bytes, then `data`.
+    static func frame(_ type: WebSocketMessageType, _ data: Data) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(4 + data.count)
+        buffer.writeInteger(type.rawValue, endianness: .little)
+        buffer.writeBytes(data)
+        return buffer
+    }
+
+    /// Closes `client` with `code` (default 1000) and `reason`.
+    ///
+    /// ```swift
+    /// server.close(client, code: 4000, reason: "kicked")
+    /// ```
+    public func close(_ client: Client, code: UInt16 = 1000, reason: String = "") {
+        core.handle(of: client)?.close(code: code, reason: WebSocketConnection.closeReason(reason))
+    }
+
+    // MARK: - Stopping
+
+    /// Stops accepting, closes every connection with 1001 (Going Away), releases the port, and
+    /// returns once every connection is closed and `events` has ended. Idempotent.
+    ///
+    /// ```swift
+    /// await server.shutdown()
+    /// ```
+    public func shutdown() async {
+        try? await listener.close()
+        core.closeAll()
+        await core.activity.idle()
+        core.queue.finish()
+        await delivery?.value
+    }
+}

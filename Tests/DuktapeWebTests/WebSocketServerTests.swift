@@ -1,0 +1,80 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+import TestServer
+import Testing
+
+@testable import DuktapeWeb
+
+/// A server for one test, shut down at the end.
+func withWebSocketServer(
+    configure: (inout WebSocketServerConfiguration) -> Void = { _ in }, _ body: (WebSocketServer) async throws -> Void
+) async throws {
+    var configuration = WebSocketServerConfiguration()
+    configure(&configuration)
+    let server = try await WebSocketServer(configuration: configuration)
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+/// An event as a line, for comparing.
+func line(_ event: WebSocketServer.Event) -> String {
+    switch event {
+    case .connected(let client): "connected \(client.id)"
+    case .message(let client, let type, let text): "message \(client.id) \(type.rawValue) \(text)"
+    case .data(let client, let type, let data): "data \(client.id) \(type.rawValue) \(data.map { String(format: "%02x", $0) }.joined())"
+    case .streamStart(let client): "streamStart \(client.id)"
+    case .streaming(let client, let count): "streaming \(client.id) \(count)"
+    case .streamEnd(let client, _): "streamEnd \(client.id)"
+    case .streamFailed(let client, let reason): "streamFailed \(client.id) \(reason)"
+    case .invalidMessage(let client, let reason): "invalid \(client.id) \(reason)"
+    case .disconnected(let client, let code, let reason, let clean): "disconnected \(client.id) \(code) \(reason) \(clean)"
+    }
+}
+
+@Suite("WebSocketServer", .timeLimit(.minutes(3)))
+struct WebSocketServerTests {
+    @Test func pythonsClientGetsHelloAndSpeaksTheFraming() async throws {
+        try await withWebSocketServer { server in
+            let steps = FileManager.default.temporaryDirectory.appendingPathComponent("ws-steps-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: steps) }
+            try Data("""
+                [{"kind": "receive"},
+                 {"kind": "text", "data": "{\\"messageType\\":6,\\"messageBody\\":\\"héllo\\"}"},
+                 {"kind": "text", "data": "{\\"messageType\\":2}"},
+                 {"kind": "binary", "hex": "07000000aabbcc"},
+                 {"kind": "binary", "hex": "0700"},
+                 {"kind": "text", "data": "not json"},
+                 {"kind": "ping", "data": "p"},
+                 {"kind": "receive"},
+                 {"kind": "close", "code": 1000, "reason": "done"}]
+                """.utf8).write(to: steps)
+            let port = server.port
+            async let output = onAThread { try PythonPeer.run([PythonPeer.script("ws_peer.py"), "client", "ws://127.0.0.1:\(port)/service", steps.path]) }
+            var lines: [String] = []
+            for await event in server.events {
+                lines.append(line(event))
+                // The client waits for a message after its ping: the server's answer to its data.
+                if case .data(let client, _, _) = event { try await server.send(text: "from the server", to: client) }
+                if case .disconnected = event { break }
+            }
+            let results = try await output
+            #expect(lines == [
+                "connected 1", "message 1 6 héllo", "data 1 7 aabbcc",
+                "invalid 1 a binary frame of 2 bytes, shorter than its 4-byte type",
+                "invalid 1 a text frame that is not a {messageType: number, messageBody: string} JSON object",
+                "disconnected 1 1000 done true",
+            ])
+            let hello = Data([1, 0, 0, 0] + Array("hello world!".utf8)).map { String(format: "%02x", $0) }.joined()
+            #expect(results.contains("\"hex\": \"\(hello)\""))
+            #expect(results.contains("{\"text\": \"from the server\"}"))
+            #expect(results.contains("permessage-deflate"))
+            #expect(results.contains("{\"closed\": 1000, \"reason\": \"\"}"))  // the server echoes the code
+        }
+    }
+}
