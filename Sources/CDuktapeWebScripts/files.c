@@ -1,4 +1,4 @@
-/* The JavaScript DuktapeWeb runs (Sources/DuktapeWeb/JavaScript: the browser globals, fetch, the page) and loader.html. See include/CDuktapeWebScripts.h. */
+/* The JavaScript DuktapeWeb runs (Sources/DuktapeWeb/JavaScript: the browser globals, fetch, the page) loader.html and websocket.html. See include/CDuktapeWebScripts.h. */
 #include "CDuktapeWebScripts.h"
 
 #pragma clang diagnostic push
@@ -57,6 +57,9 @@ static const unsigned char cduk_web__window_js[] = {
 static const unsigned char cduk_web__loader_html[] = {
 #embed "../DuktapeWeb/Resources/loader.html"
 };
+static const unsigned char cduk_web__websocket_html[] = {
+#embed "../DuktapeWeb/Resources/websocket.html"
+};
 #pragma clang diagnostic pop
 
 static const struct { const char *name; const unsigned char *bytes; size_t length; } cduk_web__files[] = {
@@ -78,6 +81,7 @@ static const struct { const char *name; const unsigned char *bytes; size_t lengt
     { "websocket.js", cduk_web__websocket_js, sizeof cduk_web__websocket_js },
     { "window.js", cduk_web__window_js, sizeof cduk_web__window_js },
     { "loader.html", cduk_web__loader_html, sizeof cduk_web__loader_html },
+    { "websocket.html", cduk_web__websocket_html, sizeof cduk_web__websocket_html },
 };
 static const size_t cduk_web__count = sizeof cduk_web__files / sizeof cduk_web__files[0];
 

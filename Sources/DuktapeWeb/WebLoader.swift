@@ -38,6 +38,8 @@ public final class WebLoader: @unchecked Sendable {
     /// The transfers counted as running on a pooled page (see `claim`).
     private var claimed: [ObjectIdentifier: String] = [:]
     private var closed = false
+    /// The WebSocket page (`wsStart`), or the task making it.
+    private var socketPage: Task<LoaderSocket, any Error>?
     /// The loader's own tasks (its requests' starts, aborts, and pages shutting down), which
     /// `shutdown()` waits for.
     let activity = ActivityCount()
@@ -202,6 +204,7 @@ public final class WebLoader: @unchecked Sendable {
     /// ```
     public func close() {
         for page in closeRequests().pages { retire(page) }
+        if let socket = lock.withLock({ socketPage.take() }) { activity.task { await (try? await socket.value)?.close() } }
     }
 
     /// Closes the loader as `close()` does, and returns once its pages are shut down (see
@@ -222,6 +225,7 @@ public final class WebLoader: @unchecked Sendable {
     public func shutdown() async {
         let (running, pages) = closeRequests()
         for page in pages { retire(page) }
+        if let socket = lock.withLock({ socketPage.take() }) { activity.task { await (try? await socket.value)?.close() } }
         // Their terminal messages (failed by the close, or on their way) reach their handlers.
         for transfer in running { await transfer.flush() }
         await activity.idle()
@@ -237,6 +241,33 @@ public final class WebLoader: @unchecked Sendable {
         }
         for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID, url: transfer.request.url)) }
         return (running, loading)
+    }
+
+    // MARK: - The WebSocket page
+
+    /// Installs `task` as the WebSocket page; returns the one it replaces.
+    func replaceSocketPage(with task: Task<LoaderSocket, any Error>) throws -> Task<LoaderSocket, any Error>? {
+        try lock.withLock {
+            if closed {
+                task.cancel()
+                throw WebLoaderError.invalidRequest(requestID: Self.webSocketRequestID, url: nil, reason: "the loader is closed")
+            }
+            defer { socketPage = task }
+            return socketPage
+        }
+    }
+
+    /// Removes the WebSocket page and returns it.
+    func takeSocketPage() -> Task<LoaderSocket, any Error>? {
+        lock.withLock { socketPage.take() }
+    }
+
+    /// The WebSocket page: throws when `wsStart` was not called (or its page failed).
+    func socket() async throws -> LoaderSocket {
+        guard let task = lock.withLock({ socketPage }) else {
+            throw WebLoaderError.invalidRequest(requestID: Self.webSocketRequestID, url: nil, reason: "no WebSocket page: call wsStart first")
+        }
+        return try await task.value
     }
 
     // MARK: - Internals

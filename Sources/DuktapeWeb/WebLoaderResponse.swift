@@ -39,8 +39,15 @@ public struct WebLoaderResponse: @unchecked Sendable {
         case streaming(progress: Double?)
         /// The stream ended: the file holding the whole body.
         case streamEnd(URL)
-        /// The request failed: the error's text.
+        /// The request failed: the error's text. (For the loader's WebSocket: something failed,
+        /// which does not end the socket.)
         case error(String)
+        /// The loader's WebSocket: the server's Hello arrived (LWWebLoader's `ws_opened`).
+        case wsOpened
+        /// The loader's WebSocket closed (LWWebLoader's `ws_closed`): the close code, reason, and
+        /// whether the closing handshake completed. websocket.html reconnects unless closed by
+        /// `wsClose()`.
+        case wsClosed(code: Int, reason: String, wasClean: Bool)
     }
 
     /// The id of the request the message belongs to.
@@ -73,15 +80,16 @@ public struct WebLoaderResponse: @unchecked Sendable {
     }
 
     /// True for the message that ends its request (every type but `streamStart` and
-    /// `streaming`): exactly one per request.
+    /// `streaming`): exactly one per request. The loader's WebSocket messages end nothing
+    /// (false for every one of them, `requestID` `WebLoader.webSocketRequestID`).
     ///
     /// ```swift
     /// if response.isTerminal { finish() }
     /// ```
     public var isTerminal: Bool {
         switch type {
-        case .streamStart, .streaming: false
-        default: true
+        case .streamStart, .streaming, .wsOpened, .wsClosed: false
+        default: requestID != WebLoader.webSocketRequestID
         }
     }
 }

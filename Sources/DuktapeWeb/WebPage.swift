@@ -79,7 +79,8 @@ public final class WebPage: @unchecked Sendable {
             maximumConcurrentTransfers: configuration.maximumConcurrentTransfers, documentURL: { [link] in link.page?.url })
         webSockets = PageWebSockets(
             loop: loop, policy: configuration.requestPolicy, userAgent: configuration.userAgent, cookies: configuration.cookieStore,
-            limits: configuration.webSocketLimits, documentURL: { [link] in link.page?.url })
+            limits: configuration.webSocketLimits, documentURL: { [link] in link.page?.url },
+            backlogIsHigh: { [link] in link.page?.messageBacklogIsHigh ?? false })
         let documentURL = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
         let globals = try BrowserGlobals.install(in: context, fetch: network.natives(in: context, documentURL: documentURL),
                                                  webSocket: webSockets.natives(in: context, documentURL: documentURL))
@@ -477,10 +478,23 @@ public final class WebPage: @unchecked Sendable {
     }
 
     private func messageEnded(bytes: Int) {
-        lock.withLock {
+        let relieved = lock.withLock { () -> Bool in
             messagesInFlight.count -= 1
             messagesInFlight.bytes -= bytes
+            return !messageBacklogIsHighLocked
         }
+        if relieved { webSockets.relieved() }
+    }
+
+    /// Whether the page's script messages waiting for their handlers are past half their
+    /// limits: the page's WebSockets then stop reading (their messages would be posted on).
+    var messageBacklogIsHigh: Bool {
+        lock.withLock { messageBacklogIsHighLocked }
+    }
+
+    private var messageBacklogIsHighLocked: Bool {
+        messagesInFlight.count > max(1, configuration.maximumMessagesInFlight) / 2
+            || messagesInFlight.bytes > max(0, configuration.maximumMessageBytesInFlight) / 2
     }
 
     /// The messages in flight now (tests).

@@ -44,6 +44,8 @@ enum PageSeam {
 
     /// `loader.html`, the page a `WebLoader` runs.
     static let loaderHTML = files["loader.html"] ?? ""
+    /// `websocket.html`, the page of a `WebLoader`'s WebSocket.
+    static let webSocketHTML = files["websocket.html"] ?? ""
 
     /// The hidden keys of the globals' internal state (`natives.hiddenKeys.<name>`).
     static let hiddenKeyNames = ["decoder", "url", "params", "event", "listeners", "headers", "blob", "file", "form", "signal",

@@ -10,9 +10,11 @@ import NIOPosix
 /// happened (`PageSeam.WebSocketEvents`).
 ///
 /// Flow control: received messages the page has not had count as unread; past
-/// `WebSocketLimits.maximumUnreadBytes` the connection stops reading from its socket until the
-/// page catches up, and a page that does not for `maximumReadStall` has the connection closed
-/// with 1008. Bytes sent and not yet written count as `bufferedAmount`; past
+/// `WebSocketLimits.maximumUnreadBytes` (or `maximumUnreadMessages` of them), or while the
+/// page's script messages waiting for their handlers are past half their limits (a page that
+/// posts what it receives, as websocket.html does, must not outrun its handlers), the
+/// connection stops reading from its socket until the page catches up, and a page that does
+/// not for `maximumReadStall` has the connection closed with 1008. Bytes sent and not yet written count as `bufferedAmount`; past
 /// `maximumBufferedBytes` the connection is dropped.
 ///
 /// Each connection holds a pending-work handle until its `close` event is posted, so a loop run
@@ -26,7 +28,14 @@ final class PageWebSockets: @unchecked Sendable {
     private let userAgent: String
     private let documentURL: @Sendable () -> URL?
     private let limits: WebSocketLimits
+    /// Whether the page's script messages waiting for handlers are past half their limits.
+    private let backlogIsHigh: @Sendable () -> Bool
     private let sockets = Guarded(Sockets())
+    /// Bytes sent by all the page's connections and not yet written, and who waits for them to
+    /// fall below a mark (`waitUntilWritten`).
+    private let unwritten = Guarded<(bytes: Int, waiters: [(mark: Int, continuation: CheckedContinuation<Void, Never>)])>((0, []))
+    /// Messages posted and not yet dispatched, per connection, past which it stops reading.
+    static let maximumUnreadMessages = 256
     /// The connections' tasks and channels, until each has closed.
     let activity = ActivityCount()
     var events: PageSeam.WebSocketEvents?
@@ -38,7 +47,8 @@ final class PageWebSockets: @unchecked Sendable {
     }
 
     init(loop: JSEventLoop, policy: RequestPolicy, userAgent: String, cookies: CookieStore?, limits: WebSocketLimits,
-         documentURL: @escaping @Sendable () -> URL?) {
+         documentURL: @escaping @Sendable () -> URL?, backlogIsHigh: @escaping @Sendable () -> Bool = { false }) {
+        self.backlogIsHigh = backlogIsHigh
         self.loop = loop
         self.policy = policy
         self.userAgent = userAgent
@@ -67,6 +77,7 @@ final class PageWebSockets: @unchecked Sendable {
             /// Received bytes posted and not yet dispatched; whether reading is stopped; the
             /// timer that closes a stalled connection.
             var unread = 0
+            var unreadCount = 0
             var paused = false
             var stall: Scheduled<Void>?
             /// Sent bytes not yet written, and written bytes the page has not been told of.
@@ -197,6 +208,7 @@ final class PageWebSockets: @unchecked Sendable {
             }
             return count
         }
+        unwritten.withLock { $0.bytes += count }
         handle.send(text: text, buffer).whenComplete { [weak self] _ in self?.wrote(count, on: socket) }
         return count
     }
@@ -204,6 +216,14 @@ final class PageWebSockets: @unchecked Sendable {
     /// `count` bytes were written (or dropped with the connection): the page is told, one job
     /// for the writes that complete before it runs.
     private func wrote(_ count: Int, on socket: Socket) {
+        let woken = unwritten.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.bytes -= count
+            let bytes = state.bytes
+            let ready = state.waiters.filter { bytes <= $0.mark }.map(\.continuation)
+            state.waiters.removeAll { bytes <= $0.mark }
+            return ready
+        }
+        for waiter in woken { waiter.resume() }
         let first = socket.state.withLock { state -> Bool in
             state.unwritten -= count
             state.written += count
@@ -269,11 +289,16 @@ final class PageWebSockets: @unchecked Sendable {
         }
     }
 
-    /// A message of `size` bytes was posted: past the unread limit, reading stops.
+    /// A message of `size` bytes was posted: past the unread limits, or with the page's
+    /// backlog high, reading stops.
     private func admit(_ size: Int, on socket: Socket) {
+        let backlog = backlogIsHigh()
         let pause = socket.state.withLock { state -> WebSocketConnection.Handle? in
             state.unread += size
-            guard !state.paused, state.unread > limits.maximumUnreadBytes, let handle = state.handle else { return nil }
+            state.unreadCount += 1
+            guard !state.paused, backlog || state.unread > limits.maximumUnreadBytes || state.unreadCount > Self.maximumUnreadMessages,
+                let handle = state.handle
+            else { return nil }
             state.paused = true
             return handle
         }
@@ -287,11 +312,27 @@ final class PageWebSockets: @unchecked Sendable {
         }
     }
 
-    /// The page had a message of `size` bytes: below half the limit, reading resumes.
+    /// The page had a message of `size` bytes: below half the limits, reading resumes.
     private func dispatched(_ size: Int, on socket: Socket) {
-        let resume = socket.state.withLock { state -> WebSocketConnection.Handle? in
+        socket.state.withLock { state -> Void in
             state.unread -= size
-            guard state.paused, state.unread <= limits.maximumUnreadBytes / 2 else { return nil }
+            state.unreadCount -= 1
+        }
+        resumeIfRelieved(socket)
+    }
+
+    /// The page's script message backlog fell below half its limits: connections whose own
+    /// unread messages allow it read again.
+    func relieved() {
+        for socket in sockets.withLock({ Array($0.open.values) }) { resumeIfRelieved(socket) }
+    }
+
+    private func resumeIfRelieved(_ socket: Socket) {
+        guard socket.state.withLock({ $0.paused }), !backlogIsHigh() else { return }
+        let resume = socket.state.withLock { state -> WebSocketConnection.Handle? in
+            guard state.paused, state.unread <= limits.maximumUnreadBytes / 2, state.unreadCount <= Self.maximumUnreadMessages / 2 else {
+                return nil
+            }
             state.paused = false
             state.stall?.cancel()
             state.stall = nil
@@ -329,6 +370,21 @@ final class PageWebSockets: @unchecked Sendable {
             events.close(id, code: Int(code), reason: reason, wasClean: wasClean)
         }
         activity.end(socket.token)
+    }
+
+    /// Returns once the bytes the page's connections were given and have not written are at
+    /// most `mark` (at once when they are): a host that sends for the page (WebLoader's
+    /// `wsSendStreaming`) waits here, so that it never runs further ahead of the network.
+    /// Every write ends, written or failed with its connection, so the wait ends too.
+    func waitUntilWritten(below mark: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = unwritten.withLock { state -> Bool in
+                if state.bytes <= mark { return true }
+                state.waiters.append((mark, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     // MARK: - Closing the page
