@@ -1,0 +1,145 @@
+import DuktapeCore
+import Foundation
+import TestServer
+import Testing
+
+@testable import DuktapeWeb
+
+/// Hostile peers against `WebSocketServer` (the protocol-level ones, a 100 MB frame, invalid
+/// UTF-8, reserved opcodes, masking, are in the conformance suite): each has a defined outcome
+/// and nothing hangs or crashes.
+@Suite("WebSocketServer against hostile clients", .timeLimit(.minutes(5)))
+struct WebSocketHostileTests {
+    static let hostile = PythonPeer.script("ws_hostile.py")
+
+    @Test func aTCPCloseMidFrameEndsTheClientAsAbnormal() async throws {
+        try await withWebSocketServer { server in
+            let port = server.port
+            _ = try await onAThread { try PythonPeer.run([Self.hostile, "midframe", "\(port)"]) }
+            var lines: [String] = []
+            for await event in server.events {
+                lines.append(line(event))
+                if case .disconnected = event { break }
+            }
+            #expect(lines == ["connected 1", "disconnected 1 1006 the connection closed without a closing handshake false"])
+            #expect(server.clients.isEmpty)
+        }
+    }
+
+    @Test func aClientThatNeverReadsIsClosedAtTheBufferLimit() async throws {
+        try await withWebSocketServer(configure: { $0.maximumBufferedBytes = 1 << 20 }) { server in
+            let port = server.port
+            async let peer = onAThread { try PythonPeer.run([Self.hostile, "neverread", "\(port)", "8"]) }
+            var events = server.events.makeAsyncIterator()
+            var client: WebSocketServer.Client?
+            while let event = await events.next() {
+                if case .message(let from, _, "flood me") = event { client = from; break }
+            }
+            let flooded = try #require(client)
+            let chunk = String(repeating: "x", count: 64 << 10)
+            var sent = 0
+            var failure: (any Error)?
+            // Each send returns once written to the socket; unwritten ones count against the
+            // limit, so the floods run concurrently, as a program's would.
+            await withTaskGroup(of: (any Error)?.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        do { try await server.send(text: chunk, to: flooded) } catch { return error }
+                        return nil
+                    }
+                }
+                for await result in group {
+                    if let result { failure = failure ?? result } else { sent += 1 }
+                }
+            }
+            #expect(failure != nil, "every send of 4 MiB was written to a client that never reads")
+            #expect(sent < 64)
+            while let event = await events.next() {
+                if case .disconnected(_, _, _, _) = event { break }
+            }
+            #expect(server.clients.isEmpty)
+            _ = try? await peer
+        }
+    }
+
+    @Test func aSlowlorisHandshakeIsClosedAtTheHandshakeTimeout() async throws {
+        try await withWebSocketServer(configure: { $0.handshakeTimeout = 0.5 }) { server in
+            let port = server.port
+            let output = try await onAThread { try PythonPeer.run([Self.hostile, "slowloris", "\(port)"]) }
+            let result = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            let closedAfter = try #require(result?["closed_after"] as? Double, "the server never closed: \(output)")
+            #expect(closedAfter >= 0.4 && closedAfter < 3, "closed after \(closedAfter) s")
+        }
+    }
+
+    @Test func tenThousandConnectionsOpenedAndDroppedLeaveNothingBehind() async throws {
+        try await withWebSocketServer { server in
+            let port = server.port
+            let output = try await onAThread { try PythonPeer.run([Self.hostile, "churn", "\(port)", "10000"], seconds: 240) }
+            #expect(output.contains("\"failures\": 0"), "\(output)")
+            // Every connection ends: the ones that finished their handshake are reported.
+            var connected = 0, disconnected = 0
+            for await event in server.events {
+                if case .connected = event { connected += 1 }
+                if case .disconnected = event { disconnected += 1 }
+                if disconnected == 3333 { break }
+            }
+            #expect(connected == 3333)
+            #expect(server.clients.isEmpty)
+            // Every accepted connection closes, those dropped mid-handshake included.
+            await server.core.activity.idle()
+            // And the server still serves.
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(port)/service", """
+                    ws.binaryType = 'arraybuffer';
+                    ws.onmessage = function (e) { log.push('hello ' + e.data.byteLength); ws.close(); };
+                    """)
+                #expect(log.first == "hello 16")
+            }
+        }
+    }
+
+    @Test func fiftyClientsExchangeAThousandMessagesEachInOrder() async throws {
+        try await withWebSocketServer { server in
+            // The server echoes each envelope to its client, and checks each client's order.
+            let echo = Task { () -> [Int: Int] in
+                var next: [Int: Int] = [:]
+                var outOfOrder: [Int: Int] = [:]
+                for await event in server.events {
+                    guard case .message(let client, _, let text) = event else { continue }
+                    if Int(text) != next[client.id, default: 0] { outOfOrder[client.id, default: 0] += 1 }
+                    next[client.id, default: 0] += 1
+                    try? await server.send(text: text, to: client)
+                }
+                return outOfOrder
+            }
+            try await withSocketPage { page in
+                let result = try await run(page, """
+                    return new Promise(function (resolve) {
+                        var open = 50, report = [];
+                        function client(n) {
+                            var ws = new WebSocket(url), expected = 0, sent = 0, bad = 0;
+                            ws.binaryType = 'arraybuffer';
+                            function send() { ws.send(JSON.stringify({ messageType: 6, messageBody: String(sent++) })); }
+                            ws.onmessage = function (e) {
+                                if (typeof e.data !== 'string') { for (var i = 0; i < 10; i++) send(); return; }  // Hello
+                                if (e.data !== String(expected)) bad++;
+                                expected++;
+                                if (sent < 1000) send();
+                                if (expected === 1000) ws.close();
+                            };
+                            ws.onclose = function () {
+                                report.push(expected + '/' + bad);
+                                if (--open === 0) resolve(report.join(','));
+                            };
+                        }
+                        for (var n = 0; n < 50; n++) client(n);
+                    });
+                    """, ["url": "ws://127.0.0.1:\(server.port)/service"])
+                #expect(result == Array(repeating: "1000/0", count: 50).joined(separator: ","))
+            }
+            echo.cancel()
+            #expect(await echo.value.isEmpty)
+        }
+    }
+}
