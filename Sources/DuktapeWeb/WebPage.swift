@@ -34,8 +34,10 @@ public final class WebPage: @unchecked Sendable {
     let context: JSContext
     private let loop: JSEventLoop
     private let control: PageSeam.Control
-    let network: PageNetwork
-    let webSockets: PageWebSockets
+    /// `fetch` and `WebSocket`, with the page's URL as their base.
+    private let browserNetwork: BrowserNetwork
+    var network: PageNetwork { browserNetwork.network }
+    var webSockets: PageWebSockets { browserNetwork.webSockets }
     private let lock = NSLock()
     private var currentURL: URL?
     /// The reply handlers running for the page's messages (by their `replyActivity` token),
@@ -70,22 +72,10 @@ public final class WebPage: @unchecked Sendable {
         _ = Console(context: context, output: output)
         // The page through a weak link: the context's functions must not keep the page alive.
         let link = PageLink()
-        network = PageNetwork(
-            loop: loop, policy: configuration.requestPolicy, userAgent: configuration.userAgent,
-            defaultTimeout: configuration.requestTimeout.flatMap { seconds in
-                seconds.isFinite && seconds >= 0 ? .milliseconds(Int64((min(seconds, 1e9) * 1000).rounded())) : nil
-            },
-            cookies: configuration.cookieStore, cache: configuration.httpCache,
-            maximumConcurrentTransfers: configuration.maximumConcurrentTransfers, documentURL: { [link] in link.page?.url })
-        webSockets = PageWebSockets(
-            loop: loop, policy: configuration.requestPolicy, userAgent: configuration.userAgent, cookies: configuration.cookieStore,
-            limits: configuration.webSocketLimits, documentURL: { [link] in link.page?.url },
+        browserNetwork = try BrowserNetwork(
+            context: context, loop: loop, configuration: configuration, documentURL: { [link] in link.page?.url },
             backlogIsHigh: { [link] in link.page?.messageBacklogIsHigh ?? false })
-        let documentURL = JSValue(newFunctionIn: context) { () -> String? in link.page?.url?.absoluteString }
-        let globals = try BrowserGlobals.install(in: context, fetch: network.natives(in: context, documentURL: documentURL),
-                                                 webSocket: webSockets.natives(in: context, documentURL: documentURL))
-        network.events = globals.transferEvents
-        webSockets.events = globals.webSocketEvents
+        let globals = browserNetwork.globals
         let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) throws in
             guard let page = link.page else { return }
             let body = value.toObject()
@@ -115,8 +105,7 @@ public final class WebPage: @unchecked Sendable {
 
     deinit {
         configuration.userContentController.detach(self)
-        network.cancelAll()
-        webSockets.closeAll()
+        browserNetwork.close()
         loop.stop()
     }
 
@@ -137,8 +126,7 @@ public final class WebPage: @unchecked Sendable {
             return Array(replies.values)
         }
         for task in running { task.cancel() }
-        network.cancelAll()
-        webSockets.closeAll()
+        browserNetwork.close()
         loop.stop()
     }
 
@@ -166,8 +154,7 @@ public final class WebPage: @unchecked Sendable {
             configuration.userContentController.deliveries.async { continuation.resume() }
         }
         await replyActivity.idle(exempting: Self.replyToken)
-        await network.shutdown()
-        await webSockets.shutdown()
+        await browserNetwork.shutdown()
     }
 
     /// The base URL of the last load (nil before one, or for a load without a base URL).

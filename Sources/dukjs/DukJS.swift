@@ -96,6 +96,9 @@ struct EngineOptions: ParsableArguments {
             valueName: "mode"))
     var unhandledRejections: UnhandledRejectionMode = .throw
 
+    @Flag(name: .long, help: "Give the script the browser globals with their network: fetch, WebSocket, URL, TextEncoder, Blob, EventTarget…")
+    var web = false
+
     func validate() throws {
         if let timeLimit, !(timeLimit > 0 && timeLimit.isFinite) {
             throw ValidationError("--time-limit must be a positive number of seconds.")
@@ -144,7 +147,7 @@ extension DukJS {
         func run() throws {
             if file == "-" {
                 let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: "-",
-                                          unhandledRejections: options.unhandledRejections)
+                                          unhandledRejections: options.unhandledRejections, web: options.web)
                 throw ExitCode(host.runScript(readStandardInput(), sourceName: "<stdin>", printResult: false))
             }
             var isDirectory: ObjCBool = false
@@ -159,7 +162,7 @@ extension DukJS {
             }
             let path = URL(fileURLWithPath: file).standardizedFileURL.path
             let host = try ScriptHost(limits: options.limits, arguments: arguments, scriptPath: path,
-                                      unhandledRejections: options.unhandledRejections)
+                                      unhandledRejections: options.unhandledRejections, web: options.web)
             throw ExitCode(host.runMain(path))
         }
     }
@@ -175,7 +178,7 @@ extension DukJS {
 
         func run() throws {
             let host = try ScriptHost(limits: options.limits, arguments: [], scriptPath: nil,
-                                      unhandledRejections: options.unhandledRejections)
+                                      unhandledRejections: options.unhandledRejections, web: options.web)
             if code == "-" {
                 throw ExitCode(host.runScript(readStandardInput(), sourceName: "<stdin>", printResult: true))
             }

@@ -1,5 +1,6 @@
 import DuktapeCore
 import DuktapeRuntime
+import DuktapeWeb
 import Foundation
 
 /// One script run by dukjs: a context with the runtime (event loop, console on the standard
@@ -21,12 +22,14 @@ final class ScriptHost {
     let unhandledRejections: UnhandledRejectionMode
     /// Set once the process began to exit (`'exit'` is emitted once).
     private var exiting = false
+    /// `fetch` and `WebSocket` (`--web`).
+    private var network: BrowserNetwork?
 
     /// `clock`, when given, is the VM's clock for time limits (the REPL moves it to interrupt a
     /// running script).
     init(
         limits: Limits, arguments: [String], scriptPath: String?, interactive: Bool = false, clock: ManualClock? = nil,
-        unhandledRejections: UnhandledRejectionMode = .throw
+        unhandledRejections: UnhandledRejectionMode = .throw, web: Bool = false
     ) throws {
         self.unhandledRejections = unhandledRejections
         let vm: JSVirtualMachine = try clock.map { clock in
@@ -41,6 +44,16 @@ final class ScriptHost {
         self.interactive = interactive
         loop = JSEventLoop(context: context)
         installProcess(arguments: arguments, scriptPath: scriptPath)
+        if web {
+            var configuration = WebPageConfiguration()
+            configuration.httpCache = nil  // a command-line run keeps no cache behind
+            configuration.requestTimeout = nil  // as Node's fetch
+            do {
+                network = try BrowserNetwork(context: context, loop: loop, configuration: configuration)
+            } catch {
+                throw RuntimeError("could not install the web globals: \(error)")
+            }
+        }
         if interactive {
             installConsole()
             installModules()
