@@ -19,6 +19,16 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends duktape-dev zlib1g-dev python3 node-typescript; \
 	fi
+	@# The WebSocket tests: Python's websockets (13 or later, PyPI) as an independent peer, and
+	@# openssl for a self-signed wss server.
+	@if ! python3 -c 'import websockets.asyncio.server' 2>/dev/null; then \
+		echo "Installing Python's websockets..."; \
+		python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip; }; \
+		python3 -m pip install -q 'websockets>=13' 2>/dev/null || python3 -m pip install -q --break-system-packages 'websockets>=13'; \
+	fi
+	@command -v openssl >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 
 # The instruction counts (`make bench-check`, and a table in RESULTS.md) need valgrind.
 bench-check-deps: deps

@@ -71,5 +71,8 @@ let package = Package(
         .executableTarget(name: "startup-jsc", dependencies: ["CJavaScriptCore"]),
         // W12: WebLoader's requests and bridge encodings (scripts/web_bench.py).
         .executableTarget(name: "web-requests", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),
+        // W14: WebSocket, the page's client and WebSocketServer (scripts/ws_bench.py, beside
+        // Python's websockets on the same load).
+        .executableTarget(name: "ws-bench", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),
     ]
 )

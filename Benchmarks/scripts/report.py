@@ -293,6 +293,23 @@ if os.path.exists(web_path):
         for name, row in bridge.items():
             lines.append(f"| {name} | {row['bytes'] / (1 << 20) / row['seconds']:.0f} |")
 
+ws_path = os.path.join(results, "ws.json")
+if os.path.exists(ws_path):
+    ws = json.load(open(ws_path))
+    text, binary, stream = ws["text"], ws["binary"], ws["stream"]
+    lines += ["", "## W14: WebSocket against Python's websockets (same load, same run, best of 3)", "",
+              "`scripts/ws_bench.py`: ours is a page's `WebSocket` and a `WebSocketServer` in one process",
+              "(`ws-bench`); Python's is a `websockets` client and echo server in two processes. Round trips",
+              f"with {text['window']} messages in flight; the stream is {stream['bytes'] >> 20} MiB from the server in",
+              "10,240-byte messages. Both negotiate permessage-deflate.", "",
+              "| row | ours | Python websockets | ours/Python |", "| --- | --- | --- | --- |",
+              f"| {text['count']:,} text round trips of {text['size']} B, per s | {text['ours_per_s']:.0f} | {text['python_per_s']:.0f} | "
+              f"{text['ours_per_s'] / text['python_per_s']:.2f} |",
+              f"| {binary['count']:,} binary round trips of {binary['size'] >> 10} KiB, per s | {binary['ours_per_s']:.0f} | "
+              f"{binary['python_per_s']:.0f} | {binary['ours_per_s'] / binary['python_per_s']:.2f} |",
+              f"| {stream['bytes'] >> 20} MiB stream, MiB/s | {stream['ours_mib_s']:.0f} | {stream['python_mib_s']:.0f} | "
+              f"{stream['ours_mib_s'] / stream['python_mib_s']:.2f} |"]
+
 modern_path = os.path.join(results, "modern.json")
 if os.path.exists(modern_path):
     modern = json.load(open(modern_path))

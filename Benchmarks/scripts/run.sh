@@ -17,6 +17,7 @@ swift build -c release --product startup-jsc
 swift build -c release --product memory-probe
 swift build -c release --product instruction-probe
 swift build -c release --product web-requests
+swift build -c release --product ws-bench
 swift build -c release --product modern-probe
 
 echo "== W1-W10: package-benchmark"
@@ -73,6 +74,10 @@ done
 
 echo "== W12: the web host (1 GiB streamed download and 1,000 requests against curl)"
 /usr/bin/python3 scripts/web_bench.py "$results" ../.build/release/dukjs .build/release/web-requests > "$results/web.log"
+
+echo "== W14: WebSocket (the page's client and WebSocketServer, beside Python's websockets)"
+/usr/bin/python3 -c 'import websockets' 2>/dev/null || /usr/bin/python3 -m pip install -q websockets
+/usr/bin/python3 scripts/ws_bench.py "$results" .build/release/ws-bench > "$results/ws.log"
 
 echo "== W13: modern JavaScript (compiler VM start, a 10 KB ES2017 module, Map and Set)"
 /usr/bin/python3 scripts/modern/measure.py .build/release/modern-probe scripts/modern > "$results/modern.json"

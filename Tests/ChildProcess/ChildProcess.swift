@@ -153,6 +153,10 @@ public struct ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, paths[0], O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, paths[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, paths[2], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of this process goes to the child: swift-nio opens its sockets without
+        // close-on-exec, and a child holding a server's listening socket keeps its port bound
+        // after the server closed it (a test that restarts a server on its port then fails).
+        closeDescriptors(from: 3, in: &actions)
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -196,4 +200,12 @@ private final class WaitResult: @unchecked Sendable {
     private var result: (Int32, Int32) = (0, 0)
     func set(status: Int32, failure: Int32) { lock.withLock { result = (status, failure) } }
     var value: (Int32, Int32) { lock.withLock { result } }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+/// module does not export: the child gets no descriptor from `lowest` up.
+func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
 }

@@ -90,6 +90,19 @@ func resetPeakMemory() {
 
 @Suite("WebLoader's WebSocket with WebSocketServer", .timeLimit(.minutes(5)))
 struct WebLoaderSocketTests {
+    /// A loader whose WebSocket page is connected to `settings.url` (the server's Hello arrived),
+    /// and the messages it delivers.
+    static func connectedLoader(_ settings: WebLoaderSocketSettings, configuration: WebLoaderConfiguration = WebLoaderConfiguration())
+        async throws -> (WebLoader, SocketMessages)
+    {
+        let loader = WebLoader(configuration: configuration)
+        let messages = SocketMessages()
+        try await loader.wsStart(settings) { message, _ in messages.add(message) }
+        try await loader.wsConnect()
+        await messages.wait(for: "opened")
+        return (loader, messages)
+    }
+
     static func settings(_ server: WebSocketServer) -> WebLoaderSocketSettings {
         var settings = WebLoaderSocketSettings()
         settings.url = URL(string: "ws://127.0.0.1:\(server.port)/service")!
@@ -100,11 +113,7 @@ struct WebLoaderSocketTests {
 
     @Test func helloTextDataBothWays() async throws {
         try await withWebSocketServer { server in
-            let loader = WebLoader()
-            let messages = SocketMessages()
-            try await loader.wsStart(Self.settings(server)) { message, _ in messages.add(message) }
-            try await loader.wsConnect()
-            await messages.wait(for: "opened")
+            let (loader, messages) = try await Self.connectedLoader(Self.settings(server))
             try await loader.wsSendString("héllo `${x}` \u{2028} \"q\"")
             try await loader.wsSendData(Data([0, 1, 0xFF]))
             var events = server.events.makeAsyncIterator()
@@ -176,11 +185,7 @@ struct WebLoaderSocketTests {
             try? FileManager.default.removeItem(at: large)
         }
         try await withWebSocketServer { server in
-            let loader = WebLoader()
-            let messages = SocketMessages()
-            try await loader.wsStart(Self.settings(server)) { message, _ in messages.add(message) }
-            try await loader.wsConnect()
-            await messages.wait(for: "opened")
+            let (loader, messages) = try await Self.connectedLoader(Self.settings(server))
             var events = server.events.makeAsyncIterator()
             guard case .connected(let client)? = await events.next() else { Issue.record("no client"); return }
             let base = try await Self.streamEachWay(small, size: 8 << 20, server: server, client: client, loader: loader, messages: messages, events: &events)
@@ -198,11 +203,7 @@ struct WebLoaderSocketTests {
         try await withWebSocketServer { server in
             var configuration = WebLoaderConfiguration()
             configuration.binaryEncoding = .base64
-            let loader = WebLoader(configuration: configuration)
-            let messages = SocketMessages()
-            try await loader.wsStart(Self.settings(server)) { message, _ in messages.add(message) }
-            try await loader.wsConnect()
-            await messages.wait(for: "opened")
+            let (loader, messages) = try await Self.connectedLoader(Self.settings(server), configuration: configuration)
             var events = server.events.makeAsyncIterator()
             guard case .connected(let client)? = await events.next() else { Issue.record("no client"); return }
             _ = try await Self.streamEachWay(file, size: 4 << 20, server: server, client: client, loader: loader, messages: messages, events: &events)
@@ -213,22 +214,20 @@ struct WebLoaderSocketTests {
         }
     }
 
+    /// A shortened clock: a 3 s watchdog and a heartbeat every 0.3 s (margins a loaded machine
+    /// needs), instead of 8 s and 5 s.
     @Test func heartbeatsKeepTheClientPastTheWatchdogAndSilenceClosesIt() async throws {
-        try await withWebSocketServer(configure: { $0.heartbeatTimeout = 0.6 }) { server in
+        try await withWebSocketServer(configure: { $0.heartbeatTimeout = 3 }) { server in
             var settings = Self.settings(server)
-            settings.heartbeatInterval = 0.1
+            settings.heartbeatInterval = 0.3
             settings.reconnectAttempts = 0
-            let loader = WebLoader()
-            let messages = SocketMessages()
-            try await loader.wsStart(settings) { message, _ in messages.add(message) }
-            try await loader.wsConnect()
-            await messages.wait(for: "opened")
+            let (loader, messages) = try await Self.connectedLoader(settings)
             var events = server.events.makeAsyncIterator()
             _ = await events.next()  // connected
             // Alive for 3 watchdog periods: the server answers its own message at the end.
             let start = ContinuousClock.now
             let client = try #require(server.clients.first)
-            while ContinuousClock.now - start < .seconds(1.8) {
+            while ContinuousClock.now - start < .seconds(6.5) {
                 let count = messages.lines.count
                 try await server.send(text: "tick", to: client)
                 await messages.wait(for: "text tick", after: count)
@@ -245,25 +244,42 @@ struct WebLoaderSocketTests {
             let opened = ContinuousClock.now
             await quiet.wait(for: "closed")
             let elapsed = ContinuousClock.now - opened
-            #expect(quiet.lines.contains("closed 1008 no heartbeat for 0.6 s true"))
-            #expect(elapsed >= .seconds(0.5) && elapsed < .seconds(3), "closed after \(elapsed)")
+            #expect(quiet.lines.contains("closed 1008 no heartbeat for 3 s true"))
+            #expect(elapsed >= .seconds(2.9) && elapsed < .seconds(20), "closed after \(elapsed)")
             await silent.shutdown()
             await loader.shutdown()
         }
     }
 
+    /// The server comes back on the same port: one above the ephemeral range (32768–60999), so
+    /// that no client socket of another test can hold it meanwhile.
     @Test func theClientReconnectsAfterTheServerRestarts() async throws {
         var configuration = WebSocketServerConfiguration()
-        let first = try await WebSocketServer(configuration: configuration)
-        let loader = WebLoader()
-        let messages = SocketMessages()
-        try await loader.wsStart(Self.settings(first)) { message, _ in messages.add(message) }
-        try await loader.wsConnect()
-        await messages.wait(for: "opened")
-        configuration.port = first.port
+        var started: WebSocketServer?
+        for _ in 0..<20 where started == nil {
+            configuration.port = Int.random(in: 61_000..<65_000)
+            started = try? await WebSocketServer(configuration: configuration)
+        }
+        let first = try #require(started)
+        var settings = Self.settings(first)
+        settings.reconnectAttempts = 60  // about 12 s of attempts at most 0.2 s apart
+        let (loader, messages) = try await Self.connectedLoader(settings)
         await first.shutdown()
         await messages.wait(for: "closed 1001")
-        let second = try await WebSocketServer(configuration: configuration)
+        // Binding the port again can fail for a moment on a loaded machine (the kernel releases
+        // it after the old connections' sockets): retried for at most 5 s, while the client
+        // keeps trying too.
+        var restarted: WebSocketServer?
+        let deadline = ContinuousClock.now + .seconds(5)
+        while restarted == nil {
+            do {
+                restarted = try await WebSocketServer(configuration: configuration)
+            } catch {
+                guard ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let second = try #require(restarted)
         await messages.wait(for: "opened", after: 1)
         try await loader.wsSendString("again")
         var events = second.events.makeAsyncIterator()

@@ -38,7 +38,7 @@ struct WebSocketConformanceTests {
         let results = FileManager.default.temporaryDirectory.appendingPathComponent("ws-conformance-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: results) }
         let ids = try await onAThread { try PythonPeer.run([PythonPeer.script("ws_raw.py"), "list"]) }
-        let peer = try PythonPeer.server([PythonPeer.script("ws_raw.py"), "serve", results.path])
+        let peer = try await onAThread { try PythonPeer.server([PythonPeer.script("ws_raw.py"), "serve", results.path]) }
         defer { peer.stop() }
         try await withSocketPage(configure: { $0.webSocketLimits.maximumMessageBytes = Self.limit }) { page in
             // The page echoes every message of each case's connection, then goes to the next.
@@ -69,7 +69,8 @@ struct WebSocketConformanceTests {
     @Test func theServer() async throws {
         let results = FileManager.default.temporaryDirectory.appendingPathComponent("ws-conformance-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: results) }
-        try await withWebSocketServer(configure: { $0.maximumMessageBytes = Self.limit }) { server in
+        // No heartbeat watchdog: the raw peer speaks the protocol, not LWWebSocket's heartbeat.
+        try await withWebSocketServer(configure: { $0.maximumMessageBytes = Self.limit; $0.heartbeatTimeout = nil }) { server in
             // The harness echoes envelopes as text and type-7 frames as type-7 frames.
             let echo = Task {
                 for await event in server.events {

@@ -8,7 +8,8 @@ import Testing
 
 /// Python's `websockets` echo server (Tests/Peers/ws_peer.py), stopped at the end.
 func withPythonEchoServer(compression: Bool = true, _ body: (PythonPeer) async throws -> Void) async throws {
-    let peer = try PythonPeer.server([PythonPeer.script("ws_peer.py"), "echo"] + (compression ? [] : ["--no-compression"]))
+    // Off the cooperative pool: the peer's start blocks until it says its port.
+    let peer = try await onAThread { try PythonPeer.server([PythonPeer.script("ws_peer.py"), "echo"] + (compression ? [] : ["--no-compression"])) }
     defer { peer.stop() }
     try await body(peer)
 }
@@ -139,6 +140,34 @@ struct WebSocketPageTests {
                     "close 1005 \"\" true 3",
                 ])
             }
+        }
+    }
+
+    /// wss: the TLS handshake runs, and a certificate the system does not trust (a self-signed
+    /// one, made for the test) fails the connection as browsers fail it: error, then close with
+    /// 1006, the reason naming TLS.
+    @Test func wssVerifiesTheServersCertificate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wss-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
+        let made = try await onAThread {
+            try PythonPeer.run(["-c", """
+                import subprocess, sys
+                r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", sys.argv[2], "-out", sys.argv[1],
+                                    "-days", "1", "-subj", "/CN=127.0.0.1"], capture_output=True)
+                print(r.returncode)
+                """, cert, key])
+        }
+        #expect(made.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let peer = try await onAThread { try PythonPeer.server([PythonPeer.script("ws_peer.py"), "echo", "--tls", cert, key]) }
+        defer { peer.stop() }
+        try await withSocketPage { page in
+            let log = try await socketLog(page, url: "wss://127.0.0.1:\(peer.port)/", "ws.onopen = function () { log.push('opened'); };")
+            #expect(log.first == "error true")
+            #expect(log.dropFirst().first?.hasPrefix("close 1006 ") == true)
+            #expect(log.joined().lowercased().contains("tls") || log.joined().lowercased().contains("certificate"), "\(log)")
+            #expect(!log.contains("opened"))
         }
     }
 

@@ -3,7 +3,7 @@
     ws_hostile.py midframe PORT        handshake, half a frame, then the TCP connection closed
     ws_hostile.py neverread PORT SECS  handshake, asks for data, never reads; reports when the
                                        server closed the connection
-    ws_hostile.py slowloris PORT       the request head one byte every 50 ms; reports when the
+    ws_hostile.py slowloris PORT       the request head one byte every 200 ms; reports when the
                                        server closed the connection
     ws_hostile.py churn PORT N         N connections opened and dropped: a third before the
                                        request, a third mid-handshake, a third after it
@@ -88,7 +88,7 @@ elif mode == "slowloris":
         except ConnectionError:
             closed_after = time.monotonic() - start
             break
-        sock.settimeout(0.05)
+        sock.settimeout(0.2)
         try:
             if not sock.recv(1):
                 closed_after = time.monotonic() - start

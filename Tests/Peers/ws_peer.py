@@ -1,6 +1,7 @@
 """A WebSocket peer written with Python's `websockets` package (not ours), for the tests.
 
-    ws_peer.py echo [--no-compression]     a server on 127.0.0.1 (port 0); prints "PORT <n>"
+    ws_peer.py echo [--no-compression] [--tls CERT KEY]
+                                           a server on 127.0.0.1 (port 0); prints "PORT <n>"
     ws_peer.py client URL SCRIPT.json      a client that runs a script of steps; prints JSON results
 
 The echo server answers each message with the same message (text stays text, binary stays
@@ -70,9 +71,14 @@ def select_subprotocol(connection, subprotocols):
     return None
 
 
-async def run_server(compression):
+async def run_server(compression, tls):
     extensions = [ServerPerMessageDeflateFactory()] if compression else []
-    async with serve(echo, "127.0.0.1", 0, compression=None, extensions=extensions,
+    context = None
+    if tls:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls[0], tls[1])
+    async with serve(echo, "127.0.0.1", 0, compression=None, extensions=extensions, ssl=context,
                      select_subprotocol=select_subprotocol, max_size=2 ** 28, max_queue=64) as server:
         port = server.sockets[0].getsockname()[1]
         print("PORT", port, flush=True)
@@ -116,7 +122,8 @@ async def run_client(url, steps):
 
 if __name__ == "__main__":
     if sys.argv[1] == "echo":
-        asyncio.run(run_server("--no-compression" not in sys.argv))
+        tls = sys.argv[sys.argv.index("--tls") + 1:sys.argv.index("--tls") + 3] if "--tls" in sys.argv else None
+        asyncio.run(run_server("--no-compression" not in sys.argv, tls))
     elif sys.argv[1] == "client":
         with open(sys.argv[3]) as f:
             asyncio.run(run_client(sys.argv[2], json.load(f)))

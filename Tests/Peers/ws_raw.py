@@ -22,7 +22,7 @@ import threading
 import zlib
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-TIMEOUT = 10
+TIMEOUT = 30
 
 
 def frame(opcode, payload=b"", fin=True, rsv=0, mask=None, length=None):

@@ -46,6 +46,10 @@ public final class PythonPeer: @unchecked Sendable {
         posix_spawn_file_actions_addclose(&actions, fds[0])
         posix_spawn_file_actions_addclose(&actions, fds[1])
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of this process goes to the child: swift-nio opens its sockets without
+        // close-on-exec, and a child holding a server's listening socket keeps its port bound
+        // after the server closed it (a test that restarts a server on its port then fails).
+        closeDescriptors(from: 3, in: &actions)
         var argv = (["/usr/bin/env", "python3", "-u"] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -113,4 +117,12 @@ public func onAThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) a
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+/// module does not export: the child gets no descriptor from `lowest` up.
+func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("dukjs --web", .timeLimit(.minutes(3)))
 struct DukjsWebTests {
     @Test func aWebSocketClientScriptRunsFromTheCommandLine() async throws {
-        let peer = try PythonPeer.server([PythonPeer.script("ws_peer.py"), "echo"])
+        let peer = try await onAThread { try PythonPeer.server([PythonPeer.script("ws_peer.py"), "echo"]) }
         defer { peer.stop() }
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("dukjs-ws-\(UUID().uuidString).js")
         defer { try? FileManager.default.removeItem(at: script) }

@@ -67,8 +67,35 @@ final class LoaderSocket: Sendable {
     /// Bytes a send may leave waiting for the network.
     static let sendAhead = 1 << 20
 
+    /// Messages (and their bytes) handed to the deliveries since the handler last caught up.
+    private let undelivered = Guarded<(count: Int, bytes: Int)>((0, 0))
+
     private func deliver(_ type: WebLoaderResponse.BodyType, received: Int64 = 0) {
+        let bytes: Int
+        switch type {
+        case .data(let data): bytes = data.count
+        case .plainText(let text): bytes = text.utf8.count
+        default: bytes = 0
+        }
         deliveries.send(WebLoaderResponse(requestID: WebLoader.webSocketRequestID, type: type, received: received), nil)
+        let behind = undelivered.withLock { state -> Bool in
+            state.count += 1
+            state.bytes += bytes
+            return state.count > 256 || state.bytes > 4 << 20
+        }
+        // A handler that falls behind holds the page's bridge (this runs on its message queue),
+        // so the page's script messages wait, and its WebSocket stops reading: TCP pushes back
+        // on the server instead of the messages piling up here.
+        if behind {
+            let caughtUp = DispatchSemaphore(value: 0)
+            let deliveries = self.deliveries
+            Task {
+                await deliveries.flush()
+                caughtUp.signal()
+            }
+            caughtUp.wait()
+            undelivered.withLock { $0 = (0, 0) }
+        }
     }
 
     /// A `bridge` message of websocket.html (on the controller's queue, one at a time).

@@ -76,6 +76,8 @@ final class PageWebSockets: @unchecked Sendable {
             var ended = false
             /// Received bytes posted and not yet dispatched; whether reading is stopped; the
             /// timer that closes a stalled connection.
+            /// Events waiting for the page's job (`enqueue`).
+            var inbox: [Incoming] = []
             var unread = 0
             var unreadCount = 0
             var paused = false
@@ -263,28 +265,58 @@ final class PageWebSockets: @unchecked Sendable {
         case .text(let text):
             let size = text.utf8.count
             admit(size, on: socket)
-            post(socket) { [weak self] events in
-                events.message(id, text: text)
-                self?.dispatched(size, on: socket)
-            }
+            enqueue(.text(text), on: socket)
         case .binary(let bytes):
-            let size = bytes.readableBytes
-            admit(size, on: socket)
-            post(socket) { [weak self] events in
-                do {
-                    try events.message(id, bytes: bytes)
-                } catch {
-                    socket.state.withLock { $0.handle }?.abort("no memory for a message of \(size) bytes (the page's memory limit)")
-                }
-                self?.dispatched(size, on: socket)
-            }
+            admit(bytes.readableBytes, on: socket)
+            enqueue(.binary(bytes), on: socket)
         case .closing:
-            post(socket) { events in events.closing(id) }
+            enqueue(.closing, on: socket)
         case .closed(let closure):
-            if let failure = closure.failure, !closure.wasClean {
-                end(socket, code: 1006, reason: failure, wasClean: false, error: true)
+            // A close frame came: its code and reason (clean or not); none: the connection
+            // failed or was lost, 1006, with an error event first and the reason why.
+            if closure.code == 1006 {
+                end(socket, code: 1006, reason: closure.failure ?? "", wasClean: false, error: true)
             } else {
-                end(socket, code: closure.code, reason: closure.reason, wasClean: closure.wasClean, error: !closure.wasClean)
+                end(socket, code: closure.code, reason: closure.reason, wasClean: closure.wasClean, error: false)
+            }
+        }
+    }
+
+    /// What waits for the page, in order.
+    enum Incoming: Sendable {
+        case text(String)
+        case binary(ByteBuffer)
+        case closing
+    }
+
+    /// Queues `item` for the page; the first item queued posts one job, which delivers every
+    /// item queued before it runs (one wake-up of the page's thread for a burst of messages).
+    private func enqueue(_ item: Incoming, on socket: Socket) {
+        let first = socket.state.withLock { state -> Bool in
+            state.inbox.append(item)
+            return state.inbox.count == 1
+        }
+        guard first else { return }
+        post(socket) { [weak self] events in
+            let items = socket.state.withLock { state -> [Incoming] in
+                defer { state.inbox = [] }
+                return state.inbox
+            }
+            for item in items {
+                switch item {
+                case .text(let text):
+                    events.message(socket.id, text: text)
+                    self?.dispatched(text.utf8.count, on: socket)
+                case .binary(let bytes):
+                    do {
+                        try events.message(socket.id, bytes: bytes)
+                    } catch {
+                        socket.state.withLock { $0.handle }?.abort("no memory for a message of \(bytes.readableBytes) bytes (the page's memory limit)")
+                    }
+                    self?.dispatched(bytes.readableBytes, on: socket)
+                case .closing:
+                    events.closing(socket.id)
+                }
             }
         }
     }
