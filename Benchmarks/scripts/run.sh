@@ -76,8 +76,9 @@ echo "== W12: the web host (1 GiB streamed download and 1,000 requests against c
 /usr/bin/python3 scripts/web_bench.py "$results" ../.build/release/dukjs .build/release/web-requests > "$results/web.log"
 
 echo "== W14: WebSocket (the page's client and WebSocketServer, beside Python's websockets)"
-/usr/bin/python3 -c 'import websockets' 2>/dev/null || /usr/bin/python3 -m pip install -q websockets
-/usr/bin/python3 scripts/ws_bench.py "$results" .build/release/ws-bench > "$results/ws.log"
+python3 -c 'import websockets.asyncio.server' 2>/dev/null || python3 -m pip install -q 'websockets>=13' \
+    || python3 -m pip install -q --break-system-packages 'websockets>=13'
+python3 scripts/ws_bench.py "$results" .build/release/ws-bench > "$results/ws.log"
 
 echo "== W13: modern JavaScript (compiler VM start, a 10 KB ES2017 module, Map and Set)"
 /usr/bin/python3 scripts/modern/measure.py .build/release/modern-probe scripts/modern > "$results/modern.json"
