@@ -38,6 +38,9 @@ public struct WebSocketServerConfiguration: Sendable, Equatable {
     /// closed with 1008 (default 16 MiB): a client that does not read cannot make the server
     /// buffer without bound. `send(fileAt:to:)` waits for the client instead.
     public var maximumBufferedBytes = 16 << 20
+    /// The longest stream a client may send (default 1 GiB): past it the stream's file is
+    /// emptied and its end reports `.streamFailed`, so a client cannot fill the disk.
+    public var maximumStreamBytes = 1 << 30
     /// Where received streams are written, one file each (default the temporary directory).
     public var streamDirectory = FileManager.default.temporaryDirectory
     /// Whether permessage-deflate is accepted when a client offers it (default true).

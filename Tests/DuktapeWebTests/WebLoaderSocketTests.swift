@@ -63,7 +63,7 @@ func sha256(ofFile url: URL) throws -> String {
 func randomFile(size: Int) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("ws-file-\(UUID().uuidString)")
     var generator = SystemRandomNumberGenerator()
-    FileManager.default.createFile(atPath: url.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
     var left = size
@@ -190,8 +190,13 @@ struct WebLoaderSocketTests {
             guard case .connected(let client)? = await events.next() else { Issue.record("no client"); return }
             let base = try await Self.streamEachWay(small, size: 8 << 20, server: server, client: client, loader: loader, messages: messages, events: &events)
             let grown = try await Self.streamEachWay(large, size: 64 << 20, server: server, client: client, loader: loader, messages: messages, events: &events)
-            #expect(grown.0 - base.0 < 32 << 20, "server → loader: \(base.0) bytes of growth for 8 MB, \(grown.0) for 64 MB")
-            #expect(grown.1 - base.1 < 32 << 20, "loader → server: \(base.1) bytes of growth for 8 MB, \(grown.1) for 64 MB")
+            // Under a sanitizer resident memory says nothing of ours: AddressSanitizer keeps freed
+            // memory in quarantine (256 MB), so the peak grows with the bytes allocated.
+            let environment = ProcessInfo.processInfo.environment
+            if environment["ASAN_OPTIONS"] == nil && environment["TSAN_OPTIONS"] == nil {
+                #expect(grown.0 - base.0 < 32 << 20, "server → loader: \(base.0) bytes of growth for 8 MB, \(grown.0) for 64 MB")
+                #expect(grown.1 - base.1 < 32 << 20, "loader → server: \(base.1) bytes of growth for 8 MB, \(grown.1) for 64 MB")
+            }
             await loader.shutdown()
         }
     }
@@ -245,7 +250,9 @@ struct WebLoaderSocketTests {
             await quiet.wait(for: "closed")
             let elapsed = ContinuousClock.now - opened
             #expect(quiet.lines.contains("closed 1008 no heartbeat for 3 s true"))
-            #expect(elapsed >= .seconds(2.9) && elapsed < .seconds(20), "closed after \(elapsed)")
+            // (The watchdog starts at the server's Hello; "opened" reaches the test later on a
+            // loaded machine, so only the upper bound is checked here: the reason names it.)
+            #expect(elapsed < .seconds(20), "closed after \(elapsed)")
             await silent.shutdown()
             await loader.shutdown()
         }

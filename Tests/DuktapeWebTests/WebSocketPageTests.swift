@@ -119,6 +119,16 @@ struct WebSocketPageTests {
         }
     }
 
+    /// A reason without a code closes with 1000, as the standard says.
+    @Test func aCloseReasonWithoutACodeIs1000() async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", "ws.onopen = function () { ws.close(undefined, 'bye'); };")
+                #expect(log == ["close 1000 \"bye\" true 3"])
+            }
+        }
+    }
+
     @Test func theHandshakeCarriesTheOriginCookiesAndUserAgent() async throws {
         try await withPythonEchoServer(compression: false) { peer in
             try await withSocketPage(configure: { configuration in

@@ -52,10 +52,16 @@ final class EventQueue<Element: Sendable>: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> (Element?, Bool) in
+                let ready = state.withLock { state -> (Element?, Bool)? in
                     if state.head < state.items.count || state.finished || Task.isCancelled { return (nil, true) }
+                    // One consumer: a second one waiting at the same time gets nil (the end).
+                    if state.waiter != nil { return nil }
                     state.waiter = continuation
                     return (nil, false)
+                }
+                guard let ready else {
+                    continuation.resume(returning: nil)
+                    return
                 }
                 if ready.1 {
                     let taken = take()

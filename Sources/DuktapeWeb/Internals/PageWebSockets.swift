@@ -33,7 +33,7 @@ final class PageWebSockets: @unchecked Sendable {
     private let sockets = Guarded(Sockets())
     /// Bytes sent by all the page's connections and not yet written, and who waits for them to
     /// fall below a mark (`waitUntilWritten`).
-    private let unwritten = Guarded<(bytes: Int, waiters: [(mark: Int, continuation: CheckedContinuation<Void, Never>)])>((0, []))
+    private let unwritten = Guarded<(bytes: Int, waiters: [(mark: Int, token: UInt64, continuation: CheckedContinuation<Void, Never>)], next: UInt64)>((0, [], 0))
     /// Messages posted and not yet dispatched, per connection, past which it stops reading.
     static let maximumUnreadMessages = 256
     /// The connections' tasks and channels, until each has closed.
@@ -151,7 +151,7 @@ final class PageWebSockets: @unchecked Sendable {
         let request = WebSocketDialer.Request(
             url: url, protocols: protocols, origin: origin, cookie: cookieURL.flatMap { cookies?.header(for: $0) }, userAgent: userAgent,
             limits: WebSocketConnection.Limits(maximumMessageBytes: max(limits.maximumMessageBytes, 0)),
-            timeout: .milliseconds(Int64((min(max(limits.handshakeTimeout, 0), 1e9) * 1000).rounded())))
+            timeout: .milliseconds(Int64((min(max(limits.handshakeTimeout.isFinite ? limits.handshakeTimeout : 30, 0), 1e9) * 1000).rounded())))
         let id = socket.id
         let dial = Task { [weak self, cookies] in
             do {
@@ -340,7 +340,13 @@ final class PageWebSockets: @unchecked Sendable {
             let timer = pause.channel.eventLoop.scheduleTask(in: .milliseconds(Int64(min(stall, 1e9) * 1000))) {
                 pause.close(code: 1008, reason: "the page did not take its messages for \(stall.formatted()) s")
             }
-            socket.state.withLock { $0.stall = timer }
+            // Resumed meanwhile: the timer goes; kept, it replaces (and cancels) an older one.
+            let stale = socket.state.withLock { state -> Scheduled<Void>? in
+                guard state.paused else { return timer }
+                defer { state.stall = timer }
+                return state.stall
+            }
+            stale?.cancel()
         }
     }
 
@@ -408,14 +414,27 @@ final class PageWebSockets: @unchecked Sendable {
     /// most `mark` (at once when they are): a host that sends for the page (WebLoader's
     /// `wsSendStreaming`) waits here, so that it never runs further ahead of the network.
     /// Every write ends, written or failed with its connection, so the wait ends too.
+    /// Cancelling the waiting task ends the wait.
     func waitUntilWritten(below mark: Int) async {
-        await withCheckedContinuation { continuation in
-            let now = unwritten.withLock { state -> Bool in
-                if state.bytes <= mark { return true }
-                state.waiters.append((mark, continuation))
-                return false
+        let token = unwritten.withLock { state -> UInt64 in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = unwritten.withLock { state -> Bool in
+                    if state.bytes <= mark || Task.isCancelled { return true }
+                    state.waiters.append((mark, token, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            let waiter = unwritten.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.token == token }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 

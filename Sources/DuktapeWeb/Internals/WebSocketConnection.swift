@@ -81,6 +81,15 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     private var reported = false
     private var paused = false
     private var readPending = false
+    /// Frames decoded while reading was paused (what one read from the socket held), taken in
+    /// order on resuming: nothing is inflated or handed on while paused.
+    private var held: [WebSocketFrame] = []
+    /// A pong being written, and the latest ping's data to answer after it (RFC 6455 §5.5.3:
+    /// only the most recent ping need be answered), so a ping flood cannot queue pongs.
+    private var pongInFlight = false
+    private var pongToSend: ByteBuffer?
+    /// Why the connection was dropped before it was in the pipeline (applied there).
+    private var pendingAbort: String?
     private var closeTimer: Scheduled<Void>?
 
     /// `deflate`: the agreed permessage-deflate, if any. `onEvent` is called on the event loop.
@@ -101,7 +110,11 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        if !context.channel.isActive { report(abnormally: "the connection closed during the handshake") }
+        if !context.channel.isActive {
+            report(abnormally: "the connection closed during the handshake")
+        } else if let why = pendingAbort {
+            abort(why)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -141,9 +154,31 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         guard failure == nil, !reported else { return }  // after a failure nothing more is read
+        if paused {
+            held.append(frame)
+            return
+        }
+        process(frame)
+    }
+
+    private func process(_ frame: WebSocketFrame) {
         if role == .server && frame.maskKey == nil { return fail(1002, "an unmasked frame from the client") }
         if role == .client && frame.maskKey != nil { return fail(1002, "a masked frame from the server") }
         if frame.rsv2 || frame.rsv3 { return fail(1002, "a frame with a reserved bit set (RSV2 or RSV3)") }
+        switch frame.opcode {
+        case .text, .binary, .continuation:
+            // After this side's close frame, data is dropped (the closing handshake goes on).
+            guard !sentClose else {
+                message = nil
+                return
+            }
+            data(frame)
+        default:
+            control(frame)
+        }
+    }
+
+    private func data(_ frame: WebSocketFrame) {
         switch frame.opcode {
         case .text, .binary:
             if message != nil { return fail(1002, "a new message began before the last one ended") }
@@ -156,10 +191,17 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
             if frame.rsv1 { return fail(1002, "a continuation frame with RSV1 set") }
             guard message != nil else { return fail(1002, "a continuation frame outside a message") }
             append(frame)
+        default:
+            break
+        }
+    }
+
+    private func control(_ frame: WebSocketFrame) {
+        switch frame.opcode {
         case .ping:
             if frame.rsv1 { return fail(1002, "a control frame with RSV1 set") }
             guard !sentClose else { return }
-            write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
+            pong(frame.unmaskedData)
         case .pong:
             if frame.rsv1 { return fail(1002, "a control frame with RSV1 set") }
         case .connectionClose:
@@ -167,6 +209,25 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
             received(close: frame.unmaskedData)
         default:
             fail(1002, "a frame with the reserved opcode \(frame.opcode)")
+        }
+    }
+
+    /// Answers a ping, or keeps its data for when the pong being written is out.
+    private func pong(_ data: ByteBuffer) {
+        guard let context else { return }
+        guard !pongInFlight else {
+            pongToSend = data
+            return
+        }
+        pongInFlight = true
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        write(WebSocketFrame(fin: true, opcode: .pong, data: data), promise: promise)
+        promise.futureResult.assumeIsolated().whenComplete { [self] result in
+            pongInFlight = false
+            if case .success = result, let next = pongToSend, !sentClose {
+                pongToSend = nil
+                pong(next)
+            }
         }
     }
 
@@ -356,6 +417,8 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             armCloseTimer()
         }
+        // The peer's close frame must be read, whoever stopped reading: data is dropped now.
+        resumeReading()
     }
 
     /// Sends a close frame with 1001 (Going Away) and closes the TCP connection once it is
@@ -371,21 +434,34 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Drops the connection without a closing handshake, reporting `why`.
+    /// Drops the connection without a closing handshake, reporting `why` (once in the pipeline,
+    /// when called before).
     func abort(_ why: String) {
-        guard !reported, let context else { return }
+        guard !reported else { return }
+        guard let context else {
+            pendingAbort = why
+            return
+        }
         if failure == nil { failure = (why, nil) }
         context.close(promise: nil)
     }
 
-    /// Stops reading from the socket until `resumeReading()`.
+    /// Stops reading from the socket, and taking what was read, until `resumeReading()`.
     func pauseReading() {
         paused = true
     }
 
+    /// Whether reading is stopped.
+    var isPaused: Bool { paused }
+
     func resumeReading() {
         guard paused else { return }
         paused = false
+        while !paused, !held.isEmpty, failure == nil, !reported {
+            process(held.removeFirst())
+        }
+        if !paused { held = [] }
+        guard !paused else { return }
         if readPending, let context {
             readPending = false
             context.read()

@@ -54,8 +54,14 @@ extension WebSocketServer {
         /// An event of `client`'s: past the unread limit, its reading stops until the program
         /// has taken enough.
         func emit(_ event: Event, cost: Int = 0, from client: Client) {
-            if queue.append(event, cost: cost, producer: client.id) { handle(ofClient: client.id)?.pauseReading() }
+            // Every event costs at least what holding it costs, so that empty ones count too.
+            if queue.append(event, cost: max(cost, 0) + Self.eventOverhead, producer: client.id) {
+                handle(ofClient: client.id)?.pauseReading()
+            }
         }
+
+        /// The bytes an event counts for beyond its payload.
+        static let eventOverhead = 128
 
         // MARK: - Accepting
 
@@ -78,7 +84,8 @@ extension WebSocketServer {
                 state.withLock { _ = $0.channels.removeValue(forKey: serial) }
                 activity.end(token)
             }
-            let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(min(max(configuration.handshakeTimeout, 0), 1e6) * 1000))) {
+            let seconds = configuration.handshakeTimeout.isFinite ? min(max(configuration.handshakeTimeout, 0), 1e6) : 10
+            let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
                 channel.close(promise: nil)
             }
             let upgrader = NIOWebSocketServerUpgrader(
@@ -135,7 +142,7 @@ extension WebSocketServer {
                 connection.goAway()
                 return
             }
-            session.opened(handle, on: channel.eventLoop)
+            session.opened(handle, connection: connection, on: channel.eventLoop)
         }
 
         // MARK: - Sending
@@ -167,9 +174,15 @@ extension WebSocketServer {
                 try await write(payload, text: text, to: client).get()
                 return
             }
+            // Every client's write is started before any is awaited: one that does not read
+            // delays only its own.
+            var writes: [EventLoopFuture<Void>] = []
             var firstError: (any Error)?
             for client in clients {
-                do { try await write(payload, text: text, to: client).get() } catch { firstError = firstError ?? error }
+                do { writes.append(try write(payload, text: text, to: client)) } catch { firstError = firstError ?? error }
+            }
+            for written in writes {
+                do { try await written.get() } catch { firstError = firstError ?? error }
             }
             if let firstError { throw firstError }
         }

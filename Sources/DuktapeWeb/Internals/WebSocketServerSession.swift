@@ -9,10 +9,13 @@ extension WebSocketServer {
         let client: Client
         private weak var core: Core?
         private var handle: WebSocketConnection.Handle?
+        /// The connection (on this event loop), to see whether the server itself stopped
+        /// reading it.
+        private weak var connection: WebSocketConnection?
         private var eventLoop: (any EventLoop)?
         private var watchdog: Scheduled<Void>?
         /// The stream being received: its file (descriptor and URL), and why it failed.
-        private var stream: (fd: Int32, url: URL, failure: String?)?
+        private var stream: (fd: Int32, url: URL, failure: String?, bytes: Int)?
 
         init(client: Client, core: Core) {
             self.client = client
@@ -20,8 +23,9 @@ extension WebSocketServer {
         }
 
         /// The handshake is done: Hello (`01 00 00 00` + "hello world!"), and the watchdog.
-        func opened(_ handle: WebSocketConnection.Handle, on eventLoop: any EventLoop) {
+        func opened(_ handle: WebSocketConnection.Handle, connection: WebSocketConnection, on eventLoop: any EventLoop) {
             self.handle = handle
+            self.connection = connection
             self.eventLoop = eventLoop
             core?.emit(.connected(client), from: client)
             _ = handle.send(text: false, WebSocketServer.frame(.hello, Data("hello world!".utf8)))
@@ -31,7 +35,12 @@ extension WebSocketServer {
         private func armWatchdog() {
             watchdog?.cancel()
             guard let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0, let eventLoop, let handle else { return }
-            watchdog = eventLoop.scheduleTask(in: .nanoseconds(Int64(min(timeout, 1e6) * 1e9))) {
+            watchdog = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(min(timeout, 1e6) * 1e9))) { [weak self] in
+                // Not read because the program has not taken its events: not the client's silence.
+                if self?.connection?.isPaused == true {
+                    self?.armWatchdog()
+                    return
+                }
                 handle.close(code: 1008, reason: "no heartbeat for \(timeout.formatted()) s")
             }
         }
@@ -97,10 +106,15 @@ extension WebSocketServer {
                 startStream()
             case .streaming:
                 guard var current = stream else { return invalid("a streaming frame outside a stream") }
-                if current.failure == nil, let reason = Self.write(payload, to: current.fd) {
+                current.bytes += payload.readableBytes
+                let limit = core?.configuration.maximumStreamBytes ?? 0
+                if current.failure == nil, current.bytes > limit {
+                    current.failure = "the stream is longer than \(limit) bytes (WebSocketServerConfiguration.maximumStreamBytes)"
+                    if current.fd >= 0 { ftruncate(current.fd, 0) }
+                } else if current.failure == nil, let reason = Self.write(payload, to: current.fd) {
                     current.failure = reason
-                    stream = current
                 }
+                stream = current
                 core?.emit(.streaming(client, byteCount: payload.readableBytes), from: client)
             case .streamEnd:
                 guard let current = stream else { return invalid("a streamEnd frame outside a stream") }
@@ -134,9 +148,9 @@ extension WebSocketServer {
             let fd = Foundation.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 {
                 // The frames of the stream are still taken; its end reports the failure.
-                stream = (-1, url, "cannot create it: \(String(cString: strerror(errno)))")
+                stream = (-1, url, "cannot create it: \(String(cString: strerror(errno)))", 0)
             } else {
-                stream = (fd, url, nil)
+                stream = (fd, url, nil, 0)
             }
             core?.emit(.streamStart(client), from: client)
         }

@@ -183,6 +183,7 @@ defineMethods(WebSocket.prototype, {
             text = toUSVString(reason);
             if (utf8Encode(text).length > 123) throw domException(what + ': The close reason must not be greater than 123 UTF-8 bytes.', 'SyntaxError');
         }
+        if (number === -1 && text !== '') number = 1000;  // a reason needs a code: the standard's 1000
         if (state.readyState === CLOSING || state.readyState === CLOSED) return;
         // Connecting: the connection is failed (an error, then a close with 1006); open: the
         // closing handshake begins.
