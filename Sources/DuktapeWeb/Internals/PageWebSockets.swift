@@ -396,6 +396,7 @@ final class PageWebSockets: @unchecked Sendable {
         let ending = socket.state.withLock { state -> (Bool, Scheduled<Void>?) in
             guard !state.ended else { return (false, nil) }
             state.ended = true
+            defer { state.stall = nil }
             return (true, state.stall)
         }
         guard ending.0 else { return }

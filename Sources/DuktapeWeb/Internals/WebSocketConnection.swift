@@ -118,13 +118,17 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        // Released, not only cancelled: the timer's task holds the channel, which holds this
+        // handler, which holds the timer.
         closeTimer?.cancel()
+        closeTimer = nil
         report(abnormally: "the connection's handler was removed")
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         closeTimer?.cancel()
+        closeTimer = nil
         report(abnormally: "the connection closed without a closing handshake")
         context.fireChannelInactive()
     }

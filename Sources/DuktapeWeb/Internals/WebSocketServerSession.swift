@@ -64,7 +64,10 @@ extension WebSocketServer {
             case .closing:
                 break
             case .closed(let closure):
+                // Released, not only cancelled: its task holds the connection, which holds
+                // this session, which holds the task.
                 watchdog?.cancel()
+                watchdog = nil
                 discardStream()
                 core?.remove(client)
                 let reason = closure.failure.map { closure.reason.isEmpty ? $0 : closure.reason } ?? closure.reason
