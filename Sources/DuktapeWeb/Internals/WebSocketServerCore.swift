@@ -131,7 +131,6 @@ extension WebSocketServer {
             let connection = WebSocketConnection(
                 role: .server, limits: .init(maximumMessageBytes: configuration.maximumMessageBytes), deflate: deflate,
                 onEvent: session.received)
-            try channel.pipeline.syncOperations.addHandler(connection)
             let handle = WebSocketConnection.Handle(connection, on: channel)
             let refused = state.withLock { state -> Bool in
                 guard !state.closed else { return true }
@@ -139,10 +138,14 @@ extension WebSocketServer {
                 return false
             }
             if refused {
-                connection.goAway()
+                channel.close(promise: nil)
                 return
             }
+            // Opened before the handler is in the pipeline: a connection that is already gone
+            // reports its end there, after its start (and the session's timer is released).
             session.opened(handle, connection: connection, on: channel.eventLoop)
+            try channel.pipeline.syncOperations.addHandler(connection)
+            session.greet()
         }
 
         // MARK: - Sending

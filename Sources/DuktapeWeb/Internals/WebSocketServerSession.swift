@@ -14,6 +14,8 @@ extension WebSocketServer {
         private weak var connection: WebSocketConnection?
         private var eventLoop: (any EventLoop)?
         private var watchdog: Scheduled<Void>?
+        /// Whether the connection ended (its `.closed` came).
+        private var ended = false
         /// The stream being received: its file (descriptor and URL), and why it failed.
         private var stream: (fd: Int32, url: URL, failure: String?, bytes: Int)?
 
@@ -22,18 +24,25 @@ extension WebSocketServer {
             self.core = core
         }
 
-        /// The handshake is done: Hello (`01 00 00 00` + "hello world!"), and the watchdog.
+        /// The handshake is done: the client is connected, and the watchdog runs.
         func opened(_ handle: WebSocketConnection.Handle, connection: WebSocketConnection, on eventLoop: any EventLoop) {
             self.handle = handle
             self.connection = connection
             self.eventLoop = eventLoop
             core?.emit(.connected(client), from: client)
-            _ = handle.send(text: false, WebSocketServer.frame(.hello, Data("hello world!".utf8)))
             armWatchdog()
+        }
+
+        /// Sends the Hello (`01 00 00 00` + "hello world!"), unless the connection already ended.
+        func greet() {
+            guard !ended, let handle else { return }
+            _ = handle.send(text: false, WebSocketServer.frame(.hello, Data("hello world!".utf8)))
         }
 
         private func armWatchdog() {
             watchdog?.cancel()
+            watchdog = nil
+            guard !ended else { return }
             guard let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0, let eventLoop, let handle else { return }
             watchdog = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(min(timeout, 1e6) * 1e9))) { [weak self] in
                 // Not read because the program has not taken its events: not the client's silence.
@@ -64,6 +73,7 @@ extension WebSocketServer {
             case .closing:
                 break
             case .closed(let closure):
+                ended = true
                 // Released, not only cancelled: its task holds the connection, which holds
                 // this session, which holds the task.
                 watchdog?.cancel()
