@@ -326,8 +326,10 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func armCloseTimer() {
         guard let context, closeTimer == nil else { return }
-        let channel = context.channel
-        closeTimer = context.eventLoop.scheduleTask(in: limits.closeTimeout) { channel.close(promise: nil) }
+        // The task holds this handler weakly and nothing else: it cannot keep the channel.
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.closeTimeout) { [weak self] in
+            self?.context?.close(promise: nil)
+        }
     }
 
     /// Sends this side's close frame (once); the future completes when it is written.

@@ -43,15 +43,20 @@ extension WebSocketServer {
             watchdog?.cancel()
             watchdog = nil
             guard !ended else { return }
-            guard let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0, let eventLoop, let handle else { return }
+            guard let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0, let eventLoop else { return }
+            // The task holds this session weakly and nothing else: it cannot keep a connection.
             watchdog = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(min(timeout, 1e6) * 1e9))) { [weak self] in
-                // Not read because the program has not taken its events: not the client's silence.
-                if self?.connection?.isPaused == true {
-                    self?.armWatchdog()
-                    return
-                }
-                handle.close(code: 1008, reason: "no heartbeat for \(timeout.formatted()) s")
+                self?.watchdogFired(after: timeout)
             }
+        }
+
+        private func watchdogFired(after timeout: TimeInterval) {
+            // Not read because the program has not taken its events: not the client's silence.
+            if connection?.isPaused == true {
+                armWatchdog()
+                return
+            }
+            handle?.close(code: 1008, reason: "no heartbeat for \(timeout.formatted()) s")
         }
 
         private func invalid(_ reason: String) {
