@@ -79,6 +79,8 @@ extension WebSocketServer {
                 break
             case .closed(let closure):
                 ended = true
+                // The handle holds the connection, whose events hold this session: released.
+                handle = nil
                 // Released, not only cancelled: its task holds the connection, which holds
                 // this session, which holds the task.
                 watchdog?.cancel()
