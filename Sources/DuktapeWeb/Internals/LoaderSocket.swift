@@ -113,22 +113,16 @@ final class LoaderSocket: Sendable {
                               wasClean: details?["wasClean"] as? Bool ?? false))
         case "plaintext": deliver(.plainText(value as? String ?? ""))
         case "b64text":
-            guard let data = Self.bytes(value) else { return deliver(.error("a data message whose bytes cannot be read")) }
+            guard let data = LoaderTransfer.bytes(value) else { return deliver(.error("a data message whose bytes cannot be read")) }
             deliver(.data(data))
         case "b64streamstart": startStream()
         case "b64streaming":
-            guard let data = Self.bytes(value) else { return deliver(.error("a stream chunk whose bytes cannot be read")) }
+            guard let data = LoaderTransfer.bytes(value) else { return deliver(.error("a stream chunk whose bytes cannot be read")) }
             appendStream(data)
         case "b64streamend": endStream()
         case "error": deliver(.error(value as? String ?? "\(value ?? "an error")"))
         default: deliver(.error("websocket.html posted an unknown message type '\(type)'"))
         }
-    }
-
-    private static func bytes(_ value: Any?) -> Data? {
-        if let data = value as? Data { return data }
-        if let text = value as? String { return Data(base64Encoded: text) }
-        return nil
     }
 
     // MARK: - Streams

@@ -295,7 +295,8 @@ final class LoaderTransfer: @unchecked Sendable {
         deliveries.finish { onEnd(self) }
     }
 
-    private static func bytes(_ value: Any?) -> Data? {
+    /// A bridge message's bytes: Data, or base64 text (the loader's `binaryEncoding`).
+    static func bytes(_ value: Any?) -> Data? {
         if let data = value as? Data { return data }
         if let text = value as? String { return Data(base64Encoded: text) }
         return nil
