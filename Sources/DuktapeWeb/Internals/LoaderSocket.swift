@@ -159,7 +159,8 @@ final class LoaderSocket: Sendable {
             try stream.handle.close()
             deliver(.streamEnd(stream.url))
         } catch {
-            unlink(stream.url.path)
+            LoaderTransfer.unlink(stream.url, ifStillOpenAs: stream.handle.fileDescriptor)
+            try? stream.handle.close()
             deliver(.error("the stream's file \(stream.url.path) could not be written: \(error)"))
         }
     }
@@ -167,8 +168,9 @@ final class LoaderSocket: Sendable {
     /// Closes and removes the file of an unfinished stream (the one this socket created).
     private func discardStream() {
         guard let stream = state.withLock({ state in state.stream.take() }) else { return }
+        // `.streamStart` gave the path away: removed only while it is still this file.
+        LoaderTransfer.unlink(stream.url, ifStillOpenAs: stream.handle.fileDescriptor)
         try? stream.handle.close()
-        unlink(stream.url.path)
     }
 
     // MARK: - Closing

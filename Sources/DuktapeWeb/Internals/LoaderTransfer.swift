@@ -273,11 +273,7 @@ final class LoaderTransfer: @unchecked Sendable {
         if let fileURL {
             // The file it created, and only while it is still that file: `.streamStart` gave
             // its path away, and a caller may have moved it and put something else there.
-            var opened = stat(), atPath = stat()
-            if let file, fstat(file.fileDescriptor, &opened) == 0, lstat(fileURL.path, &atPath) == 0,
-               opened.st_dev == atPath.st_dev, opened.st_ino == atPath.st_ino {
-                unlink(fileURL.path)
-            }
+            if let file { Self.unlink(fileURL, ifStillOpenAs: file.fileDescriptor) }
             UnfinishedFiles.unregister(fileURL.path)
             self.fileURL = nil
         }
@@ -293,6 +289,16 @@ final class LoaderTransfer: @unchecked Sendable {
         deliver(terminal, error: error)
         let onEnd = self.onEnd
         deliveries.finish { onEnd(self) }
+    }
+
+    /// Removes the file at `url` only while it is still the file open as `descriptor` (same
+    /// device and inode): its path was given away, and a caller may have moved it and put
+    /// something else there.
+    static func unlink(_ url: URL, ifStillOpenAs descriptor: Int32) {
+        var opened = stat(), atPath = stat()
+        guard fstat(descriptor, &opened) == 0, lstat(url.path, &atPath) == 0,
+              opened.st_dev == atPath.st_dev, opened.st_ino == atPath.st_ino else { return }
+        Foundation.unlink(url.path)
     }
 
     /// A bridge message's bytes: Data, or base64 text (the loader's `binaryEncoding`).
