@@ -36,7 +36,10 @@ extension WebSocketServer {
         case streaming(Client, byteCount: Int)
         /// The stream ended (type 5): its file, which is the program's now (delete it when done).
         case streamEnd(Client, file: URL)
-        /// The stream could not be written (its file was removed), or ended without a start.
+        /// The stream ended without its file: it could not be written, it passed
+        /// `maximumStreamBytes`, a new stream began before it ended, or the connection closed
+        /// first (then before `.disconnected`). Its file was removed. A stream that began ends
+        /// with exactly one of `.streamEnd` and `.streamFailed`.
         case streamFailed(Client, reason: String)
         /// A frame the framing does not allow, dropped: a binary frame shorter than its 4-byte
         /// type, a text frame that is not a `{messageType, messageBody}` envelope.

@@ -558,9 +558,9 @@ struct FetchTests {
             #expect(try await failure(page, "return fetch('/json', { method: 'TRACE' })")?.contains("unsupported") == true)
             #expect(try await failure(page, "return fetch('/json', { redirect: 'sometimes' })")?.contains("RequestRedirect") == true)
             #expect(try await failure(page, "return fetch('ftp://127.0.0.1/x')")?.contains("scheme 'ftp' is not supported") == true)
-            // A port nothing listens on: a closed listener's.
-            let closed = try await TestHTTPServer.start()
-            await closed.shutdown()
+            // A port nothing listens on, and no other test's server can take meanwhile.
+            let closed = try RefusingPort()
+            defer { closed.close() }
             let refused = try await failure(page, "return fetch('http://127.0.0.1:\(closed.port)/x')")
             #expect(refused?.hasPrefix("TypeError: Failed to fetch: GET http://127.0.0.1:\(closed.port)/x failed") == true)
             // An unresolvable host: a 64-character label cannot be put in a DNS query, so the

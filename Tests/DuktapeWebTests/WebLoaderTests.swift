@@ -409,8 +409,8 @@ struct WebLoaderTests {
     @Test func eachKindOfFailureIsItsOwnCase() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let closed = try await TestHTTPServer.start()
-        await closed.shutdown()
+        let closed = try RefusingPort()
+        defer { closed.close() }
         try await withDirectory { directory in
             try await withLoader({
                 $0.streamDirectory = directory

@@ -138,8 +138,7 @@ struct WebPageTests {
         // 0.5 s stops the endless script; under a sanitizer (`make test`, `make test-sanitize`)
         // the page's ordinary entries can take that long on a loaded machine (a ThreadSanitizer
         // run failed here with "execution timeout" on a trivial call).
-        let sanitized = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil || ProcessInfo.processInfo.environment["TSAN_OPTIONS"] != nil
-        configuration.executionTimeLimit = sanitized ? 5 : 0.5
+        configuration.executionTimeLimit = runsUnderASanitizer ? 5 : 0.5
         try await using(try WebPage(configuration: configuration)) { page in
             let result = try await page.load(html: """
                 <script>var ran = ['a']; throw new TypeError('broken')</script>

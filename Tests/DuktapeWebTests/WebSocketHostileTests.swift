@@ -76,19 +76,27 @@ struct WebSocketHostileTests {
         }
     }
 
+    /// 10,000 connections one after another (1,200 under ThreadSanitizer): a third closed before
+    /// the request, a third mid-request, a third after the handshake. The cap on connections is
+    /// above the count, so that a server whose loops lag behind the accepts (a loaded machine)
+    /// refuses none: capacity is `theConnectionCapRefusesTheNextOneUntilOneLeaves`'s.
     @Test func tenThousandConnectionsOpenedAndDroppedLeaveNothingBehind() async throws {
-        try await withWebSocketServer { server in
+        let count = runsUnderThreadSanitizer ? 1_200 : 10_000
+        try await withWebSocketServer(configure: { $0.maximumClients = count + 1 }) { server in
             let port = server.port
-            let output = try await onAThread { try PythonPeer.run([Self.hostile, "churn", "\(port)", "10000"], seconds: 240) }
-            #expect(output.contains("\"failures\": 0"), "\(output)")
+            let output = try await onAThread { try PythonPeer.run([Self.hostile, "churn", "\(port)", "\(count)"], seconds: 240) }
+            let report = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            #expect(report?["failures"] as? Int == 0, "\(output)")
+            let handshakes = try #require(report?["handshakes"] as? Int, "\(output)")
+            #expect(handshakes == count / 3)
             // Every connection ends: the ones that finished their handshake are reported.
             var connected = 0, disconnected = 0
             for await event in server.events {
                 if case .connected = event { connected += 1 }
                 if case .disconnected = event { disconnected += 1 }
-                if disconnected == 3333 { break }
+                if disconnected == handshakes { break }
             }
-            #expect(connected == 3333)
+            #expect(connected == handshakes)
             #expect(server.clients.isEmpty)
             // Every accepted connection closes, those dropped mid-handshake included.
             await server.core.activity.idle()
@@ -103,7 +111,53 @@ struct WebSocketHostileTests {
         }
     }
 
+    /// At `maximumClients` the next connection is closed at once, handshake unread; once the
+    /// connections end, new ones are accepted again.
+    @Test func theConnectionCapRefusesTheNextOneUntilOneLeaves() async throws {
+        try await withWebSocketServer(configure: { $0.maximumClients = 2; $0.heartbeatTimeout = nil }) { server in
+            let url = "ws://127.0.0.1:\(server.port)/service"
+            try await withSocketPage { page in
+                let log = try await run(page, """
+                    return new Promise(function (resolve) {
+                        var log = [], held = [], hellos = 0;
+                        function hold() {
+                            var ws = new WebSocket(url);
+                            ws.onmessage = function () {
+                                if (++hellos < 2) return;
+                                var third = new WebSocket(url);
+                                third.onopen = function () { log.push('third opened') };
+                                third.onerror = function () { log.push('third error') };
+                                third.onclose = function (e) {
+                                    log.push('third close ' + e.code + ' ' + e.wasClean);
+                                    held.forEach(function (ws) { ws.close() });
+                                    resolve(log.join(','));
+                                };
+                            };
+                            held.push(ws);
+                        }
+                        hold(); hold();
+                    });
+                    """, ["url": url])
+                #expect(log == "third error,third close 1006 false")
+            }
+            var lines: [String] = []
+            for await event in server.events {
+                lines.append(line(event))
+                if lines.count == 4 { break }
+            }
+            #expect(lines.filter { $0.hasPrefix("connected") }.count == 2 && lines.filter { $0.hasPrefix("disconnected") }.count == 2, "\(lines)")
+            // Every connection has ended (and left the count): a new one is accepted.
+            await server.core.activity.idle()
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: url, "ws.onmessage = function () { log.push('hello'); ws.close(); };")
+                #expect(log.first == "hello", "\(log)")
+            }
+        }
+    }
+
+    /// 50 page clients, a thousand messages each (10 × 200 under ThreadSanitizer), ten in flight.
     @Test func fiftyClientsExchangeAThousandMessagesEachInOrder() async throws {
+        let (clients, messages) = runsUnderThreadSanitizer ? (10, 200) : (50, 1_000)
         // The page's raw clients send no heartbeats.
         try await withWebSocketServer(configure: { $0.heartbeatTimeout = nil }) { server in
             // The server echoes each envelope to its client, and checks each client's order.
@@ -121,7 +175,7 @@ struct WebSocketHostileTests {
             try await withSocketPage { page in
                 let result = try await run(page, """
                     return new Promise(function (resolve) {
-                        var open = 50, report = [];
+                        var open = clients, report = [];
                         function client(n) {
                             var ws = new WebSocket(url), expected = 0, sent = 0, bad = 0;
                             ws.binaryType = 'arraybuffer';
@@ -130,18 +184,18 @@ struct WebSocketHostileTests {
                                 if (typeof e.data !== 'string') { for (var i = 0; i < 10; i++) send(); return; }  // Hello
                                 if (e.data !== String(expected)) bad++;
                                 expected++;
-                                if (sent < 1000) send();
-                                if (expected === 1000) ws.close();
+                                if (sent < messages) send();
+                                if (expected === messages) ws.close();
                             };
                             ws.onclose = function () {
                                 report.push(expected + '/' + bad);
                                 if (--open === 0) resolve(report.join(','));
                             };
                         }
-                        for (var n = 0; n < 50; n++) client(n);
+                        for (var n = 0; n < clients; n++) client(n);
                     });
-                    """, ["url": "ws://127.0.0.1:\(server.port)/service"])
-                #expect(result == Array(repeating: "1000/0", count: 50).joined(separator: ","))
+                    """, ["url": "ws://127.0.0.1:\(server.port)/service", "clients": clients, "messages": messages])
+                #expect(result == Array(repeating: "\(messages)/0", count: clients).joined(separator: ","))
             }
             echo.cancel()
             #expect(await echo.value.isEmpty)

@@ -101,7 +101,7 @@ elif mode == "slowloris":
     print(json.dumps({"closed_after": closed_after}))
 elif mode == "churn":
     n = int(sys.argv[3])
-    failures = 0
+    failures, handshakes, reasons = 0, 0, []
     for i in range(n):
         try:
             if i % 3 == 0:
@@ -112,6 +112,9 @@ elif mode == "churn":
                 sock.close()
             else:
                 open_socket(port).close()
-        except (OSError, EOFError):
+                handshakes += 1
+        except (OSError, EOFError) as error:
             failures += 1
-    print(json.dumps({"opened": n, "failures": failures}))
+            if len(reasons) < 5:
+                reasons.append("connection %d: %r" % (i, error))
+    print(json.dumps({"opened": n, "handshakes": handshakes, "failures": failures, "reasons": reasons}))

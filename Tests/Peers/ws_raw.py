@@ -406,19 +406,22 @@ def drive(url, results_path):
     results = []
     for id, group, steps, expect in cases(True) + compression_cases(True):
         sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+        phase = "the handshake"
         try:
             rest, compression = handshake_client(sock, hostport, "/" + path, group == "compression")
             conn = Conn(sock, client_role=True)
             conn.buffer = rest
             # The server's Hello (type 1) comes first.
+            phase = "the Hello"
             kind, value = conn.read_message(zlib.decompressobj(-15) if compression else None)
             if kind != 2 or not value.startswith(b"\x01\x00\x00\x00"):
                 results.append({"id": id, "group": group, "passed": False, "detail": f"no Hello: {kind} {value!r}"})
                 continue
+            phase = "the case"
             ok, detail = run_case(conn, steps, expect, zlib.decompressobj(-15) if compression else None)
             results.append({"id": id, "group": group, "passed": ok, "detail": detail})
         except Exception as error:
-            results.append({"id": id, "group": group, "passed": False, "detail": repr(error)})
+            results.append({"id": id, "group": group, "passed": False, "detail": f"{error!r} during {phase}"})
         finally:
             sock.close()
     # Masking: a client frame without a mask is a protocol error.

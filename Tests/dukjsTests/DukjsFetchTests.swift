@@ -44,8 +44,8 @@ struct DukjsFetchTests {
     @Test func failuresExitWithAMessageAndLeaveNoFile() async throws {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
-        let closed = try await TestHTTPServer.start()
-        await closed.shutdown()
+        let closed = try RefusingPort()
+        defer { closed.close() }
         let file = temporaryFile()
         let missing = try await dukjs(["fetch", server.baseURL + "/status?code=404", "-o", file.path])
         #expect(missing.status == 1 && missing.stderr == "dukjs: fetch \(server.baseURL)/status?code=404: the server answered HTTP 404\n",

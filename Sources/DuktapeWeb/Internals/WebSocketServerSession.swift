@@ -85,9 +85,12 @@ extension WebSocketServer {
                 // this session, which holds the task.
                 watchdog?.cancel()
                 watchdog = nil
-                discardStream()
-                core?.remove(client)
                 let reason = closure.failure.map { closure.reason.isEmpty ? $0 : closure.reason } ?? closure.reason
+                // A stream that began ends too: failed, before the disconnection.
+                if discardStream() {
+                    core?.emit(.streamFailed(client, reason: "the connection closed before the stream ended (\(closure.code)\(reason.isEmpty ? "" : ": " + reason))"), from: client)
+                }
+                core?.remove(client)
                 core?.emit(.disconnected(client, code: closure.code, reason: reason, wasClean: closure.wasClean), from: client)
             }
         }
@@ -119,8 +122,7 @@ extension WebSocketServer {
             case .heartBeat:
                 return
             case .streamStart:
-                if stream != nil {
-                    discardStream()
+                if discardStream() {
                     core?.emit(.streamFailed(client, reason: "a new stream began before the last one ended"), from: client)
                 }
                 startStream()
@@ -151,13 +153,17 @@ extension WebSocketServer {
             }
         }
 
-        /// Closes and removes the file of an unfinished stream (only one this session created).
-        private func discardStream() {
-            guard let stream else { return }
+        /// Closes and removes the file of an unfinished stream (only one this session created);
+        /// false when no stream was open.
+        @discardableResult
+        private func discardStream() -> Bool {
+            guard let stream else { return false }
             self.stream = nil
-            guard stream.fd >= 0 else { return }
-            Foundation.close(stream.fd)
-            unlink(stream.url.path)
+            if stream.fd >= 0 {
+                Foundation.close(stream.fd)
+                unlink(stream.url.path)
+            }
+            return true
         }
 
         /// A new file for a stream in the stream directory: created (never an existing one),
