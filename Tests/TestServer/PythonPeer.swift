@@ -87,7 +87,10 @@ public final class PythonPeer: @unchecked Sendable {
     /// cooperative pool). A script that runs past `seconds` is killed.
     public static func run(_ arguments: [String], seconds: Int = 60) throws -> String {
         let (pid, fd) = try spawn(arguments)
-        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        // The deadline kills the child only while it is not reaped: its pid is its own until
+        // then (exited, it is a zombie that holds the pid), never another process's.
+        let reaped = Locked(false)
+        let killer = DispatchWorkItem { reaped.withLock { if !$0 { kill(pid, SIGKILL) } } }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds), execute: killer)
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -97,8 +100,11 @@ public final class PythonPeer: @unchecked Sendable {
             data += buffer[0..<count]
         }
         close(fd)
-        waitpid(pid, nil, 0)
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        reaped.withLock { $0 = true }
         killer.cancel()
+        waitpid(pid, nil, 0)
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -113,10 +119,20 @@ public final class PythonPeer: @unchecked Sendable {
 
 /// Runs `body` on a thread of its own and returns what it returns (for blocking calls that must
 /// not hold one of Swift concurrency's few threads).
+///
+/// The result passes through a lock, not through the continuation: a continuation resumed before
+/// its task suspends is an edge ThreadSanitizer does not see (swiftlang/swift#57803).
 public func onAThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
+    let result = Locked<Result<T, any Error>?>(nil)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            let outcome = Result { try body() }
+            result.withLock { $0 = outcome }
+            continuation.resume()
+        }.start()
     }
+    guard let outcome = result.withLock({ $0 }) else { throw CancellationError() }
+    return try outcome.get()
 }
 
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
@@ -125,4 +141,16 @@ func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_act
     typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
     _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
+}
+
+/// A value behind a lock, shared by reference.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&value) }
+    }
 }

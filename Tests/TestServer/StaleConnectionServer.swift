@@ -25,7 +25,8 @@ public final class StaleConnectionServer: @unchecked Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addHandler(HandOffFence.shared)
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
         server.channel = listener.channel
@@ -52,6 +53,7 @@ public final class StaleConnectionServer: @unchecked Sendable {
             var buffer = ByteBuffer()
             var served = 0
             for try await var chunk in inbound {
+                HandOffFence.shared.pass()
                 buffer.writeBuffer(&chunk)
                 // Requests without bodies: each ends at its blank line.
                 while let end = endOfHead(in: buffer) {

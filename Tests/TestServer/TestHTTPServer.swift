@@ -105,7 +105,8 @@ public final class TestHTTPServer: @unchecked Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                    try channel.pipeline.syncOperations.addHandler(HandOffFence.shared)
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                 }
             }
@@ -140,6 +141,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             var headEnd: Int?
             while headEnd == nil {
                 guard var chunk = try await iterator.next() else { return }
+                HandOffFence.shared.pass()
                 buffer.writeBuffer(&chunk)
                 headEnd = endOfHead(in: buffer)
             }
@@ -155,6 +157,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             let length = Int(request.header("content-length") ?? "0") ?? 0
             while buffer.readableBytes < length {
                 guard var chunk = try await iterator.next() else { return }
+                HandOffFence.shared.pass()
                 buffer.writeBuffer(&chunk)
             }
             request.body = Data(buffer.readBytes(length: length) ?? [])
@@ -366,5 +369,28 @@ func endOfHead(in buffer: ByteBuffer) -> Int? {
             return buffer.readerIndex + index + 4
         }
         return nil
+    }
+}
+
+/// A lock that the event loop passes through after a read filled its buffer, and the task that
+/// takes the buffer passes through before reading it: the hand-off as ThreadSanitizer can see
+/// it. `NIOAsyncChannel` hands buffers over by resuming a continuation, and one resumed before
+/// its task suspends is an edge ThreadSanitizer does not see (swiftlang/swift#57803): it then
+/// reports the buffer's bytes as a race between the loop and the task.
+final class HandOffFence: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    static let shared = HandOffFence()
+    private let lock = NSLock()
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        pass()
+        context.fireChannelRead(data)
+    }
+
+    func pass() {
+        lock.lock()
+        lock.unlock()
     }
 }

@@ -9,7 +9,8 @@ final class EventQueue<Element: Sendable>: Sendable {
     private struct State {
         var items: [(element: Element, cost: Int, producer: Int)] = []
         var head = 0
-        var waiter: CheckedContinuation<Element?, Never>?
+        /// The consumer waiting: woken with true when an element may be there, false at the end.
+        var waiter: CheckedContinuation<Bool, Never>?
         var finished = false
         var costs: [Int: Int] = [:]
         var stopped: Set<Int> = []
@@ -26,55 +27,51 @@ final class EventQueue<Element: Sendable>: Sendable {
 
     /// Adds `element` (after `finish()`, drops it); returns true when `producer` should stop
     /// until `onRoom(producer)`.
+    ///
+    /// Elements always pass through the lock, never through the waiter's continuation: a
+    /// continuation resumed before its task suspends is an edge ThreadSanitizer does not see
+    /// (swiftlang/swift#57803), and the lock is one it does.
     @discardableResult
     func append(_ element: Element, cost: Int = 0, producer: Int = 0) -> Bool {
-        let (waiter, stop) = state.withLock { state -> (CheckedContinuation<Element?, Never>?, Bool) in
+        let (waiter, stop) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, Bool) in
             guard !state.finished else { return (nil, false) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (waiter, false)
-            }
             state.items.append((element, cost, producer))
-            state.costs[producer, default: 0] += cost
-            guard state.costs[producer, default: 0] > highWater, state.stopped.insert(producer).inserted else { return (nil, false) }
-            return (nil, true)
+            let total = state.costs[producer, default: 0] + cost
+            state.costs[producer] = total
+            let stop = total > highWater && state.stopped.insert(producer).inserted
+            defer { state.waiter = nil }
+            return (state.waiter, stop)
         }
-        waiter?.resume(returning: element)
+        waiter?.resume(returning: true)
         return stop
     }
 
     /// The next element, waiting for one; nil once finished and empty, or when the task is
-    /// cancelled. One consumer at a time.
+    /// cancelled. One consumer at a time: a second one waiting at the same time gets nil.
     func next() async -> Element? {
-        if let (element, room) = take() {
-            if let room { onRoom(room) }
-            return element
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> (Element?, Bool)? in
-                    if state.head < state.items.count || state.finished || Task.isCancelled { return (nil, true) }
-                    // One consumer: a second one waiting at the same time gets nil (the end).
-                    if state.waiter != nil { return nil }
-                    state.waiter = continuation
-                    return (nil, false)
-                }
-                guard let ready else {
-                    continuation.resume(returning: nil)
-                    return
-                }
-                if ready.1 {
-                    let taken = take()
-                    if let room = taken?.1 { onRoom(room) }
-                    continuation.resume(returning: taken?.0)
-                }
+        while true {
+            if let (element, room) = take() {
+                if let room { onRoom(room) }
+                return element
             }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
+            let woken = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let now = state.withLock { state -> Bool? in
+                        if state.head < state.items.count { return true }
+                        if state.finished || Task.isCancelled || state.waiter != nil { return false }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let now { continuation.resume(returning: now) }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume(returning: false)
             }
-            waiter?.resume(returning: nil)
+            if !woken { return nil }
         }
     }
 
@@ -97,11 +94,11 @@ final class EventQueue<Element: Sendable>: Sendable {
 
     /// No more elements come; the consumer gets those waiting, then nil.
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             state.finished = true
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume(returning: Element?.none)
+        waiter?.resume(returning: false)
     }
 }
