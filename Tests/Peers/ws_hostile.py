@@ -102,19 +102,36 @@ elif mode == "slowloris":
 elif mode == "churn":
     n = int(sys.argv[3])
     failures, handshakes, reasons = 0, 0, []
+    used = {}  # local port -> the connection that last used it
     for i in range(n):
+        phase, local = "connect", None
         try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+            local = sock.getsockname()[1]
             if i % 3 == 0:
-                socket.create_connection(("127.0.0.1", port), timeout=30).close()
+                sock.close()
             elif i % 3 == 1:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+                phase = "send"
                 sock.sendall(request()[:40])
                 sock.close()
             else:
-                open_socket(port).close()
+                phase = "send"
+                sock.sendall(request())
+                phase = "receive"
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = sock.recv(4096)
+                    if not chunk:
+                        raise EOFError("closed during the handshake")
+                    data += chunk
+                sock.close()
                 handshakes += 1
         except (OSError, EOFError) as error:
             failures += 1
             if len(reasons) < 5:
-                reasons.append("connection %d: %r" % (i, error))
+                before = used.get(local)
+                reasons.append("connection %d (%s, local port %s%s): %r" % (
+                    i, phase, local, "" if before is None else ", last used by connection %d" % before, error))
+        if local is not None:
+            used[local] = i
     print(json.dumps({"opened": n, "handshakes": handshakes, "failures": failures, "reasons": reasons}))

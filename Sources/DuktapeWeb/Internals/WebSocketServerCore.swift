@@ -80,13 +80,16 @@ extension WebSocketServer {
                 return
             }
             let token = activity.begin()
-            channel.closeFuture.whenComplete { [self] _ in
-                state.withLock { _ = $0.channels.removeValue(forKey: serial) }
-                activity.end(token)
-            }
             let seconds = configuration.handshakeTimeout.isFinite ? min(max(configuration.handshakeTimeout, 0), 1e6) : 10
             let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
                 channel.close(promise: nil)
+            }
+            channel.closeFuture.whenComplete { [self] _ in
+                // The deadline holds the channel: a connection that ends before its handshake
+                // lets go of it at once, not at the deadline.
+                deadline.cancel()
+                state.withLock { _ = $0.channels.removeValue(forKey: serial) }
+                activity.end(token)
             }
             let upgrader = NIOWebSocketServerUpgrader(
                 maxFrameSize: WebSocketConnection.maximumFrameSize(.init(maximumMessageBytes: configuration.maximumMessageBytes)),
