@@ -106,19 +106,19 @@ public final class TestHTTPServer: @unchecked Sendable {
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(HandOffFence.shared)
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                    let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                    // Served from here, not handed through the listener: a connection accepted
+                    // as the listener closes would be dropped unserved, and swift-nio traps on
+                    // an async channel dropped without its writer finished.
+                    Task { await server.serve(connection, with: routes) }
                 }
             }
         server.channel = listener.channel
         server.port = listener.channel.localAddress?.port ?? 0
         Task {
-            try? await withThrowingDiscardingTaskGroup { group in
-                try await listener.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await server.serve(connection, with: routes) }
-                    }
-                }
+            try? await listener.executeThenClose { accepted in
+                for try await _ in accepted {}
             }
         }
         return server
