@@ -85,6 +85,7 @@ let package = Package(
             name: "TestServer",
             dependencies: [
                 "CZlib",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

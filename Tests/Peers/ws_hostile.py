@@ -23,16 +23,21 @@ def request():
     return REQUEST.format(key=base64.b64encode(os.urandom(16)).decode()).encode()
 
 
+def read_head(sock):
+    """Reads until the end of the response's head (the server's answer to the handshake)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            raise EOFError("closed during the handshake")
+        data += chunk
+
+
 def open_socket(port, handshake=True):
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
     if handshake:
         sock.sendall(request())
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                raise EOFError("closed during the handshake")
-            data += chunk
+        read_head(sock)
     return sock
 
 
@@ -118,12 +123,7 @@ elif mode == "churn":
                 phase = "send"
                 sock.sendall(request())
                 phase = "receive"
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = sock.recv(4096)
-                    if not chunk:
-                        raise EOFError("closed during the handshake")
-                    data += chunk
+                read_head(sock)
                 sock.close()
                 handshakes += 1
         except (OSError, EOFError) as error:

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// A peer written in Python by others (Python's `websockets`, `http.server`): a child process
 /// started with `posix_spawn` (see ChildProcess for why not Foundation's `Process`), for the
@@ -89,8 +90,8 @@ public final class PythonPeer: @unchecked Sendable {
         let (pid, fd) = try spawn(arguments)
         // The deadline kills the child only while it is not reaped: its pid is its own until
         // then (exited, it is a zombie that holds the pid), never another process's.
-        let reaped = Locked(false)
-        let killer = DispatchWorkItem { reaped.withLock { if !$0 { kill(pid, SIGKILL) } } }
+        let reaped = NIOLockedValueBox(false)
+        let killer = DispatchWorkItem { reaped.withLockedValue { if !$0 { kill(pid, SIGKILL) } } }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds), execute: killer)
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -102,7 +103,7 @@ public final class PythonPeer: @unchecked Sendable {
         close(fd)
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
-        reaped.withLock { $0 = true }
+        reaped.withLockedValue { $0 = true }
         killer.cancel()
         waitpid(pid, nil, 0)
         return String(decoding: data, as: UTF8.self)
@@ -123,15 +124,15 @@ public final class PythonPeer: @unchecked Sendable {
 /// The result passes through a lock, not through the continuation: a continuation resumed before
 /// its task suspends is an edge ThreadSanitizer does not see (swiftlang/swift#57803).
 public func onAThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let result = Locked<Result<T, any Error>?>(nil)
+    let result = NIOLockedValueBox<Result<T, any Error>?>(nil)
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         Thread {
             let outcome = Result { try body() }
-            result.withLock { $0 = outcome }
+            result.withLockedValue { $0 = outcome }
             continuation.resume()
         }.start()
     }
-    guard let outcome = result.withLock({ $0 }) else { throw CancellationError() }
+    guard let outcome = result.withLockedValue({ $0 }) else { throw CancellationError() }
     return try outcome.get()
 }
 
@@ -141,16 +142,4 @@ func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_act
     typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
     _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
-}
-
-/// A value behind a lock, shared by reference.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
-    }
 }
