@@ -1,5 +1,6 @@
-/// What a `WebPage.load(html:baseURL:)` did: the document's scripts that threw (the page goes on
-/// loading, as browsers do) and those it did not run (or could not load).
+/// What a `WebPage.load(html:baseURL:)` or `load(url:)` did: the document's scripts that threw
+/// (the page goes on loading, as browsers do) and those it did not run (or could not load); for
+/// `load(url:)`, the document's final URL and status.
 ///
 /// ```swift
 /// let result = try await page.load(html: html, baseURL: nil)
@@ -35,4 +36,17 @@ public struct PageLoad: Sendable, Equatable {
     /// let skipped = result.skippedScripts.count
     /// ```
     public internal(set) var skippedScripts: [SkippedScript] = []
+    /// For `load(url:)`: the document's URL after its redirects (the page's `url` now).
+    ///
+    /// ```swift
+    /// let landed = try await page.load(url: URL(string: "http://127.0.0.1:8080/start")!).url
+    /// ```
+    public internal(set) var url: URL?
+    /// For `load(url:)`: the document's HTTP status (an error page is loaded as a document, as
+    /// browsers do); nil for `load(html:baseURL:)` and `file:` documents.
+    ///
+    /// ```swift
+    /// if let status = result.statusCode, status >= 400 { print("an error page") }
+    /// ```
+    public internal(set) var statusCode: Int?
 }

@@ -29,6 +29,20 @@ public struct ScriptMessage: @unchecked Sendable {
     /// let fields = message.body as? [String: Any] ?? [:]
     /// ```
     public let body: Any?
+    /// The document that posted the message, as it was when it posted (WebKit's `frameInfo`):
+    /// what a handler checks before it trusts the message, since a page may have navigated
+    /// anywhere since its handlers were added.
+    ///
+    /// ```swift
+    /// guard message.frameInfo.securityOrigin.host == "app.example" else { return }
+    /// ```
+    public let frameInfo: FrameInfo
+
+    init(name: String, body: Any?, frameInfo: FrameInfo = FrameInfo(url: nil)) {
+        self.name = name
+        self.body = body
+        self.frameInfo = frameInfo
+    }
 }
 
 /// An error a reply handler throws to reject the page's promise with `message` (WebKit's

@@ -80,7 +80,10 @@ public final class WebPage: @unchecked Sendable {
             guard let page = link.page else { return }
             let body = value.toObject()
             let bytes = try page.admitMessage(body)
-            page.deliver(ScriptMessage(name: name, body: body), replyID: replyID, bytes: bytes)
+            // The document that posted: the page's URL now, on the page's thread, whatever
+            // the page loads before the handler runs.
+            let frame = FrameInfo(url: page.url)
+            page.deliver(ScriptMessage(name: name, body: body, frameInfo: frame), replyID: replyID, bytes: bytes)
         }
         // document.cookie: the store's cookies for the page's URL that scripts may see.
         let store = configuration.cookieStore
@@ -261,6 +264,41 @@ public final class WebPage: @unchecked Sendable {
         steps.append { [control] _ in try control.setReadyState(.complete) }
         try await runSteps(steps)
         return result.value
+    }
+
+    /// Navigates to `url` (WebKit's `load(_:)` with a `URLRequest(url:)`): GETs the document
+    /// through the page's network (the request policy on every hop, redirects followed as
+    /// browsers follow them, the cookies of each hop sent and stored), then loads it as
+    /// `load(html:baseURL:)` does with the URL after the redirects as its base, which becomes
+    /// the page's `url`. An error status's page is loaded too, as browsers do (`statusCode`
+    /// says which). Documents are decoded by the charset of their `Content-Type` (UTF-8 by
+    /// default), at most 16 MB.
+    ///
+    /// ```swift
+    /// let result = try await page.load(url: URL(string: "http://127.0.0.1:8080/app.html")!)
+    /// print(result.url ?? "", result.statusCode ?? 0)
+    /// ```
+    ///
+    /// Throws `WebPageError.navigationFailed` when there is no document (a scheme other than
+    /// http, https and file, the policy's refusal, a network failure, a document too long): the
+    /// page's document, globals and URL are then as they were.
+    @discardableResult
+    public func load(url: URL) async throws -> PageLoad {
+        guard let record = URLRecord.parse(url.absoluteString), ["http", "https", "file"].contains(record.scheme) else {
+            throw WebPageError.navigationFailed(url: url, reason: "only http, https and file URLs can be loaded")
+        }
+        let document: ScriptCollector.Loaded
+        do {
+            document = try await network.loadDocument(record)
+        } catch let failure as FetchFailure {
+            if loop.isStopped { throw WebPageError.closed }
+            throw WebPageError.navigationFailed(url: url, reason: failure.description)
+        }
+        let landed = URL(string: document.url) ?? url
+        var result = try await load(html: document.text, baseURL: landed)
+        result.url = landed
+        result.statusCode = record.scheme == "file" ? nil : document.status
+        return result
     }
 
     /// A load's result, added to from the page's thread and read at the end.

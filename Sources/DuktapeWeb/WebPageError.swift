@@ -20,6 +20,13 @@ public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgumentName(String)
     /// The page was closed (or its loop stopped) before the operation finished.
     case closed
+    /// `load(url:)` could not get the document: a URL it cannot load, the policy's refusal, a
+    /// network failure, a document over 16 MB. The page's document and URL did not change.
+    ///
+    /// ```swift
+    /// catch WebPageError.navigationFailed(let url, let reason) { print(url, reason) }
+    /// ```
+    case navigationFailed(url: URL, reason: String)
     /// No context could be made for the page (the process is out of memory).
     case cannotCreateContext
 
@@ -42,6 +49,7 @@ public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedResultType(let type): return "the result (a \(type)) has no Swift form"
         case .invalidArgumentName(let name): return "'\(name)' is not a JavaScript identifier"
         case .closed: return "the page was closed"
+        case .navigationFailed(let url, let reason): return "the page could not load \(url.absoluteString): \(reason)"
         case .cannotCreateContext: return "no JavaScript context could be made for the page"
         }
     }

@@ -286,6 +286,32 @@ final class PageNetwork: @unchecked Sendable {
     /// The longest external script a page loads.
     static let maximumScriptBytes = 16 << 20
 
+    /// Loads a document for a navigation: GET, redirects followed (each hop under the policy),
+    /// the cookies of every hop sent and stored (a navigation's credentials are included), any
+    /// status (an error page is a document), at most `maximumDocumentBytes`.
+    func loadDocument(_ url: URLRecord, headers: [(name: String, value: String)] = []) async throws -> ScriptCollector.Loaded {
+        let box = Guarded<ScriptCollector?>(nil)
+        guard let transfer = register(onPause: nil, onAbandon: { box.withLock { $0 }?.abandoned() }) else {
+            throw FetchFailure(.cancelled, "GET \(url.href): the page closed")
+        }
+        let id = transfer.id
+        let collector = ScriptCollector(request: "GET \(url.href)", limit: Self.maximumDocumentBytes, anyStatus: true) { [weak self] in
+            self?.cancel(id)
+        }
+        box.withLock { $0 = collector }
+        begin(FetchRequest(url: url, method: "GET", headers: headers, body: nil, redirect: .follow, timeout: defaultTimeout,
+                           credentials: .include, cache: .default),
+              on: transfer, to: collector)
+        return try await withTaskCancellationHandler {
+            try await collector.loaded()
+        } onCancel: { [weak self] in
+            self?.cancel(id)
+        }
+    }
+
+    /// The longest document a page loads.
+    static let maximumDocumentBytes = 16 << 20
+
     /// Starts `request`'s tasks on `transfer`: its timeout, and its network work once a slot is
     /// free (at most `maximumConcurrentTransfers` do network work at once; the rest wait).
     private func begin(_ request: FetchRequest, on transfer: FetchTransfer, to sink: some TransferSink) {
