@@ -27,6 +27,9 @@ static const unsigned char cduk_web__events_js[] = {
 static const unsigned char cduk_web__fetch_js[] = {
 #embed "../DuktapeWeb/JavaScript/fetch.js"
 };
+static const unsigned char cduk_web__flex_js[] = {
+#embed "../DuktapeWeb/JavaScript/flex.js"
+};
 static const unsigned char cduk_web__headers_js[] = {
 #embed "../DuktapeWeb/JavaScript/headers.js"
 };
@@ -71,6 +74,7 @@ static const struct { const char *name; const unsigned char *bytes; size_t lengt
     { "encoding.js", cduk_web__encoding_js, sizeof cduk_web__encoding_js },
     { "events.js", cduk_web__events_js, sizeof cduk_web__events_js },
     { "fetch.js", cduk_web__fetch_js, sizeof cduk_web__fetch_js },
+    { "flex.js", cduk_web__flex_js, sizeof cduk_web__flex_js },
     { "headers.js", cduk_web__headers_js, sizeof cduk_web__headers_js },
     { "helpers.js", cduk_web__helpers_js, sizeof cduk_web__helpers_js },
     { "page.js", cduk_web__page_js, sizeof cduk_web__page_js },

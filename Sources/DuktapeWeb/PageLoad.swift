@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a `WebPage.load(html:baseURL:)` or `load(url:)` did: the document's scripts that threw
 /// (the page goes on loading, as browsers do) and those it did not run (or could not load); for
 /// `load(url:)`, the document's final URL and status.

@@ -34,6 +34,8 @@ public final class WebPage: @unchecked Sendable {
     let context: JSContext
     private let loop: JSEventLoop
     private let control: PageSeam.Control
+    /// What the page's bridges are given (`PageBridge`).
+    let environment: PageSeam.BridgeEnvironment
     /// `fetch` and `WebSocket`, with the page's URL as their base.
     private let browserNetwork: BrowserNetwork
     var network: PageNetwork { browserNetwork.network }
@@ -46,6 +48,10 @@ public final class WebPage: @unchecked Sendable {
     private var closed = false
     /// Script messages handed to the host whose handler has not finished, and their size.
     private var messagesInFlight = (count: 0, bytes: 0)
+    /// The bridges on the page (FlexComponent, WebViewJavascriptBridge), in the order added.
+    private var bridges: [PageBridge] = []
+    /// Told once when the page closes (the bridges fail what they wait for).
+    private var closeObservers: [@Sendable () -> Void] = []
     /// The reply handlers' tasks, until each returns (`shutdown()` waits for them).
     private let replyActivity = ActivityCount()
     /// The token (in `replyActivity`) of the reply handler the current task runs: a
@@ -76,14 +82,14 @@ public final class WebPage: @unchecked Sendable {
             context: context, loop: loop, configuration: configuration, documentURL: { [link] in link.page?.url },
             backlogIsHigh: { [link] in link.page?.messageBacklogIsHigh ?? false })
         let globals = browserNetwork.globals
-        let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int) throws in
+        let post = JSValue(newFunctionIn: context) { (name: String, value: JSValue, replyID: Int, toBridge: Bool) throws in
             guard let page = link.page else { return }
             let body = value.toObject()
             let bytes = try page.admitMessage(body)
             // The document that posted: the page's URL now, on the page's thread, whatever
             // the page loads before the handler runs.
             let frame = FrameInfo(url: page.url)
-            page.deliver(ScriptMessage(name: name, body: body, frameInfo: frame), replyID: replyID, bytes: bytes)
+            page.deliver(ScriptMessage(name: name, body: body, frameInfo: frame), replyID: replyID, bytes: bytes, toBridge: toBridge)
         }
         // document.cookie: the store's cookies for the page's URL that scripts may see.
         let store = configuration.cookieStore
@@ -97,6 +103,8 @@ public final class WebPage: @unchecked Sendable {
         }
         control = try PageSeam.installPage(
             in: context, globals: globals, natives: PageSeam.PageNatives(post: post, getCookie: getCookie, setCookie: setCookie))
+        guard let global = context.globalObject else { throw WebPageError.cannotCreateContext }
+        environment = PageSeam.BridgeEnvironment(global: global, post: control.bridgePost)
         try control.setLocation(URLRecord.blankAttributes)
         try control.setUserAgent(configuration.userAgent)
         link.page = self
@@ -123,12 +131,13 @@ public final class WebPage: @unchecked Sendable {
     /// reply handlers of the page's messages are cancelled.
     public func close() {
         configuration.userContentController.detach(self)
-        let running = lock.withLock { () -> [Task<Void, Never>] in
+        let (running, observers) = lock.withLock { () -> ([Task<Void, Never>], [@Sendable () -> Void]) in
             closed = true
-            defer { replies = [:] }
-            return Array(replies.values)
+            defer { replies = [:]; closeObservers = [] }
+            return (Array(replies.values), closeObservers)
         }
         for task in running { task.cancel() }
+        for observer in observers { observer() }
         browserNetwork.close()
         loop.stop()
     }
@@ -221,6 +230,9 @@ public final class WebPage: @unchecked Sendable {
             try control.setLocation(attributes)
             try control.setReadyState(.loading)
         }]
+        for bridge in lock.withLock({ bridges }) {
+            steps.append { [environment] context in try bridge.install(context, environment, baseURL) }
+        }
         for script in userScripts where script.injectionTime == .atDocumentStart {
             steps.append { context in _ = try context.evaluate(script.source) }
         }
@@ -374,11 +386,7 @@ public final class WebPage: @unchecked Sendable {
             throw WebPageError.invalidArgumentName(name)
         }
         let names = pairs.map(\.key), values = Box(value: pairs.map(\.value))
-        // The value made on the page's thread is handed over through a lock: a happens-before
-        // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
-        // which it does not instrument).
-        let handoff = Guarded<JSValue?>(nil)
-        try await submit { [control] context in
+        return try await call { [control] context in
             // The body is code, placed in a function whose parameters are the names (identifiers,
             // checked above); compiled once, and refused with none of it run when it closes that
             // function early. A body that only an async function's can be (`await`) is one, as in
@@ -395,7 +403,19 @@ public final class WebPage: @unchecked Sendable {
                     name: "SyntaxError", message: "the body closes the function it is the body of (an unmatched '}')",
                     sourceURL: nil, line: nil, stack: nil)
             }
-            let value = try control.callMade(made, values.value)
+            return try control.callMade(made, values.value)
+        }
+    }
+
+    /// Runs `make` on the page's thread and returns its value as `callAsyncJavaScript` returns
+    /// a function's (a promise awaited, the value copied and converted).
+    func call(_ make: @escaping @Sendable (JSContext) throws -> JSValue) async throws -> Any? {
+        // The value made on the page's thread is handed over through a lock: a happens-before
+        // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
+        // which it does not instrument).
+        let handoff = Guarded<JSValue?>(nil)
+        try await submit { context in
+            let value = try make(context)
             handoff.withLock { $0 = value }
         }
         guard let result = handoff.withLock({ $0 }) else { throw WebPageError.closed }
@@ -423,6 +443,24 @@ public final class WebPage: @unchecked Sendable {
     }
 
     // MARK: - Internals
+
+    /// Adds `bridge`, whose file runs from the next load on, and tells `closed` when the page
+    /// closes (false, and nothing added, when the page has a bridge of its name or is closed).
+    func add(_ bridge: PageBridge, closed: @escaping @Sendable () -> Void) -> Bool {
+        lock.withLock {
+            guard !self.closed, !bridges.contains(where: { $0.name == bridge.name }) else { return false }
+            bridges.append(bridge)
+            closeObservers.append(closed)
+            return true
+        }
+    }
+
+    /// Runs `work` on the page's thread after the work posted before it (false when the page
+    /// is closed).
+    @discardableResult
+    func post(_ work: @escaping @Sendable (JSContext) throws -> Void) -> Bool {
+        loop.post(work)
+    }
 
     /// A value that is not `Sendable`, handed across threads once (results made for the caller).
     struct Box<Value>: @unchecked Sendable {
@@ -571,9 +609,11 @@ public final class WebPage: @unchecked Sendable {
     /// `replyID` on the page's loop (kept alive meanwhile by a pending-work handle). Only the
     /// number is kept, not the promise's functions, so a handler that never returns keeps no
     /// context alive, and closing the page cancels it.
-    func deliver(_ message: ScriptMessage, replyID: Int, bytes: Int) {
+    func deliver(_ message: ScriptMessage, replyID: Int, bytes: Int, toBridge: Bool = false) {
         let controller = configuration.userContentController
-        let handler = controller.handler(named: message.name)
+        let handler = toBridge
+            ? lock.withLock { bridges.first { $0.name == message.name } }.map { UserContentController.Registered.withReply($0.handler) }
+            : controller.handler(named: message.name)
         if replyID <= 0 {
             switch handler {
             case .plain(let handler):

@@ -18,7 +18,7 @@ struct NavigationTests {
             let name = query["name"] ?? ""
             try await responder.respond(headers: ["Content-Type: text/html; charset=utf-8"], text: """
                 <script src="/app.js"></script>
-                <script>webkit.messageHandlers.m.postMessage([\(name.debugDescription), location.href, typeof app])</script>
+                <script>webkit.messageHandlers.m.postMessage([\(name.debugDescription), location.href, app])</script>
                 """)
         case "/app.js":
             try await responder.respond(headers: ["Content-Type: text/javascript"], text: "var app = 'loaded';")

@@ -72,8 +72,31 @@ final class Gate: Sendable {
 final class ConsoleLines: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
+    private var waiters: [(text: String, continuation: CheckedContinuation<Void, Never>)] = []
     var all: [String] { lock.withLock { lines } }
-    var output: ConsoleOutput { ConsoleOutput { [self] _, text in lock.withLock { lines.append(text) } } }
+    var output: ConsoleOutput {
+        ConsoleOutput { [self] _, text in
+            let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                lines.append(text)
+                let done = waiters.filter { $0.text == text }.map(\.continuation)
+                waiters.removeAll { $0.text == text }
+                return done
+            }
+            for continuation in ready { continuation.resume() }
+        }
+    }
+
+    /// Returns once `text` has been written (the caller's test has its own deadline).
+    func wait(for text: String) async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if lines.contains(text) { return true }
+                waiters.append((text, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
 
 @Suite("WebPage", .timeLimit(.minutes(5)))

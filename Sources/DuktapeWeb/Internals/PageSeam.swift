@@ -18,6 +18,10 @@ import NIOCore
 ///                 ◀── WebSocketEvents ──── open / message / written / closing / error / close
 ///  WebPage        ── PageNatives ─────────▶ page.js              (post, cookies)
 ///                 ◀── Control ──────────── location, user agent, ready state, handlers, replies
+///  FlexComponent  ── FlexNatives ─────────▶ flex.js              ($flex, at every document start)
+///                 ◀── FlexControl ──────── callWeb
+///  WebViewJavascriptBridge ── BridgeNatives ▶ wvjb.js            (WebViewJavascriptBridge)
+///                 ◀── BridgeControl ────── receive
 /// ```
 enum PageSeam {
     // MARK: - Files
@@ -41,6 +45,10 @@ enum PageSeam {
     static let closing = [script("browser.js")]
     /// The page's own globals (`document`, `location`, `navigator`, `webkit.messageHandlers`).
     static let page = [script("page.js")]
+    /// FlexComponent's `$flex`.
+    static let flex = [script("flex.js")]
+    /// WebViewJavascriptBridge's page side.
+    static let bridge = [script("wvjb.js")]
 
     /// `loader.html`, the page a `WebLoader` runs.
     static let loaderHTML = files["loader.html"] ?? ""
@@ -102,10 +110,104 @@ enum PageSeam {
 
     /// The page's natives (`natives.<name>` in page.js).
     struct PageNatives {
-        /// `post(name, value, replyID)`: a script message (replyID 0: no reply wanted).
+        /// `post(name, value, replyID, toBridge)`: a script message to handler `name`, or to
+        /// the page's bridge `name` when `toBridge` (replyID 0: no reply wanted).
         var post: JSValue
         /// `getCookie() → string`, `setCookie(text)`: `document.cookie`.
         var getCookie, setCookie: JSValue
+    }
+
+    /// What every bridge's file is given (`natives.<name>`), besides its own: its channel to its
+    /// handler and the page's timers and console as they were when the page was made (a page
+    /// that replaces `setTimeout` or `console` does not change how its bridges work).
+    struct BridgeEnvironment: @unchecked Sendable {
+        // @unchecked: JSValues, used only on the page's thread.
+        /// `post(name, value, withReply) → Promise | undefined` (page.js's `bridgePost`).
+        let post: JSValue
+        let setTimeout, clearTimeout, console: JSValue
+
+        /// The environment of a page whose global object is `global` (read now).
+        init(global: JSValue, post: JSValue) {
+            self.post = post
+            setTimeout = global.forProperty("setTimeout")
+            clearTimeout = global.forProperty("clearTimeout")
+            console = global.forProperty("console")
+        }
+        /// The entries every bridge file gets: `post`, `name`, `setTimeout`, `clearTimeout`,
+        /// `console`.
+        func members(name: String, in context: JSContext) -> [(String, JSValue)] {
+            [("post", post), ("name", JSValue(object: name, in: context) ?? JSValue(undefinedIn: context)), ("setTimeout", setTimeout),
+             ("clearTimeout", clearTimeout), ("console", console)]
+        }
+    }
+
+    /// flex.js's own natives.
+    struct FlexNatives {
+        /// The interfaces' names (`$flex.<name>`).
+        var names: [String]
+        /// Per-interface timeouts in milliseconds (0: none), by name; the others take
+        /// `defaultTimeout` (0: none).
+        var timeouts: [String: Int]
+        var defaultTimeout: Int
+        /// Milliseconds between `onFlexLoad`'s end and flexload.
+        var flexLoadWait: Int
+        /// Whether events and console lines are posted (the component has listeners).
+        var reportEvents: Bool
+        var version: String
+        var device: [String: String]
+        /// The document's number, in every message it posts (a late message of a replaced
+        /// document is told apart).
+        var document: Int
+        /// The console's methods before flex.js wrapped them, kept across documents (an object
+        /// the component keeps for the page).
+        var consoleOriginals: JSValue
+    }
+
+    /// What flex.js returns: how Swift calls `$flex.web`.
+    struct FlexControl: @unchecked Sendable {
+        // @unchecked: a JSValue, called only on the page's thread.
+        private let callWebFunction: JSValue
+        /// `callWeb(id, name, value)`: calls `$flex.web.<name>(value)` once the document's
+        /// flexload has happened; the outcome comes back as a `return` message with `id` (0: no
+        /// outcome wanted).
+        func callWeb(id: Int, name: String, value: Any?) throws {
+            try callWebFunction.call(id, name, value ?? NSNull())
+        }
+        init(_ value: JSValue) {
+            callWebFunction = value.forProperty("callWeb")
+        }
+    }
+
+    /// Runs flex.js for the document now loading.
+    static func installFlex(in context: JSContext, environment: BridgeEnvironment, name: String, natives: FlexNatives) throws -> FlexControl {
+        func value(_ value: Any) -> JSValue { JSValue(object: value, in: context) ?? JSValue(undefinedIn: context) }
+        let members = environment.members(name: name, in: context) + [
+            ("names", value(natives.names)), ("timeouts", value(natives.timeouts)), ("defaultTimeout", value(natives.defaultTimeout)),
+            ("flexLoadWait", value(natives.flexLoadWait)), ("reportEvents", value(natives.reportEvents)),
+            ("version", value(natives.version)), ("device", value(natives.device)), ("document", value(natives.document)),
+            ("consoleOriginals", natives.consoleOriginals),
+        ]
+        return FlexControl(try HostScript.run(flex, in: context, natives: HostScript.table(members, in: context)))
+    }
+
+    /// What wvjb.js returns: how Swift hands the page a message.
+    struct BridgeControl: @unchecked Sendable {
+        // @unchecked: a JSValue, called only on the page's thread.
+        private let receiveFunction: JSValue
+        /// `receive(message)`: a message object from Swift (`handlerName`, `data`, `callbackId`,
+        /// `responseId`, `responseData`), dispatched as the original's `_handleMessageFromObjC`.
+        func receive(_ message: [String: Any]) throws {
+            try receiveFunction.call(message)
+        }
+        init(_ value: JSValue) {
+            receiveFunction = value.forProperty("receive")
+        }
+    }
+
+    /// Runs wvjb.js for the document now loading.
+    static func installBridge(in context: JSContext, environment: BridgeEnvironment, name: String) throws -> BridgeControl {
+        let members = environment.members(name: name, in: context)
+        return BridgeControl(try HostScript.run(bridge, in: context, natives: HostScript.table(members, in: context)))
     }
 
     // MARK: - Installing
@@ -157,7 +259,7 @@ enum PageSeam {
     static func installPage(in context: JSContext, globals: Globals, natives: PageNatives) throws -> Control {
         let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie)], in: context)
         let shared = try HostScript.run(page, in: context, natives: table, shared: globals.shared)
-        return Control(shared.forProperty("control"))
+        return Control(shared.forProperty("control"), bridgePost: shared.forProperty("bridgePost"))
     }
 
     // MARK: - Calls into the page
@@ -254,6 +356,9 @@ enum PageSeam {
         // @unchecked: JSValues, called only on the page's thread.
         private let setLocationFunction, setUserAgentFunction, setReadyStateFunction, setHandlerFunction: JSValue
         private let settleFunction, copyFunction, callMadeFunction: JSValue
+        /// `bridgePost(name, value, withReply) → Promise | undefined`: what a bridge's file is
+        /// given to post to its handler (`PageBridge`).
+        let bridgePost: JSValue
 
         /// What a page's `webkit.messageHandlers.<name>` is.
         enum HandlerKind: String {
@@ -270,7 +375,8 @@ enum PageSeam {
             case loading, interactive, complete
         }
 
-        init(_ control: JSValue) {
+        init(_ control: JSValue, bridgePost: JSValue) {
+            self.bridgePost = bridgePost
             setLocationFunction = control.forProperty("setLocation")
             setUserAgentFunction = control.forProperty("setUserAgent")
             setReadyStateFunction = control.forProperty("setReadyState")

@@ -115,28 +115,37 @@ function copyOf(value) {
 
 // Promises of messages with a reply, by id: the host keeps only the number.
 var messageHandlers = {}, pendingReplies = setPrototypeOf({}, null), nextReply = 1;
+// Posts a copy of `value` to handler `name` (a bridge's when `toBridge`) and returns the promise
+// of its reply, or undefined when no reply is wanted.
+function send(name, value, withReply, toBridge) {
+    var copy = copyOf(value);
+    if (!withReply) {
+        post(name, copy, 0, toBridge);
+        return undefined;
+    }
+    var id = nextReply++;
+    return new PromiseCtor(function (resolve, reject) {
+        pendingReplies[id] = { resolve: resolve, reject: reject };
+        // A post the host refuses (too many messages in flight, out of memory) will never be
+        // settled: its entry goes now, and the promise rejects with the refusal.
+        try { post(name, copy, id, toBridge); } catch (error) { delete pendingReplies[id]; throw error; }
+    });
+}
 function MessageHandler(name, withReply) {
     defineProperty(this, 'postMessage', { enumerable: true, value: function postMessage(value) {
         if (arguments.length < 1) {
             throw new TypeErrorCtor("Failed to execute 'postMessage': 1 argument required, but only 0 present");
         }
-        var copy = copyOf(value);
-        if (!withReply) {
-            post(name, copy, 0);
-            return undefined;
-        }
-        var id = nextReply++;
-        return new PromiseCtor(function (resolve, reject) {
-            pendingReplies[id] = { resolve: resolve, reject: reject };
-            // A post the host refuses (too many messages in flight, out of memory) will never be
-            // settled: its entry goes now, and the promise rejects with the refusal.
-            try { post(name, copy, id); } catch (error) { delete pendingReplies[id]; throw error; }
-        });
+        return send(name, value, withReply, false);
     } });
 }
 defineProperty(global, 'webkit', { value: { messageHandlers: messageHandlers }, writable: false, enumerable: true, configurable: false });
 
-return { control: {
+return {
+// A bridge's own channel (FlexComponent, WebViewJavascriptBridge): `bridgePost(name, value,
+// withReply)` posts to the bridge's handler, whatever the page did to `webkit`.
+bridgePost: function (name, value, withReply) { return send(name, value, withReply, true); },
+control: {
     setLocation: function (attributes) { locationAttributes = attributes; },
     setUserAgent: function (agent) { userAgent = agent; },
     setReadyState: function (state) {

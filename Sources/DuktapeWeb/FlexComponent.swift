@@ -1,0 +1,629 @@
+import DuktapeCore
+import DuktapeRuntime
+import Foundation
+
+/// FlexHybrid's `$flex` on a `WebPage` (the `FlexComponent` role): Swift interfaces that the
+/// page calls as `$flex.<name>(…)`, each returning a promise, and `$flex.web.<name>` functions
+/// that Swift calls.
+///
+/// ```swift
+/// let component = FlexComponent()
+/// try component.setBaseUrl("http://127\\.0\\.0\\.1:8080/.*")
+/// try component.setInterface("add") { arguments in
+///     (arguments.compactMap { $0 as? Double }).reduce(0, +)
+/// }
+/// let page = try WebPage()
+/// try component.attach(to: page)
+/// try await page.load(url: URL(string: "http://127.0.0.1:8080/app.html")!)
+/// // in the page: $flex.add(1, 2).then(function (sum) { … })
+/// ```
+///
+/// Settings are made before `attach(to:)` and fixed after it (`FlexError.configurationLocked`,
+/// the original's ERROR1). Every message of the page is checked against the base URL and the
+/// allow-list, by the URL of the document that sent it: a page outside them gets a rejection,
+/// and no interface runs for it (the original checked only when it injected its script).
+/// Interfaces run off the page's thread, as tasks; a page is never blocked by one.
+public final class FlexComponent: @unchecked Sendable {
+    // @unchecked: the mutable state is behind `state`'s lock.
+
+    /// An interface: the call's arguments (converted as script messages are: numbers as
+    /// `NSNumber`, `Bool`, `String`, arrays, dictionaries, `Date`, `Data`, `NSNull`) to its
+    /// result (nil: undefined), or a thrown error (a `FlexReject`'s reason reaches the page).
+    public typealias Interface = @Sendable (_ arguments: [Any?]) async throws -> Any?
+    /// An action: given a `FlexAction` that answers the call later, and the arguments.
+    public typealias Action = @Sendable (_ action: FlexAction, _ arguments: [Any?]) -> Void
+
+    /// A value handed between threads once.
+    struct Value: @unchecked Sendable {
+        let value: Any?
+        init(_ value: Any?) { self.value = value }
+    }
+
+    private enum Body {
+        case interface(Interface)
+        case action(Action)
+    }
+
+    private struct Entry {
+        let body: Body
+        /// Milliseconds (0: none); nil: the component's default.
+        let timeout: Int?
+    }
+
+    private struct Pattern {
+        let source: String
+        let expression: NSRegularExpression
+        let canFlexLoad: Bool
+
+        /// Whether the pattern matches all of `text`.
+        func matches(_ text: String) -> Bool {
+            let whole = NSRange(text.startIndex..., in: text)
+            return expression.firstMatch(in: text, options: [.anchored], range: whole)?.range == whole
+        }
+    }
+
+    /// A call of Swift's to `$flex.web.<name>`.
+    private struct WebCall {
+        let id: Int
+        let name: String
+        let value: Value
+        let done: (@Sendable (Result<Value, FlexError>) -> Void)?
+    }
+
+    private struct State {
+        var baseURL: Pattern?
+        var allowed: [Pattern] = []
+        var entries: [String: Entry] = [:]
+        var names: [String] = []
+        var defaultTimeout = 60_000
+        var flexLoadWait = 10
+        var listeners: [@Sendable (FlexEvent) -> Void] = []
+        var attached = false
+        weak var page: WebPage?
+        var closed = false
+        /// The document now loaded: its number, its flex.js, whether its flexload happened.
+        var document = 0
+        var control: PageSeam.FlexControl?
+        var loaded = false
+        /// Swift's calls waiting for the document's flexload, in order.
+        var queued: [WebCall] = []
+        /// Swift's calls handed to document `document`, by id, waiting for their answers.
+        var delivered: [Int: (document: Int, call: WebCall)] = [:]
+        var nextCall = 0
+        /// The console's methods before flex.js wrapped them (the page's thread only).
+        var consoleOriginals: PageValue?
+    }
+
+    /// A JSValue kept for the page's thread.
+    private struct PageValue: @unchecked Sendable {
+        let value: JSValue
+    }
+
+    private let state = Guarded(State())
+
+    /// The version `$flex.version` reports.
+    ///
+    /// ```swift
+    /// print(FlexComponent.version)
+    /// ```
+    public static let version = "1.0.0-duktape"
+
+    /// The bridge's name on the page, and the names interfaces may not take (`$flex`'s own).
+    static let bridgeName = "$flex"
+    static let ownNames: Set<String> = ["web", "version", "device", "isAndroid", "isiOS", "isScript", "addEventListener",
+                                        "removeEventListener"]
+
+    /// A component without interfaces, whose pages are all refused until `setBaseUrl(_:)`.
+    ///
+    /// ```swift
+    /// let component = FlexComponent()
+    /// ```
+    public init() {}
+
+    // MARK: - Settings
+
+    /// The pages whose messages are answered: a regular expression that must match a
+    /// document's whole URL (the original searched for it anywhere in the URL, so that
+    /// "https://app.example" let "https://evil.example/?https://app.example" in). Without one,
+    /// no page may call (as the original).
+    ///
+    /// ```swift
+    /// try component.setBaseUrl("https://app\\.example/.*")
+    /// ```
+    public func setBaseUrl(_ pattern: String) throws {
+        let compiled = try Self.compile(pattern, canFlexLoad: true)
+        try configure { $0.baseURL = compiled }
+    }
+
+    /// More pages whose URL matches `pattern` (whole): with `canFlexLoad`, `$flex` works there
+    /// too; without it, the pattern is recorded and gives no access (the original used it to let
+    /// such pages load at all; a `WebPage` loads what its `RequestPolicy` lets it).
+    ///
+    /// ```swift
+    /// try component.addAllowUrl("https://help\\.example/.*", canFlexLoad: true)
+    /// ```
+    public func addAllowUrl(_ pattern: String, canFlexLoad: Bool = false) throws {
+        let compiled = try Self.compile(pattern, canFlexLoad: canFlexLoad)
+        try configure { $0.allowed.append(compiled) }
+    }
+
+    /// The timeout of interfaces without their own, in milliseconds (60,000 by default; 0:
+    /// none); also how long `evalFlexFunc` waits for a result.
+    ///
+    /// ```swift
+    /// try component.setInterfaceTimeout(5_000)
+    /// ```
+    public func setInterfaceTimeout(_ milliseconds: Int) throws {
+        try configure { $0.defaultTimeout = max(0, milliseconds) }
+    }
+
+    /// Milliseconds between the end of the page's `onFlexLoad` and flexload (10 by default).
+    ///
+    /// ```swift
+    /// try component.setFlexOnloadWait(0)
+    /// ```
+    public func setFlexOnloadWait(_ milliseconds: Int) throws {
+        try configure { $0.flexLoadWait = max(0, milliseconds) }
+    }
+
+    /// Adds `$flex.<name>`, answered by `body` (synchronous or `async`; its result fulfils the
+    /// page's promise, its error rejects it). `timeout` is in milliseconds: 0 for none, nil for
+    /// the component's default.
+    ///
+    /// ```swift
+    /// try component.setInterface("greet", timeout: 1_000) { arguments in
+    ///     "Hello, \(arguments.first as? String ?? "you")"
+    /// }
+    /// ```
+    public func setInterface(_ name: String, timeout: Int? = nil, _ body: @escaping Interface) throws {
+        try register(name, Entry(body: .interface(body), timeout: timeout.map { max(0, $0) }))
+    }
+
+    /// Adds `$flex.<name>` whose first argument decodes as `argument` (through its JSON form)
+    /// and whose result is encoded: a page argument that does not decode rejects the call with
+    /// the decoder's reason.
+    ///
+    /// ```swift
+    /// struct Point: Codable { var x, y: Double }
+    /// try component.setInterface("mirror", argument: Point.self) { point in
+    ///     Point(x: -point.x, y: point.y)
+    /// }
+    /// ```
+    public func setInterface<Argument: Decodable & SendableMetatype, Result: Encodable & SendableMetatype>(
+        _ name: String, argument: Argument.Type, timeout: Int? = nil,
+        _ body: @escaping @Sendable (Argument) async throws -> Result
+    ) throws {
+        try setInterface(name, timeout: timeout) { arguments in
+            let decoded: Argument
+            do {
+                decoded = try Self.decode(Argument.self, from: arguments.first ?? nil)
+            } catch {
+                throw FlexReject("$flex.\(name): the argument is not a \(Argument.self): \(Self.reason(error))")
+            }
+            return try Self.encode(try await body(decoded))
+        }
+    }
+
+    /// Adds `$flex.<name>` answered later through a `FlexAction` (FlexHybrid's `setAction`).
+    ///
+    /// ```swift
+    /// try component.setAction("confirm") { action, arguments in
+    ///     ask(arguments.first as? String ?? "") { yes in action.resolve(yes) }
+    /// }
+    /// ```
+    public func setAction(_ name: String, timeout: Int? = nil, _ body: @escaping Action) throws {
+        try register(name, Entry(body: .action(body), timeout: timeout.map { max(0, $0) }))
+    }
+
+    /// Adds a listener of the component's events (calls' outcomes, flexload, console lines),
+    /// called on a queue of the page's messages, in order.
+    ///
+    /// ```swift
+    /// try component.addEventListener { event in print(event.kind, event.functionName) }
+    /// ```
+    public func addEventListener(_ listener: @escaping @Sendable (FlexEvent) -> Void) throws {
+        try configure { $0.listeners.append(listener) }
+    }
+
+    // MARK: - Attaching
+
+    /// Puts `$flex` in `page`'s documents from its next load on (the original's
+    /// `FlexWebView(frame:component:)`); the settings are fixed from now on. The page keeps the
+    /// component; a page has at most one.
+    ///
+    /// ```swift
+    /// let page = try WebPage()
+    /// try component.attach(to: page)
+    /// ```
+    public func attach(to page: WebPage) throws {
+        try configure { state in
+            state.attached = true
+            state.page = page
+        }
+        let bridge = PageBridge(
+            name: Self.bridgeName,
+            install: { context, environment, url in try self.install(in: context, environment: environment, url: url) },
+            handler: { message in try await self.handle(message) })
+        guard page.add(bridge, closed: { self.pageClosed() }) else {
+            state.withLock { (state: inout State) -> Void in
+                state.attached = false
+                state.page = nil
+            }
+            throw FlexError.alreadyAttached
+        }
+    }
+
+    // MARK: - Calling the page
+
+    /// Calls `$flex.web.<name>(sendData)` in the page and returns its result (a returned
+    /// promise awaited), as FlexHybrid's `evalFlexFunc(_:sendData:response:)`. Calls made before
+    /// the document's flexload wait for it and run in order after it; a document that is
+    /// replaced first takes them over.
+    ///
+    /// ```swift
+    /// let title = try await component.evalFlexFunc("currentTitle") as? String
+    /// ```
+    ///
+    /// Throws `FlexError.webFunctionFailed` when the function throws, rejects or does not
+    /// exist, `.timedOut` past the component's timeout, `.documentReplaced` when the page
+    /// loads another document first, `.pageClosed`, and `.notAttached`.
+    @discardableResult
+    public func evalFlexFunc(_ name: String, sendData: Any? = nil) async throws -> Any? {
+        let value = Value(try Self.pageValue(sendData, of: "$flex.web.\(name)"))
+        let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+            send(name, value) { outcome in continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        }
+        return result.value
+    }
+
+    /// Calls `$flex.web.<name>(sendData)` in the page, as `evalFlexFunc(_:sendData:)` does,
+    /// and hands the outcome to `response` (on a queue of the page's messages); with a nil
+    /// `response` nothing waits for the outcome (FlexHybrid's form without a callback). The
+    /// call is queued before this returns: calls made one after another reach the page in that
+    /// order.
+    ///
+    /// ```swift
+    /// component.evalFlexFunc("notify", sendData: ["count": 3]) { result in print(result) }
+    /// component.evalFlexFunc("refresh", sendData: nil, response: nil)
+    /// ```
+    public func evalFlexFunc(
+        _ name: String, sendData: Any?, response: (@Sendable (Result<Any?, FlexError>) -> Void)?
+    ) {
+        let value: Value
+        do {
+            value = Value(try Self.pageValue(sendData, of: "$flex.web.\(name)"))
+        } catch {
+            response?(.failure(.webFunctionFailed(name: name, errorName: "TypeError", message: Self.reason(error))))
+            return
+        }
+        guard let response else {
+            send(name, value, done: nil)
+            return
+        }
+        send(name, value) { outcome in response(outcome.map(\.value)) }
+    }
+
+    private func send(_ name: String, _ value: Value, done: (@Sendable (Result<Value, FlexError>) -> Void)?) {
+        let outcome = state.withLock { state -> (FlexError?, id: Int, timeout: Int) in
+            guard state.attached, let page = state.page else { return (.notAttached, 0, 0) }
+            guard !state.closed else { return (.pageClosed, 0, 0) }
+            state.nextCall += 1
+            let call = WebCall(id: state.nextCall, name: name, value: value, done: done)
+            if state.loaded, let control = state.control {
+                Self.deliver(call, to: control, document: state.document, on: page, in: &state)
+            } else {
+                state.queued.append(call)
+            }
+            return (nil, call.id, state.defaultTimeout)
+        }
+        if let error = outcome.0 {
+            done?(.failure(error))
+            return
+        }
+        guard done != nil, outcome.timeout > 0 else { return }
+        let id = outcome.id
+        Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(outcome.timeout))
+            self?.finish(id) { call in .failure(.timedOut(call.name)) }
+        }
+    }
+
+    /// Hands `call` to the document (under the state's lock, so that calls reach the page in
+    /// the order they were made).
+    private static func deliver(_ call: WebCall, to control: PageSeam.FlexControl, document: Int, on page: WebPage, in state: inout State) {
+        let id = call.done == nil ? 0 : call.id
+        if call.done != nil { state.delivered[call.id] = (document, call) }
+        let name = call.name, value = call.value
+        page.post { _ in try control.callWeb(id: id, name: name, value: value.value) }
+    }
+
+    /// Ends call `id` (queued or delivered) with `outcome(call)`, once.
+    private func finish(_ id: Int, _ outcome: (WebCall) -> Result<Value, FlexError>) {
+        let call = state.withLock { state -> WebCall? in
+            if let delivered = state.delivered.removeValue(forKey: id) { return delivered.call }
+            guard let index = state.queued.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.queued.remove(at: index)
+        }
+        guard let call else { return }
+        call.done?(outcome(call))
+    }
+
+    // MARK: - The page's side
+
+    /// A document starts loading (the page's thread): its flex.js, when its URL may use
+    /// `$flex`; Swift's calls handed to the document before it fail.
+    private func install(in context: JSContext, environment: PageSeam.BridgeEnvironment, url: URL?) throws {
+        // Made once, on the page's thread (where installs run), and kept across documents.
+        if state.withLock({ $0.consoleOriginals }) == nil {
+            let originals = PageValue(value: JSValue(newObjectIn: context))
+            state.withLock { $0.consoleOriginals = originals }
+        }
+        let (replaced, document, natives) = state.withLock { state -> ([WebCall], Int, PageSeam.FlexNatives?) in
+            state.document += 1
+            state.control = nil
+            state.loaded = false
+            let replaced = state.delivered.values.map(\.call)
+            state.delivered = [:]
+            guard Self.allows(url, state), let originals = state.consoleOriginals else { return (replaced, state.document, nil) }
+            var timeouts: [String: Int] = [:]
+            for (name, entry) in state.entries { if let timeout = entry.timeout { timeouts[name] = timeout } }
+            let natives = PageSeam.FlexNatives(
+                names: state.names, timeouts: timeouts, defaultTimeout: state.defaultTimeout, flexLoadWait: state.flexLoadWait,
+                reportEvents: !state.listeners.isEmpty, version: Self.version, device: ["platform": "Linux", "host": "DuktapeWeb"],
+                document: state.document, consoleOriginals: originals.value)
+            return (replaced, state.document, natives)
+        }
+        for call in replaced { call.done?(.failure(.documentReplaced)) }
+        guard let natives else {
+            // A document that may not use `$flex`: the previous document's goes.
+            _ = context.globalObject?.deleteProperty(Self.bridgeName)
+            return
+        }
+        let control = try PageSeam.installFlex(in: context, environment: environment, name: Self.bridgeName, natives: natives)
+        state.withLock { (state: inout State) -> Void in
+            if state.document == document { state.control = control }
+        }
+    }
+
+    /// What flex.js posts: calls (answered), events, console lines, flexload, and the answers
+    /// of `$flex.web` calls. Refused for a document outside the base URL and the allow-list.
+    private func handle(_ message: ScriptMessage) async throws -> Any? {
+        guard let body = message.body as? [String: Any], let kind = body["kind"] as? String else { return nil }
+        let url = message.frameInfo.url
+        let (allowed, listeners) = state.withLock { (Self.allows(url, $0), $0.listeners) }
+        guard allowed else {
+            guard kind == "call" else { return nil }
+            throw ScriptMessageReplyError("$flex: \(url?.absoluteString ?? "this document") may not call native interfaces")
+        }
+        let document = (body["document"] as? NSNumber)?.intValue ?? -1
+        switch kind {
+        case "call":
+            guard let name = body["name"] as? String else { throw ScriptMessageReplyError("$flex: a call without a name") }
+            let arguments = (body["args"] as? [Any])?.map { $0 is NSNull ? nil : Optional($0) } ?? []
+            return try await call(name, arguments).value
+        case "event":
+            let type = body["type"] as? String ?? ""
+            let event: FlexEvent.Kind? = switch type {
+            case "success": .success
+            case "error": .error
+            case "timeout": .timeout
+            default: nil
+            }
+            guard let event else { return nil }
+            let text = body["message"] as? String
+            for listener in listeners {
+                listener(FlexEvent(kind: event, functionName: body["name"] as? String ?? "", url: url, message: text))
+            }
+        case "console":
+            let level = body["level"] as? String ?? "log"
+            for listener in listeners {
+                listener(FlexEvent(kind: .console(level: level), functionName: "", url: url, message: body["text"] as? String))
+            }
+        case "load":
+            guard documentLoaded(document) else { return nil }
+            for listener in listeners { listener(FlexEvent(kind: .initialized, functionName: "", url: url, message: nil)) }
+        case "return":
+            guard let id = (body["id"] as? NSNumber)?.intValue, id > 0 else { return nil }
+            let fulfilled = body["ok"] as? Bool ?? false
+            let value = body["value"]
+            let current = state.withLock { $0.delivered[id]?.document == document }
+            guard current else { return nil }
+            finish(id) { call in
+                guard !fulfilled else { return .success(Value(value is NSNull ? nil : value)) }
+                let error = value as? [String: Any]
+                return .failure(.webFunctionFailed(
+                    name: call.name, errorName: error?["name"] as? String ?? "Error",
+                    message: error?["message"] as? String ?? String(describing: value ?? "undefined")))
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Document `document`'s flexload: the calls waiting for it are handed over, in order.
+    private func documentLoaded(_ document: Int) -> Bool {
+        state.withLock { state in
+            guard state.document == document, !state.loaded, let control = state.control, let page = state.page else { return false }
+            state.loaded = true
+            let queued = state.queued
+            state.queued = []
+            for call in queued { Self.deliver(call, to: control, document: document, on: page, in: &state) }
+            return true
+        }
+    }
+
+    /// Runs interface `name` with `arguments`, within its timeout (and a second more, so that
+    /// the page's own timer is first to tell the page).
+    private func call(_ name: String, _ arguments: [Any?]) async throws -> Value {
+        let (entry, defaultTimeout) = state.withLock { ($0.entries[name], $0.defaultTimeout) }
+        guard let entry else { throw ScriptMessageReplyError("$flex.\(name) is not an interface") }
+        let timeout = entry.timeout ?? defaultTimeout
+        let arguments = Value(arguments)
+        let report: @Sendable (String) -> Void = { [weak self] text in self?.state.withLock { $0.page }?.configuration.consoleOutput.write(.warn, text) }
+        let work: @Sendable () async throws -> Value
+        switch entry.body {
+        case .interface(let body):
+            work = {
+                // Only values a page can hold go back.
+                Value(try Self.pageValue(try await body(arguments.value as? [Any?] ?? []), of: "$flex.\(name)"))
+            }
+        case .action(let body):
+            work = {
+                // The action is not kept here: one dropped unanswered rejects the call.
+                let slot: FlexAction.Slot = {
+                    let action = FlexAction(name: name, report: report)
+                    body(action, arguments.value as? [Any?] ?? [])
+                    return action.slot
+                }()
+                return try await FlexAction.answer(in: slot)
+            }
+        }
+        do {
+            return try await Self.race(work, deadline: timeout > 0 ? .milliseconds(timeout + 1_000) : nil)
+        } catch let reject as FlexReject {
+            throw ScriptMessageReplyError(reject.reason)
+        } catch let error as ScriptMessageReplyError {
+            throw error
+        } catch is CancellationError {
+            throw ScriptMessageReplyError("$flex.\(name) was cancelled")
+        } catch {
+            throw ScriptMessageReplyError("$flex.\(name) failed")
+        }
+    }
+
+    /// The page closed: every call of Swift's still waiting fails.
+    private func pageClosed() {
+        let calls = state.withLock { state -> [WebCall] in
+            state.closed = true
+            defer {
+                state.queued = []
+                state.delivered = [:]
+            }
+            return state.queued + state.delivered.values.map(\.call)
+        }
+        for call in calls { call.done?(.failure(.pageClosed)) }
+    }
+
+    // MARK: - Helpers
+
+    private func configure(_ change: (inout State) throws -> Void) throws {
+        try state.withLock { state in
+            guard !state.attached else { throw FlexError.configurationLocked }
+            try change(&state)
+        }
+    }
+
+    private func register(_ name: String, _ entry: Entry) throws {
+        guard Self.isIdentifier(name) else { throw FlexError.invalidName(name) }
+        guard !name.contains("flex"), !Self.ownNames.contains(name) else { throw FlexError.reservedName(name) }
+        try configure { state in
+            guard state.entries[name] == nil else { throw FlexError.duplicateName(name) }
+            state.entries[name] = entry
+            state.names.append(name)
+        }
+    }
+
+    private static func compile(_ pattern: String, canFlexLoad: Bool) throws -> Pattern {
+        do {
+            return Pattern(source: pattern, expression: try NSRegularExpression(pattern: pattern), canFlexLoad: canFlexLoad)
+        } catch {
+            throw FlexError.invalidPattern(pattern)
+        }
+    }
+
+    /// Whether a document at `url` may use `$flex`.
+    private static func allows(_ url: URL?, _ state: State) -> Bool {
+        guard let text = url?.absoluteString else { return false }
+        if state.baseURL?.matches(text) == true { return true }
+        return state.allowed.contains { $0.canFlexLoad && $0.matches(text) }
+    }
+
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "$") }
+    }
+
+    /// `work`'s value, or a timeout at `deadline`: whichever is first (`work` is left to end on
+    /// its own, its value dropped, as the original's background queue did).
+    static func race(_ work: @escaping @Sendable () async throws -> Value, deadline: Duration?) async throws -> Value {
+        guard let deadline else { return try await work() }
+        let once = Guarded<CheckedContinuation<Value, any Error>?>(nil)
+        let resume: @Sendable (Result<Value, any Error>) -> Void = { result in
+            once.withLock { slot in
+                defer { slot = nil }
+                return slot
+            }?.resume(with: result)
+        }
+        let tasks = Guarded<[Task<Void, Never>]>([])
+        defer { for task in tasks.withLock({ $0 }) { task.cancel() } }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                once.withLock { $0 = continuation }
+                let work = Task {
+                    do { resume(.success(try await work())) } catch { resume(.failure(error)) }
+                }
+                let timer = Task {
+                    try? await Task.sleep(for: deadline)
+                    resume(.failure(ScriptMessageReplyError("timeout")))
+                }
+                tasks.withLock { $0 = [work, timer] }
+            }
+        } onCancel: {
+            resume(.failure(CancellationError()))
+        }
+    }
+
+    /// `value` as a page can hold it: nil, `NSNull`, booleans, numbers, strings, dates, data,
+    /// arrays and string-keyed dictionaries of those; other `Encodable` values through their
+    /// JSON form. Anything else is refused with a reason.
+    static func pageValue(_ value: Any?, of what: String) throws -> Any? {
+        guard let value else { return nil }
+        switch value {
+        case is Void:
+            return nil
+        case is NSNull, is Bool, is String, is Date, is Data, is NSNumber, is Int, is Double, is Float, is Int32, is Int64,
+             is UInt, is UInt32, is UInt64, is Int16, is UInt16, is Int8, is UInt8:
+            return value
+        case let list as [Any?]:
+            return try list.map { try pageValue($0, of: what) ?? NSNull() } as [Any]
+        case let object as [String: Any?]:
+            return try object.mapValues { try pageValue($0, of: what) ?? NSNull() } as [String: Any]
+        case let encodable as any Encodable:
+            return try encode(encodable)
+        default:
+            throw ScriptMessageReplyError("\(what): a \(type(of: value)) cannot be sent to the page")
+        }
+    }
+
+    static func encode(_ value: any Encodable) throws -> Any? {
+        do {
+            let data = try JSONEncoder().encode(value)
+            let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return object is NSNull ? nil : object
+        } catch {
+            throw ScriptMessageReplyError("a \(type(of: value)) does not encode: \(reason(error))")
+        }
+    }
+
+    static func decode<T: Decodable>(_: T.Type, from value: Any?) throws -> T {
+        // Checked first: Foundation traps on what JSON cannot hold (dates, data, NaN).
+        let object = value ?? NSNull()
+        guard JSONSerialization.isValidJSONObject([object]) else {
+            throw FlexReject("a \(type(of: object)) has no JSON form")
+        }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed])
+        return try JSONDecoder().decode(T.self, from: data)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "no value for \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            "expected \(type) at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case DecodingError.dataCorrupted(let context): context.debugDescription
+        case let error as ScriptMessageReplyError: error.message
+        default: String(describing: error)
+        }
+    }
+}
