@@ -54,6 +54,9 @@ static const unsigned char cduk_web__url_js[] = {
 static const unsigned char cduk_web__websocket_js[] = {
 #embed "../DuktapeWeb/JavaScript/websocket.js"
 };
+static const unsigned char cduk_web__wvjb_js[] = {
+#embed "../DuktapeWeb/JavaScript/wvjb.js"
+};
 static const unsigned char cduk_web__window_js[] = {
 #embed "../DuktapeWeb/JavaScript/window.js"
 };
@@ -84,6 +87,7 @@ static const struct { const char *name; const unsigned char *bytes; size_t lengt
     { "url.js", cduk_web__url_js, sizeof cduk_web__url_js },
     { "websocket.js", cduk_web__websocket_js, sizeof cduk_web__websocket_js },
     { "window.js", cduk_web__window_js, sizeof cduk_web__window_js },
+    { "wvjb.js", cduk_web__wvjb_js, sizeof cduk_web__wvjb_js },
     { "loader.html", cduk_web__loader_html, sizeof cduk_web__loader_html },
     { "websocket.html", cduk_web__websocket_html, sizeof cduk_web__websocket_html },
 };

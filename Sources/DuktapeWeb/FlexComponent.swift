@@ -243,7 +243,8 @@ public final class FlexComponent: @unchecked Sendable {
         let bridge = PageBridge(
             name: Self.bridgeName,
             install: { context, environment, url in try self.install(in: context, environment: environment, url: url) },
-            handler: { message in try await self.handle(message) })
+            answer: { message in try await self.answer(message) },
+            receive: { message in self.receive(message) })
         guard page.add(bridge, closed: { self.pageClosed() }) else {
             state.withLock { (state: inout State) -> Void in
                 state.attached = false
@@ -385,22 +386,29 @@ public final class FlexComponent: @unchecked Sendable {
         }
     }
 
-    /// What flex.js posts: calls (answered), events, console lines, flexload, and the answers
-    /// of `$flex.web` calls. Refused for a document outside the base URL and the allow-list.
-    private func handle(_ message: ScriptMessage) async throws -> Any? {
-        guard let body = message.body as? [String: Any], let kind = body["kind"] as? String else { return nil }
+    /// A call of flex.js (`$flex.<name>(…)`), answered; refused for a document outside the
+    /// base URL and the allow-list.
+    private func answer(_ message: ScriptMessage) async throws -> Any? {
         let url = message.frameInfo.url
-        let (allowed, listeners) = state.withLock { (Self.allows(url, $0), $0.listeners) }
-        guard allowed else {
-            guard kind == "call" else { return nil }
+        guard state.withLock({ Self.allows(url, $0) }) else {
             throw ScriptMessageReplyError("$flex: \(url?.absoluteString ?? "this document") may not call native interfaces")
         }
+        guard let body = message.body as? [String: Any], body["kind"] as? String == "call", let name = body["name"] as? String else {
+            throw ScriptMessageReplyError("$flex: not a call")
+        }
+        let arguments = (body["args"] as? [Any])?.map { $0 is NSNull ? nil : Optional($0) } ?? []
+        return try await call(name, arguments).value
+    }
+
+    /// What else flex.js posts, in order: events, console lines, flexload, and the answers of
+    /// `$flex.web` calls (ignored from a document outside the base URL and the allow-list).
+    private func receive(_ message: ScriptMessage) {
+        guard let body = message.body as? [String: Any], let kind = body["kind"] as? String else { return }
+        let url = message.frameInfo.url
+        let (allowed, listeners) = state.withLock { (Self.allows(url, $0), $0.listeners) }
+        guard allowed else { return }
         let document = (body["document"] as? NSNumber)?.intValue ?? -1
         switch kind {
-        case "call":
-            guard let name = body["name"] as? String else { throw ScriptMessageReplyError("$flex: a call without a name") }
-            let arguments = (body["args"] as? [Any])?.map { $0 is NSNull ? nil : Optional($0) } ?? []
-            return try await call(name, arguments).value
         case "event":
             let type = body["type"] as? String ?? ""
             let event: FlexEvent.Kind? = switch type {
@@ -409,7 +417,7 @@ public final class FlexComponent: @unchecked Sendable {
             case "timeout": .timeout
             default: nil
             }
-            guard let event else { return nil }
+            guard let event else { return }
             let text = body["message"] as? String
             for listener in listeners {
                 listener(FlexEvent(kind: event, functionName: body["name"] as? String ?? "", url: url, message: text))
@@ -420,14 +428,14 @@ public final class FlexComponent: @unchecked Sendable {
                 listener(FlexEvent(kind: .console(level: level), functionName: "", url: url, message: body["text"] as? String))
             }
         case "load":
-            guard documentLoaded(document) else { return nil }
+            guard documentLoaded(document) else { return }
             for listener in listeners { listener(FlexEvent(kind: .initialized, functionName: "", url: url, message: nil)) }
         case "return":
-            guard let id = (body["id"] as? NSNumber)?.intValue, id > 0 else { return nil }
+            guard let id = (body["id"] as? NSNumber)?.intValue, id > 0 else { return }
             let fulfilled = body["ok"] as? Bool ?? false
             let value = body["value"]
             let current = state.withLock { $0.delivered[id]?.document == document }
-            guard current else { return nil }
+            guard current else { return }
             finish(id) { call in
                 guard !fulfilled else { return .success(Value(value is NSNull ? nil : value)) }
                 let error = value as? [String: Any]
@@ -438,7 +446,6 @@ public final class FlexComponent: @unchecked Sendable {
         default:
             break
         }
-        return nil
     }
 
     /// Document `document`'s flexload: the calls waiting for it are handed over, in order.

@@ -612,7 +612,9 @@ public final class WebPage: @unchecked Sendable {
     func deliver(_ message: ScriptMessage, replyID: Int, bytes: Int, toBridge: Bool = false) {
         let controller = configuration.userContentController
         let handler = toBridge
-            ? lock.withLock { bridges.first { $0.name == message.name } }.map { UserContentController.Registered.withReply($0.handler) }
+            ? lock.withLock { bridges.first { $0.name == message.name } }.map {
+                replyID > 0 ? UserContentController.Registered.withReply($0.answer) : .plain($0.receive)
+            }
             : controller.handler(named: message.name)
         if replyID <= 0 {
             switch handler {

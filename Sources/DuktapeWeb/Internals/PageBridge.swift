@@ -11,6 +11,8 @@ struct PageBridge: Sendable {
     let name: String
     /// Runs the bridge's file for the document now loading (at `url`), on the page's thread.
     let install: @Sendable (_ context: JSContext, _ environment: PageSeam.BridgeEnvironment, _ url: URL?) throws -> Void
-    /// Answers what the file posts, as a reply handler does.
-    let handler: UserContentController.ReplyHandler
+    /// Answers what the file posts with a reply, as a reply handler does.
+    let answer: UserContentController.ReplyHandler
+    /// Receives what the file posts without a reply, in order, as a plain handler does.
+    let receive: UserContentController.Handler
 }

@@ -136,9 +136,14 @@ enum PageSeam {
         /// The entries every bridge file gets: `post`, `name`, `setTimeout`, `clearTimeout`,
         /// `console`.
         func members(name: String, in context: JSContext) -> [(String, JSValue)] {
-            [("post", post), ("name", JSValue(object: name, in: context) ?? JSValue(undefinedIn: context)), ("setTimeout", setTimeout),
+            [("post", post), ("name", PageSeam.value(name, in: context)), ("setTimeout", setTimeout),
              ("clearTimeout", clearTimeout), ("console", console)]
         }
+    }
+
+    /// `value` converted for a file's natives (undefined if it has no JavaScript form).
+    static func value(_ value: Any, in context: JSContext) -> JSValue {
+        JSValue(object: value, in: context) ?? JSValue(undefinedIn: context)
     }
 
     /// flex.js's own natives.
@@ -180,7 +185,7 @@ enum PageSeam {
 
     /// Runs flex.js for the document now loading.
     static func installFlex(in context: JSContext, environment: BridgeEnvironment, name: String, natives: FlexNatives) throws -> FlexControl {
-        func value(_ value: Any) -> JSValue { JSValue(object: value, in: context) ?? JSValue(undefinedIn: context) }
+        func value(_ value: Any) -> JSValue { PageSeam.value(value, in: context) }
         let members = environment.members(name: name, in: context) + [
             ("names", value(natives.names)), ("timeouts", value(natives.timeouts)), ("defaultTimeout", value(natives.defaultTimeout)),
             ("flexLoadWait", value(natives.flexLoadWait)), ("reportEvents", value(natives.reportEvents)),
@@ -204,9 +209,11 @@ enum PageSeam {
         }
     }
 
-    /// Runs wvjb.js for the document now loading.
-    static func installBridge(in context: JSContext, environment: BridgeEnvironment, name: String) throws -> BridgeControl {
+    /// Runs wvjb.js for the document now loading (`document`: its number, in its `ready`
+    /// message).
+    static func installBridge(in context: JSContext, environment: BridgeEnvironment, name: String, document: Int) throws -> BridgeControl {
         let members = environment.members(name: name, in: context)
+            + [("document", value(document, in: context))]
         return BridgeControl(try HostScript.run(bridge, in: context, natives: HostScript.table(members, in: context)))
     }
 
