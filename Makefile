@@ -134,6 +134,8 @@ demo: deps
 	@$(SWIFT) run async
 	@echo; echo "== Example: loader (WebLoader: GET, POST, upload, download, streamed download)"
 	@$(SWIFT) run loader
+	@echo; echo "== Example: bridges ($$flex and WebViewJavascriptBridge on a served page)"
+	@$(SWIFT) run bridges
 
 # Runs W0-W11 against raw Duktape (unprotected and protected), JavaScriptCore and Node, and
 # writes Benchmarks/RESULTS.md and Benchmarks/RESULTS.svg.

@@ -124,13 +124,25 @@ let package = Package(
         ),
         .executableTarget(
             name: "loader",
+            dependencies: ["DuktapeWeb", "ExampleSupport", .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Sources/Examples/loader",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "bridges",
+            dependencies: ["DuktapeWeb", "ExampleSupport", .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Sources/Examples/bridges",
+            swiftSettings: swiftSettings
+        ),
+        // The examples' local HTTP server.
+        .target(
+            name: "ExampleSupport",
             dependencies: [
-                "DuktapeWeb",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Sources/Examples/loader",
+            path: "Sources/Examples/support",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -147,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["async", "blocks", "export", "loader", "ChildProcess"],
+            dependencies: ["async", "blocks", "bridges", "export", "loader", "ChildProcess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

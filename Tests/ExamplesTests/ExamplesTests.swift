@@ -12,7 +12,7 @@ struct ExamplesTests {
     /// a loaded machine that happened 8 runs in 14. The in-process web tests keep the check.
     func output(of example: String) throws -> String {
         var environment: [String: String] = [:]
-        if example == "loader", let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] {
+        if example == "loader" || example == "bridges", let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] {
             environment["ASAN_OPTIONS"] = options + ":detect_leaks=0"
         }
         let result = try ChildProcess.run(Bundle.main.bundleURL.appendingPathComponent(example), [], environment: environment)
@@ -62,6 +62,19 @@ struct ExamplesTests {
             progress: 75%
             progress: 100%
             stream ended: 4194304 bytes in a file
+
+            """)
+    }
+
+    @Test func bridges() throws {
+        #expect(try output(of: "bridges") == """
+            page: $flex.sum(1, 2, 3) → 6
+            page: $flex.mirror({x: 1, y: 2}) → {x: -1, y: 2}
+            page: $flex.pick('blue') → BLUE (settled later by Swift)
+            page: $flex.slow() → TimeoutError: $flex.slow: no result within 50 ms
+            page: WebViewJavascriptBridge 'Swift Echo' answered {"hello":"page"}
+            Swift: $flex.web.title() → Bridges demo
+            Swift: WebViewJavascriptBridge 'JS Echo' answered ["from", "Swift"]
 
             """)
     }

@@ -1,8 +1,7 @@
 import DuktapeWeb
 import Foundation
-import NIOCore
+import ExampleSupport
 import NIOHTTP1
-import NIOPosix
 
 // WebLoader end to end: a local HTTP server (below, on 127.0.0.1), then GET JSON, POST JSON, a
 // multipart upload, an in-memory download and a streamed download with progress, each through a
@@ -59,7 +58,7 @@ func runExample(with loader: WebLoader, base: String) async throws {
 /// Runs the example, then shuts the loader down: `shutdown()` returns once its pages (and
 /// their threads) are gone, so nothing of it is left running when the program ends.
 func main() async throws {
-    let server = try await ExampleServer.start()
+    let server = try await ExampleServer.start(answer)
     let loader = WebLoader()
     var failure: (any Error)?
     do {
@@ -74,74 +73,25 @@ func main() async throws {
 
 try await main()
 
-/// A small HTTP/1.1 server for the example, on SwiftNIO.
-final class ExampleServer: Sendable {
-    let channel: any Channel
-    var port: Int { channel.localAddress?.port ?? 0 }
-
-    private init(channel: any Channel) {
-        self.channel = channel
-    }
-
-    static func start() async throws -> ExampleServer {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler()) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return ExampleServer(channel: channel)
-    }
-
-    func stop() async throws {
-        try await channel.close()
-    }
-
-    /// Collects a request, then answers it by its path.
-    final class Handler: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = HTTPServerRequestPart
-        typealias OutboundOut = HTTPServerResponsePart
-        private var head: HTTPRequestHead?
-        private var body = ByteBuffer()
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            switch unwrapInboundIn(data) {
-            case .head(let head):
-                self.head = head
-                body.clear()
-            case .body(var chunk):
-                body.writeBuffer(&chunk)
-            case .end:
-                guard let head else { return }
-                let (type, bytes) = Self.answer(head, Array(body.readableBytesView))
-                var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", "\(bytes.count)")])
-                headers.add(name: "Connection", value: "close")
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-            }
-        }
-
-        static func answer(_ head: HTTPRequestHead, _ body: [UInt8]) -> (String, [UInt8]) {
-            switch head.uri {
-            case "/api/user.json":
-                return ("application/json", Array(#"{"name":"Ada","languages":["en","fr"]}"#.utf8))
-            case "/api/echo":
-                return (head.headers.first(name: "content-type") ?? "application/octet-stream", body)
-            case "/api/upload":
-                let type = head.headers.first(name: "content-type") ?? ""
-                let text = String(decoding: body, as: UTF8.self)
-                let parts = text.components(separatedBy: "Content-Disposition: form-data; name=\"").dropFirst()
-                    .map { $0.prefix { $0 != "\"" } }
-                return ("text/plain", Array("\(body.count) bytes of \(type.prefix(19)), parts: \(parts.joined(separator: ", "))".utf8))
-            case "/files/small.bin":
-                return ("application/octet-stream", (0..<1024).map { UInt8($0 % 256) })
-            case "/files/big.bin":
-                return ("application/octet-stream", [UInt8](repeating: 7, count: 4 << 20))
-            default:
-                return ("text/plain", Array("not found".utf8))
-            }
-        }
+/// The example server's answers, by path.
+@Sendable
+func answer(_ head: HTTPRequestHead, _ body: [UInt8]) -> (String, [UInt8]) {
+    switch head.uri {
+    case "/api/user.json":
+        return ("application/json", Array(#"{"name":"Ada","languages":["en","fr"]}"#.utf8))
+    case "/api/echo":
+        return (head.headers.first(name: "content-type") ?? "application/octet-stream", body)
+    case "/api/upload":
+        let type = head.headers.first(name: "content-type") ?? ""
+        let text = String(decoding: body, as: UTF8.self)
+        let parts = text.components(separatedBy: "Content-Disposition: form-data; name=\"").dropFirst()
+            .map { $0.prefix { $0 != "\"" } }
+        return ("text/plain", Array("\(body.count) bytes of \(type.prefix(19)), parts: \(parts.joined(separator: ", "))".utf8))
+    case "/files/small.bin":
+        return ("application/octet-stream", (0..<1024).map { UInt8($0 % 256) })
+    case "/files/big.bin":
+        return ("application/octet-stream", [UInt8](repeating: 7, count: 4 << 20))
+    default:
+        return ("text/plain", Array("not found".utf8))
     }
 }
