@@ -157,7 +157,7 @@ bench-check: bench-check-deps
 # or a failed round trip stops the run and leaves the input in Fuzz/.findings.
 # `make fuzz SECONDS=600 FUZZERS=convert` runs one harness for ten minutes.
 SECONDS ?= 60
-FUZZERS ?= evaluate convert callbacks bridge peers
+FUZZERS ?= evaluate convert callbacks bridge peers hybrid
 FUZZ_BUILD = $(SWIFT) build -c release --package-path Fuzz --scratch-path Fuzz/.build \
 	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 fuzz-build: deps

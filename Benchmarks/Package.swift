@@ -74,5 +74,6 @@ let package = Package(
         // W14: WebSocket, the page's client and WebSocketServer (scripts/ws_bench.py, beside
         // Python's websockets on the same load).
         .executableTarget(name: "ws-bench", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),
+        .executableTarget(name: "bridge-bench", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),
     ]
 )

@@ -24,6 +24,7 @@ let package = Package(
         .executableTarget(name: "fuzz-callbacks", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-bridge", dependencies: [web, runtime, "FuzzSupport"]),
         .executableTarget(name: "fuzz-peers", dependencies: [web, runtime, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-hybrid", dependencies: [web, runtime, "FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

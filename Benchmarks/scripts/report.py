@@ -310,6 +310,20 @@ if os.path.exists(ws_path):
               f"| {stream['bytes'] >> 20} MiB stream, MiB/s | {stream['ours_mib_s']:.0f} | {stream['python_mib_s']:.0f} | "
               f"{stream['ours_mib_s'] / stream['python_mib_s']:.2f} |"]
 
+bridges_path = os.path.join(results, "bridges.json")
+if os.path.exists(bridges_path):
+    bridges = json.load(open(bridges_path))
+    raw = bridges["raw_per_s"]
+    lines += ["", "## W15: the hybrid bridges beside the page host's postMessage with a reply (same run)", "",
+              "`bridge-bench`: one page each; the page makes "
+              f"{bridges['count']:,} calls with {bridges['window']} in flight, each answered by Swift with its argument;",
+              f"rounds alternate, best of {bridges['rounds']}. Target: each bridge at least 0.7 of the raw path.", "",
+              "| path | round trips/s | of raw |", "| --- | --- | --- |",
+              f"| `webkit.messageHandlers.echo.postMessage(i)` (addWithReply) | {raw:,.0f} | 1.00 |",
+              f"| `$flex.echo(i)` (FlexComponent interface) | {bridges['flex_per_s']:,.0f} | {bridges['flex_per_s'] / raw:.2f} |",
+              f"| `WebViewJavascriptBridge.callHandler('echo', i, cb)` | {bridges['bridge_per_s']:,.0f} | "
+              f"{bridges['bridge_per_s'] / raw:.2f} |"]
+
 modern_path = os.path.join(results, "modern.json")
 if os.path.exists(modern_path):
     modern = json.load(open(modern_path))

@@ -18,6 +18,7 @@ swift build -c release --product memory-probe
 swift build -c release --product instruction-probe
 swift build -c release --product web-requests
 swift build -c release --product ws-bench
+swift build -c release --product bridge-bench
 swift build -c release --product modern-probe
 
 echo "== W1-W10: package-benchmark"
@@ -79,6 +80,9 @@ echo "== W14: WebSocket (the page's client and WebSocketServer, beside Python's 
 python3 -c 'import websockets.asyncio.server' 2>/dev/null || python3 -m pip install -q 'websockets>=13' \
     || python3 -m pip install -q --break-system-packages 'websockets>=13'
 python3 scripts/ws_bench.py "$results" .build/release/ws-bench > "$results/ws.log"
+
+echo "== W15: the hybrid bridges beside the page host's postMessage with a reply"
+.build/release/bridge-bench > "$results/bridges.json"
 
 echo "== W13: modern JavaScript (compiler VM start, a 10 KB ES2017 module, Map and Set)"
 /usr/bin/python3 scripts/modern/measure.py .build/release/modern-probe scripts/modern > "$results/modern.json"

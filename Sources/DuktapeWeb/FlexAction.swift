@@ -41,15 +41,7 @@ public final class FlexAction: @unchecked Sendable {
 
     deinit {
         // Never answered: the page is told rather than left waiting until its timeout.
-        let failure = ScriptMessageReplyError("$flex.\(name): the action was never settled")
-        let waiter = slot.withLock { state -> CheckedContinuation<FlexComponent.Value, any Error>? in
-            guard !state.settled else { return nil }
-            state.settled = true
-            defer { state.waiter = nil }
-            if state.waiter == nil { state.early = .failure(failure) }
-            return state.waiter
-        }
-        waiter?.resume(throwing: failure)
+        Self.fail(slot, ScriptMessageReplyError("$flex.\(name): the action was never settled"))
     }
 
     /// Fulfils the page's promise with `value` (converted as an interface's result is).
@@ -101,6 +93,23 @@ public final class FlexAction: @unchecked Sendable {
         }
         waiter?.resume(with: result.mapError { $0 as any Error })
         return true
+    }
+
+    /// Settles the action of `slot` as timed out (nothing when it is settled already).
+    static func expire(_ slot: Slot, name: String) {
+        fail(slot, ScriptMessageReplyError("$flex.\(name): no result within its timeout"))
+    }
+
+    /// Settles the action of `slot` with `failure`, unless it is settled already.
+    private static func fail(_ slot: Slot, _ failure: ScriptMessageReplyError) {
+        let waiter = slot.withLock { state -> CheckedContinuation<FlexComponent.Value, any Error>? in
+            guard !state.settled else { return nil }
+            state.settled = true
+            defer { state.waiter = nil }
+            if state.waiter == nil { state.early = .failure(failure) }
+            return state.waiter
+        }
+        waiter?.resume(throwing: failure)
     }
 
     /// Waits for the answer in `slot` (cancelled: the action is settled as rejected, and later

@@ -323,9 +323,9 @@ public final class FlexComponent: @unchecked Sendable {
         }
         guard done != nil, outcome.timeout > 0 else { return }
         let id = outcome.id
-        Task { [weak self] in
+        Task {
             try? await Task.sleep(for: .milliseconds(outcome.timeout))
-            self?.finish(id) { call in .failure(.timedOut(call.name)) }
+            self.finish(id) { call in .failure(.timedOut(call.name)) }
         }
     }
 
@@ -460,34 +460,38 @@ public final class FlexComponent: @unchecked Sendable {
         }
     }
 
-    /// Runs interface `name` with `arguments`, within its timeout (and a second more, so that
-    /// the page's own timer is first to tell the page).
+    /// Runs interface `name` with `arguments`: an interface to its end, an action until it is
+    /// settled or its timeout has passed.
     private func call(_ name: String, _ arguments: [Any?]) async throws -> Value {
         let (entry, defaultTimeout) = state.withLock { ($0.entries[name], $0.defaultTimeout) }
         guard let entry else { throw ScriptMessageReplyError("$flex.\(name) is not an interface") }
         let timeout = entry.timeout ?? defaultTimeout
         let arguments = Value(arguments)
-        let report: @Sendable (String) -> Void = { [weak self] text in self?.state.withLock { $0.page }?.configuration.consoleOutput.write(.warn, text) }
-        let work: @Sendable () async throws -> Value
-        switch entry.body {
-        case .interface(let body):
-            work = {
-                // Only values a page can hold go back.
-                Value(try Self.pageValue(try await body(arguments.value as? [Any?] ?? []), of: "$flex.\(name)"))
-            }
-        case .action(let body):
-            work = {
-                // The action is not kept here: one dropped unanswered rejects the call.
+        let report: @Sendable (String) -> Void = { text in self.state.withLock { $0.page }?.configuration.consoleOutput.write(.warn, text) }
+        do {
+            switch entry.body {
+            case .interface(let body):
+                // Run here, in the reply handler's task: the page's own timer ends the page's
+                // wait, and an interface that never returns holds one message in flight (the
+                // page's limit on those bounds them).
+                return Value(try Self.pageValue(try await body(arguments.value as? [Any?] ?? []), of: "$flex.\(name)"))
+            case .action(let body):
+                // The action is not kept here: one dropped unanswered rejects the call. One not
+                // settled within the timeout (and a second more, so that the page's own timer
+                // tells the page first) is settled as timed out, and later answers are ignored.
                 let slot: FlexAction.Slot = {
                     let action = FlexAction(name: name, report: report)
                     body(action, arguments.value as? [Any?] ?? [])
                     return action.slot
                 }()
+                guard timeout > 0 else { return try await FlexAction.answer(in: slot) }
+                let deadline = Task {
+                    try await Task.sleep(for: .milliseconds(timeout + 1_000))
+                    FlexAction.expire(slot, name: name)
+                }
+                defer { deadline.cancel() }
                 return try await FlexAction.answer(in: slot)
             }
-        }
-        do {
-            return try await Self.race(work, deadline: timeout > 0 ? .milliseconds(timeout + 1_000) : nil)
         } catch let reject as FlexReject {
             throw ScriptMessageReplyError(reject.reason)
         } catch let error as ScriptMessageReplyError {
@@ -549,36 +553,6 @@ public final class FlexComponent: @unchecked Sendable {
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "$") }
-    }
-
-    /// `work`'s value, or a timeout at `deadline`: whichever is first (`work` is left to end on
-    /// its own, its value dropped, as the original's background queue did).
-    static func race(_ work: @escaping @Sendable () async throws -> Value, deadline: Duration?) async throws -> Value {
-        guard let deadline else { return try await work() }
-        let once = Guarded<CheckedContinuation<Value, any Error>?>(nil)
-        let resume: @Sendable (Result<Value, any Error>) -> Void = { result in
-            once.withLock { slot in
-                defer { slot = nil }
-                return slot
-            }?.resume(with: result)
-        }
-        let tasks = Guarded<[Task<Void, Never>]>([])
-        defer { for task in tasks.withLock({ $0 }) { task.cancel() } }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                once.withLock { $0 = continuation }
-                let work = Task {
-                    do { resume(.success(try await work())) } catch { resume(.failure(error)) }
-                }
-                let timer = Task {
-                    try? await Task.sleep(for: deadline)
-                    resume(.failure(ScriptMessageReplyError("timeout")))
-                }
-                tasks.withLock { $0 = [work, timer] }
-            }
-        } onCancel: {
-            resume(.failure(CancellationError()))
-        }
     }
 
     /// `value` as a page can hold it: nil, `NSNull`, booleans, numbers, strings, dates, data,

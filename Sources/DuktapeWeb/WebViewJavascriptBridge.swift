@@ -66,13 +66,21 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     /// The bridge's name on the page.
     static let bridgeName = "WebViewJavascriptBridge"
 
+    /// How long a call of Swift's waits for the page's response, in seconds (0: forever, as
+    /// the original). Past it, `callHandler` throws `.timedOut` and a response callback gets nil.
+    let responseTimeout: TimeInterval
+
     /// Puts the bridge in `page`'s documents from its next load on (the original's
-    /// `bridgeForWebView:`). The page keeps the bridge; a page has at most one.
+    /// `bridgeForWebView:`). The page keeps the bridge; a page has at most one. A call of
+    /// Swift's waits at most `responseTimeout` seconds for the page's response (0: forever, as
+    /// the original; a page's handler that never answers then holds its call until the page
+    /// closes).
     ///
     /// ```swift
-    /// let bridge = try WebViewJavascriptBridge(page: page)
+    /// let bridge = try WebViewJavascriptBridge(page: page, responseTimeout: 10)
     /// ```
-    public init(page: WebPage) throws {
+    public init(page: WebPage, responseTimeout: TimeInterval = 60) throws {
+        self.responseTimeout = responseTimeout.isFinite ? max(0, responseTimeout) : 0
         log = page.configuration.consoleOutput
         state.withLock { $0.page = page }
         let bridge = PageBridge(
@@ -214,8 +222,8 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     }
 
     private func send(handlerName: String?, data: Any?, done: (@Sendable (Result<FlexComponent.Value, WebViewJavascriptBridgeError>) -> Void)?) {
-        let refused = state.withLock { state -> WebViewJavascriptBridgeError? in
-            guard !state.closed, let page = state.page else { return .pageClosed }
+        let (refused, callback) = state.withLock { state -> (WebViewJavascriptBridgeError?, String?) in
+            guard !state.closed, let page = state.page else { return (.pageClosed, nil) }
             var message: [String: Any] = [:]
             if let handlerName { message["handlerName"] = handlerName }
             if let data { message["data"] = data }
@@ -232,9 +240,19 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
             } else {
                 state.startupQueue.append(outgoing)
             }
-            return nil
+            return (nil, callbackID)
         }
-        if let refused { done?(.failure(refused)) }
+        if let refused {
+            done?(.failure(refused))
+            return
+        }
+        guard let callback, responseTimeout > 0 else { return }
+        let seconds = min(responseTimeout, 1e9)
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            let waiting = self.state.withLock { $0.responseCallbacks.removeValue(forKey: callback) }
+            waiting?.callback(.failure(.timedOut))
+        }
     }
 
     private static func deliver(_ outgoing: Outgoing, to control: PageSeam.BridgeControl, on page: WebPage) {
@@ -291,8 +309,8 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         let name = body["handlerName"] as? String ?? ""
         let data = body["data"].flatMap { $0 is NSNull ? nil : $0 }
         let callbackID = body["callbackId"] as? String
-        let respond: @Sendable (Any?, String?) -> Void = { [weak self] responseData, error in
-            guard let self, let callbackID else { return }
+        let respond: @Sendable (Any?, String?) -> Void = { responseData, error in
+            guard let callbackID else { return }
             self.respond(to: callbackID, handlerName: name, data: responseData, error: error)
         }
         let handler = state.withLock { $0.handlers[name] }

@@ -14,6 +14,8 @@ public enum WebViewJavascriptBridgeError: Error, Sendable, Equatable, CustomStri
     case documentReplaced
     /// `reset()` was called first.
     case reset
+    /// The page did not respond within the bridge's `responseTimeout`.
+    case timedOut
 
     /// The reason, in words.
     ///
@@ -26,6 +28,7 @@ public enum WebViewJavascriptBridgeError: Error, Sendable, Equatable, CustomStri
         case .pageClosed: "the page was closed"
         case .documentReplaced: "the page loaded another document before responding"
         case .reset: "the bridge was reset"
+        case .timedOut: "the page did not respond in time"
         }
     }
 }

@@ -40,6 +40,7 @@ struct WebViewJavascriptBridgeTests {
         """
 
     func withBridge(
+        responseTimeout: TimeInterval = 60,
         _ body: (WebPage, WebViewJavascriptBridge, Inbox, ConsoleLines) async throws -> Void
     ) async throws {
         let inbox = Inbox(), console = ConsoleLines()
@@ -49,7 +50,7 @@ struct WebViewJavascriptBridgeTests {
         configuration.requestPolicy = RequestPolicy(allowedHosts: ["127.0.0.1"])
         configuration.userContentController.add(name: "m") { inbox.receive($0) }
         try await using(try WebPage(configuration: configuration)) { page in
-            let bridge = try WebViewJavascriptBridge(page: page)
+            let bridge = try WebViewJavascriptBridge(page: page, responseTimeout: responseTimeout)
             try await body(page, bridge, inbox, console)
         }
     }
@@ -173,6 +174,17 @@ struct WebViewJavascriptBridgeTests {
             page.close()
             await #expect(throws: WebViewJavascriptBridgeError.pageClosed) { _ = try await bridge.callHandler("never") }
             #expect(throws: WebViewJavascriptBridgeError.alreadyAttached) { _ = try WebViewJavascriptBridge(page: page) }
+        }
+    }
+
+    @Test func aCallThePageNeverAnswersEndsAtTheTimeout() async throws {
+        try await withBridge(responseTimeout: 0.1) { page, bridge, _, _ in
+            try await page.load(html: "<script>WebViewJavascriptBridge.registerHandler('silent', function () {});</script>", baseURL: Self.app)
+            await #expect(throws: WebViewJavascriptBridgeError.timedOut) { _ = try await bridge.callHandler("silent") }
+            let (answers, answer) = AsyncStream.makeStream(of: Bool.self)
+            try bridge.callHandler("silent", data: 1) { data in answer.yield(data == nil) }
+            var iterator = answers.makeAsyncIterator()
+            #expect(await iterator.next() == true)
         }
     }
 

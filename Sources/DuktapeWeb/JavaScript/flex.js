@@ -23,6 +23,7 @@ var defineProperty = primordials.ObjectDefineProperty,
     ErrorCtor = primordials.Error,
     TypeErrorCtor = primordials.TypeError,
     Str = primordials.String,
+    now = primordials.DateNow,
     bridgePost = natives.post,
     bridgeName = natives.name,
     setTimer = natives.setTimeout,
@@ -59,9 +60,12 @@ function report(type, name, text) {
 
 // --- the page's listeners ---------------------------------------------------------------------
 var listeners = setPrototypeOf({ success: [], error: [], timeout: [], init: [] }, null);
-function fire(type, detail) {
+// `detail` ({ function, url, and `key`: value }) is made only when there are listeners.
+function fire(type, name, key, value) {
     var list = listeners[type];
-    if (list === undefined) return;
+    if (list === undefined || list.length === 0) return;
+    var detail = { function: name, url: href() };
+    if (key !== undefined) detail[key] = value;
     var copy = [], i;
     for (i = 0; i < list.length; i++) copy[i] = list[i];
     for (i = 0; i < copy.length; i++) {
@@ -76,43 +80,86 @@ function timeoutOf(name) {
     return own === undefined ? defaultTimeout : own;
 }
 function makeInterface(name) {
+    var wait = timeoutOf(name);
+    function succeeded(value) {
+        report('success', name);
+        fire('success', name, 'data', value);
+        return value;
+    }
+    function failed(error) {
+        report('error', name, error && error.message);
+        fire('error', name, 'error', error);
+    }
     return function () {
         var args = [];
         for (var i = 0; i < arguments.length; i++) args[i] = arguments[i];
+        var call = message('call'), reply;
+        call.name = name;
+        call.args = args;
+        try {
+            reply = post(call, true);
+        } catch (error) {
+            // Refused by the page (too many messages in flight, a value that cannot be sent).
+            failed(error);
+            return apply(promiseReject, PromiseCtor, [error]);
+        }
+        if (wait <= 0) return apply(then, reply, [succeeded, function (error) { failed(error); throw error; }]);
         return new PromiseCtor(function (resolve, reject) {
-            var wait = timeoutOf(name), timer = null, done = false;
-            var call = message('call');
-            call.name = name;
-            call.args = args;
-            var reply = post(call, true);
-            if (wait > 0) {
-                timer = setTimer(function () {
-                    if (done) return;
-                    done = true;
-                    var error = new ErrorCtor('$flex.' + name + ': no result within ' + wait + ' ms');
-                    error.name = 'TimeoutError';
-                    reject(error);
-                    report('timeout', name);
-                    fire('timeout', { function: name, url: href() });
-                }, wait);
-            }
-            apply(then, reply, [function (value) {
-                if (done) { lateReply(name); return; }
-                done = true;
-                if (timer !== null) clearTimer(timer);
-                resolve(value);
-                report('success', name);
-                fire('success', { function: name, url: href(), data: value });
-            }, function (error) {
-                if (done) { lateReply(name); return; }
-                done = true;
-                if (timer !== null) clearTimer(timer);
+            var id = watch(wait, function () {
+                var error = new ErrorCtor('$flex.' + name + ': no result within ' + wait + ' ms');
+                error.name = 'TimeoutError';
                 reject(error);
-                report('error', name, error && error.message);
-                fire('error', { function: name, url: href(), error: error });
+                report('timeout', name);
+                fire('timeout', name);
+            });
+            apply(then, reply, [function (value) {
+                if (!unwatch(id)) { lateReply(name); return; }
+                resolve(succeeded(value));
+            }, function (error) {
+                if (!unwatch(id)) { lateReply(name); return; }
+                failed(error);
+                reject(error);
             }]);
         });
     };
+}
+
+// Timeouts: one timer for every call waiting, set for the earliest deadline (a timer per call
+// would cost more than the call).
+var watched = setPrototypeOf({}, null), watchedCount = 0, nextWatch = 1, sweepAt = 0, sweepTimer = null;
+function watch(wait, expire) {
+    var id = nextWatch++, deadline = now() + wait;
+    watched[id] = { deadline: deadline, expire: expire };
+    watchedCount++;
+    if (sweepTimer === null || deadline < sweepAt) arm(deadline);
+    return id;
+}
+// Whether call `id` was still waiting (false: it timed out already).
+function unwatch(id) {
+    if (watched[id] === undefined) return false;
+    delete watched[id];
+    watchedCount--;
+    return true;
+}
+function arm(deadline) {
+    if (sweepTimer !== null) clearTimer(sweepTimer);
+    sweepAt = deadline;
+    sweepTimer = setTimer(sweep, deadline - now());
+}
+function sweep() {
+    sweepTimer = null;
+    var at = now(), next = 0, expired = [];
+    for (var id in watched) {
+        var entry = watched[id];
+        if (entry.deadline <= at) expired[expired.length] = id;
+        else if (next === 0 || entry.deadline < next) next = entry.deadline;
+    }
+    for (var i = 0; i < expired.length; i++) {
+        var expire = watched[expired[i]].expire;
+        unwatch(expired[i]);
+        expire();
+    }
+    if (next !== 0 && sweepTimer === null) arm(next);
 }
 function lateReply(name) {
     apply(consoleOriginals.error || consoleObject.error, consoleObject, ['$flex.' + name + ' returned after its timeout: the result is dropped']);
@@ -200,10 +247,10 @@ function runWeb(id, name, value) {
     }
     apply(then, outcome, [function (result) {
         answer(true, result);
-        fire('success', { function: 'web.' + name, url: href(), data: result });
+        fire('success', 'web.' + name, 'data', result);
     }, function (error) {
         answer(false, error);
-        fire('error', { function: 'web.' + name, url: href(), error: error });
+        fire('error', 'web.' + name, 'error', error);
     }]);
 }
 
@@ -228,7 +275,7 @@ function finish() {
     setTimer(function () {
         loaded = true;
         post(message('load'), false);
-        fire('init', { function: 'flexload', url: href() });
+        fire('init', 'flexload');
     }, loadWait);
 }
 

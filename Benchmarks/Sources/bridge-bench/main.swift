@@ -1,0 +1,78 @@
+import DuktapeWeb
+import Foundation
+
+// W15: round trips per second through the hybrid bridges beside the page host's own
+// `postMessage` with a reply, in one process, one page each, the same load: COUNT calls from
+// the page with WINDOW in flight, each answered by Swift with its argument. Rounds alternate
+// (raw, $flex, WebViewJavascriptBridge) and each row's best of ROUNDS is printed as JSON.
+
+let count = 20_000, window = 64, rounds = 5
+
+/// The page's loop: `call(i)` returns a promise of the answer; resolves with the elapsed ms.
+func driver(_ call: String) -> String {
+    """
+    return new Promise(function (resolve) {
+        var sent = 0, done = 0, started = Date.now();
+        function one() {
+            var i = sent++;
+            \(call)(i).then(function (v) {
+                if (v !== i) throw new Error('answer ' + v + ' for ' + i);
+                if (++done === \(count)) resolve(Date.now() - started);
+                else if (sent < \(count)) one();
+            });
+        }
+        for (var k = 0; k < \(window); k++) one();
+    });
+    """
+}
+
+func makePage(_ configure: (inout WebPageConfiguration) -> Void) throws -> WebPage {
+    var configuration = WebPageConfiguration()
+    configuration.httpCache = nil
+    configuration.cookieStore = nil
+    configuration.maximumMessagesInFlight = 4 * window
+    configure(&configuration)
+    return try WebPage(configuration: configuration)
+}
+
+func measure(_ page: WebPage, _ call: String) async throws -> Double {
+    let ms = try await page.callAsyncJavaScript(driver(call)) as? Double ?? .nan
+    return Double(count) / (ms / 1000)
+}
+
+func main() async throws {
+    let base = URL(string: "http://bench.test/index.html")
+    let raw = try makePage { $0.userContentController.addWithReply(name: "echo") { $0.body } }
+    try await raw.load(html: "", baseURL: base)
+
+    let flexPage = try makePage { _ in }
+    let component = FlexComponent()
+    try component.setBaseUrl("http://bench\\.test/.*")
+    try component.setInterface("echo") { arguments in arguments.first ?? nil }
+    try component.setInterface("echoUntimed", timeout: 0) { arguments in arguments.first ?? nil }
+    try component.attach(to: flexPage)
+    try await flexPage.load(html: "", baseURL: base)
+
+    let bridgePage = try makePage { _ in }
+    let bridge = try WebViewJavascriptBridge(page: bridgePage)
+    bridge.registerHandler("echo") { data, respond in respond(data) }
+    try await bridgePage.load(html: "", baseURL: base)
+    let bridgeCall = "(function (i) { return new Promise(function (r) { WebViewJavascriptBridge.callHandler('echo', i, r); }); })"
+
+    var best = (raw: 0.0, flex: 0.0, bridge: 0.0, untimed: 0.0)
+    for _ in 0..<rounds {
+        best.raw = max(best.raw, try await measure(raw, "webkit.messageHandlers.echo.postMessage"))
+        best.flex = max(best.flex, try await measure(flexPage, "$flex.echo"))
+        best.untimed = max(best.untimed, try await measure(flexPage, "$flex.echoUntimed"))
+        best.bridge = max(best.bridge, try await measure(bridgePage, bridgeCall))
+    }
+    let result: [String: Any] = ["count": count, "window": window, "rounds": rounds,
+                                 "raw_per_s": best.raw, "flex_per_s": best.flex, "flex_untimed_per_s": best.untimed, "bridge_per_s": best.bridge]
+    let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+    print(String(decoding: json, as: UTF8.self))
+    await raw.shutdown()
+    await flexPage.shutdown()
+    await bridgePage.shutdown()
+}
+
+try await main()
