@@ -90,6 +90,8 @@ public final class FlexComponent: @unchecked Sendable {
         /// Swift's calls handed to document `document`, by id, waiting for their answers.
         var delivered: [Int: (document: Int, call: WebCall)] = [:]
         var nextCall = 0
+        /// The timeouts of Swift's calls waiting for an answer, by id (cancelled when it comes).
+        var timers: [Int: Task<Void, Never>] = [:]
         /// The console's methods before flex.js wrapped them (the page's thread only).
         var consoleOriginals: PageValue?
     }
@@ -323,10 +325,16 @@ public final class FlexComponent: @unchecked Sendable {
         }
         guard done != nil, outcome.timeout > 0 else { return }
         let id = outcome.id
-        Task {
-            try? await Task.sleep(for: .milliseconds(outcome.timeout))
+        let timer = Task {
+            guard (try? await Task.sleep(for: .milliseconds(outcome.timeout))) != nil else { return }
             self.finish(id) { call in .failure(.timedOut(call.name)) }
         }
+        let kept = state.withLock { state -> Bool in
+            guard state.delivered[id] != nil || state.queued.contains(where: { $0.id == id }) else { return false }
+            state.timers[id] = timer
+            return true
+        }
+        if !kept { timer.cancel() }
     }
 
     /// Hands `call` to the document (under the state's lock, so that calls reach the page in
@@ -341,6 +349,7 @@ public final class FlexComponent: @unchecked Sendable {
     /// Ends call `id` (queued or delivered) with `outcome(call)`, once.
     private func finish(_ id: Int, _ outcome: (WebCall) -> Result<Value, FlexError>) {
         let call = state.withLock { state -> WebCall? in
+            state.timers.removeValue(forKey: id)?.cancel()
             if let delivered = state.delivered.removeValue(forKey: id) { return delivered.call }
             guard let index = state.queued.firstIndex(where: { $0.id == id }) else { return nil }
             return state.queued.remove(at: index)
@@ -364,6 +373,7 @@ public final class FlexComponent: @unchecked Sendable {
             state.control = nil
             state.loaded = false
             let replaced = state.delivered.values.map(\.call)
+            for call in replaced { state.timers.removeValue(forKey: call.id)?.cancel() }
             state.delivered = [:]
             guard Self.allows(url, state), let originals = state.consoleOriginals else { return (replaced, state.document, nil) }
             var timeouts: [String: Int] = [:]
@@ -503,13 +513,18 @@ public final class FlexComponent: @unchecked Sendable {
         }
     }
 
-    /// The page closed: every call of Swift's still waiting fails.
+    /// The page closed: every call of Swift's still waiting fails, and what the component kept
+    /// of the page's context goes (so that the context can go too).
     private func pageClosed() {
         let calls = state.withLock { state -> [WebCall] in
             state.closed = true
             defer {
                 state.queued = []
                 state.delivered = [:]
+                for timer in state.timers.values { timer.cancel() }
+                state.timers = [:]
+                state.control = nil
+                state.consoleOriginals = nil
             }
             return state.queued + state.delivered.values.map(\.call)
         }

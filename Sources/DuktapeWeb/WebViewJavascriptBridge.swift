@@ -57,6 +57,8 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         var responseCallbacks: [String: (document: Int, callback: @Sendable (Result<FlexComponent.Value, WebViewJavascriptBridgeError>) -> Void)] = [:]
         var uniqueID = 0
         var closed = false
+        /// The timeouts of Swift's calls waiting for a response, by callbackId.
+        var timers: [String: Task<Void, Never>] = [:]
     }
 
     private let state = Guarded(State())
@@ -202,6 +204,8 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
             defer {
                 state.startupQueue = []
                 state.responseCallbacks = [:]
+                for timer in state.timers.values { timer.cancel() }
+                state.timers = [:]
                 state.ready = false
             }
             return state.responseCallbacks.values.map(\.callback)
@@ -248,11 +252,20 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         }
         guard let callback, responseTimeout > 0 else { return }
         let seconds = min(responseTimeout, 1e9)
-        Task {
-            try? await Task.sleep(for: .seconds(seconds))
-            let waiting = self.state.withLock { $0.responseCallbacks.removeValue(forKey: callback) }
+        let timer = Task {
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+            let waiting = self.state.withLock { state in
+                state.timers[callback] = nil
+                return state.responseCallbacks.removeValue(forKey: callback)
+            }
             waiting?.callback(.failure(.timedOut))
         }
+        let kept = state.withLock { state -> Bool in
+            guard state.responseCallbacks[callback] != nil else { return false }
+            state.timers[callback] = timer
+            return true
+        }
+        if !kept { timer.cancel() }
     }
 
     private static func deliver(_ outgoing: Outgoing, to control: PageSeam.BridgeControl, on page: WebPage) {
@@ -270,7 +283,10 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
             state.ready = false
             let current = state.document
             let replaced = state.responseCallbacks.filter { $0.value.document < current && !Self.isQueued($0.key, state) }
-            for key in replaced.keys { state.responseCallbacks.removeValue(forKey: key) }
+            for key in replaced.keys {
+                state.responseCallbacks.removeValue(forKey: key)
+                state.timers.removeValue(forKey: key)?.cancel()
+            }
             return (current, replaced.values.map(\.callback))
         }
         for callback in replaced { callback(.failure(.documentReplaced)) }
@@ -297,7 +313,10 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
             return
         }
         if let responseID = body["responseId"] as? String {
-            let waiting = state.withLock { $0.responseCallbacks.removeValue(forKey: responseID) }
+            let waiting = state.withLock { state in
+                state.timers.removeValue(forKey: responseID)?.cancel()
+                return state.responseCallbacks.removeValue(forKey: responseID)
+            }
             guard let waiting else {
                 log.write(.warn, "WebViewJavascriptBridge: WARNING: a response for no call (\(responseID)): ignored")
                 return
@@ -372,6 +391,9 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
             defer {
                 state.startupQueue = []
                 state.responseCallbacks = [:]
+                for timer in state.timers.values { timer.cancel() }
+                state.timers = [:]
+                state.control = nil
             }
             return state.responseCallbacks.values.map(\.callback)
         }
