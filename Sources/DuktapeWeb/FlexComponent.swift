@@ -477,7 +477,10 @@ public final class FlexComponent: @unchecked Sendable {
         guard let entry else { throw ScriptMessageReplyError("$flex.\(name) is not an interface") }
         let timeout = entry.timeout ?? defaultTimeout
         let arguments = Value(arguments)
-        let report: @Sendable (String) -> Void = { text in self.state.withLock { $0.page }?.configuration.consoleOutput.write(.warn, text) }
+        // The console, not the component: an action kept by its interface's closure must not
+        // keep the component (which keeps the closure).
+        let output = state.withLock { $0.page }?.configuration.consoleOutput
+        let report: @Sendable (String) -> Void = { text in output?.write(.warn, text) }
         do {
             switch entry.body {
             case .interface(let body):
