@@ -295,20 +295,20 @@ struct ScriptLoadingTests {
         collector.available(transfer)
         collector.end(transfer)
         collector.end(transfer)
-        #expect(try await collector.text() == "aé")
+        #expect(try await collector.loaded().text == "aé")
         #expect(dones.withLock { $0 } == 1)
 
         let long = ScriptCollector(request: "GET http://a.test/l.js", limit: 10) {}
         let second = FetchTransfer(id: 2, pending: loop.beginPendingWork())
         long.head(TransferHead(status: 200, statusText: "OK", url: "", redirected: false, headers: [], type: "basic"), of: second)
         for _ in 0..<3 where second.queue(ByteBuffer(bytes: [UInt8](repeating: 0x20, count: 4))) { long.available(second) }
-        await #expect(throws: FetchFailure.self) { try await long.text() }
+        await #expect(throws: FetchFailure.self) { _ = try await long.loaded() }
 
         let refused = ScriptCollector(request: "GET http://a.test/r.js", limit: 10) {}
         refused.head(TransferHead(status: 500, statusText: "", url: "http://a.test/r.js", redirected: false, headers: [], type: "basic"),
                      of: FetchTransfer(id: 3, pending: loop.beginPendingWork()))
         do {
-            _ = try await refused.text()
+            _ = try await refused.loaded()
             Issue.record("a 500 was collected")
         } catch {
             #expect("\(error)" == "GET http://a.test/r.js answered 500")

@@ -266,21 +266,7 @@ final class PageNetwork: @unchecked Sendable {
     /// and then nothing cannot hold the page's load). A status other than 2xx, or a body over
     /// 16 MB, is an error.
     func loadScript(_ url: URLRecord) async throws -> String {
-        let box = Guarded<ScriptCollector?>(nil)
-        guard let transfer = register(onPause: nil, onAbandon: { box.withLock { $0 }?.abandoned() }) else {
-            throw FetchFailure(.cancelled, "GET \(url.href): the page closed")
-        }
-        let id = transfer.id
-        let collector = ScriptCollector(request: "GET \(url.href)", limit: Self.maximumScriptBytes) { [weak self] in self?.cancel(id) }
-        box.withLock { $0 = collector }
-        begin(FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
-                           credentials: .sameOrigin, cache: .default),
-              on: transfer, to: collector)
-        return try await withTaskCancellationHandler {
-            try await collector.text()
-        } onCancel: { [weak self] in
-            self?.cancel(id)
-        }
+        try await load(url, limit: Self.maximumScriptBytes, anyStatus: false, credentials: .sameOrigin).text
     }
 
     /// The longest external script a page loads.
@@ -289,18 +275,21 @@ final class PageNetwork: @unchecked Sendable {
     /// Loads a document for a navigation: GET, redirects followed (each hop under the policy),
     /// the cookies of every hop sent and stored (a navigation's credentials are included), any
     /// status (an error page is a document), at most `maximumDocumentBytes`.
-    func loadDocument(_ url: URLRecord, headers: [(name: String, value: String)] = []) async throws -> ScriptCollector.Loaded {
+    func loadDocument(_ url: URLRecord) async throws -> ScriptCollector.Loaded {
+        try await load(url, limit: Self.maximumDocumentBytes, anyStatus: true, credentials: .include)
+    }
+
+    /// A GET of `url` collected whole (at most `limit` bytes; any status or 2xx only).
+    private func load(_ url: URLRecord, limit: Int, anyStatus: Bool, credentials: FetchRequest.Credentials) async throws -> ScriptCollector.Loaded {
         let box = Guarded<ScriptCollector?>(nil)
         guard let transfer = register(onPause: nil, onAbandon: { box.withLock { $0 }?.abandoned() }) else {
             throw FetchFailure(.cancelled, "GET \(url.href): the page closed")
         }
         let id = transfer.id
-        let collector = ScriptCollector(request: "GET \(url.href)", limit: Self.maximumDocumentBytes, anyStatus: true) { [weak self] in
-            self?.cancel(id)
-        }
+        let collector = ScriptCollector(request: "GET \(url.href)", limit: limit, anyStatus: anyStatus) { [weak self] in self?.cancel(id) }
         box.withLock { $0 = collector }
-        begin(FetchRequest(url: url, method: "GET", headers: headers, body: nil, redirect: .follow, timeout: defaultTimeout,
-                           credentials: .include, cache: .default),
+        begin(FetchRequest(url: url, method: "GET", headers: [], body: nil, redirect: .follow, timeout: defaultTimeout,
+                           credentials: credentials, cache: .default),
               on: transfer, to: collector)
         return try await withTaskCancellationHandler {
             try await collector.loaded()

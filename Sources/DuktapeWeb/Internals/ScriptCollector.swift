@@ -58,11 +58,6 @@ final class ScriptCollector: TransferSink {
         return try result.get()
     }
 
-    /// The script's text, once the transfer ended.
-    func text() async throws -> String {
-        try await loaded().text
-    }
-
     func head(_ head: TransferHead, of transfer: FetchTransfer) {
         guard anyStatus || (200..<300).contains(head.status) else {
             return settle(.failure(FetchFailure(.httpStatus, "GET \(head.url) answered \(head.status)")))
