@@ -238,7 +238,8 @@ public final class FlexComponent: @unchecked Sendable {
     /// try component.attach(to: page)
     /// ```
     public func attach(to page: WebPage) throws {
-        try configure { state in
+        try state.withLock { (state: inout State) throws -> Void in
+            guard !state.attached else { throw FlexError.alreadyAttached }
             state.attached = true
             state.page = page
         }

@@ -195,6 +195,7 @@ struct FlexComponentTests {
             #expect(throws: FlexError.configurationLocked) { try component.setInterfaceTimeout(1) }
             #expect(throws: FlexError.configurationLocked) { try component.addEventListener { _ in } }
             #expect(throws: FlexError.alreadyAttached) { try FlexComponent().attach(to: page) }
+            #expect(throws: FlexError.alreadyAttached) { try component.attach(to: page) }
         }
     }
 
