@@ -51,7 +51,6 @@ public final class FlexComponent: @unchecked Sendable {
     }
 
     private struct Pattern {
-        let source: String
         let expression: NSRegularExpression
         let canFlexLoad: Bool
 
@@ -556,7 +555,7 @@ public final class FlexComponent: @unchecked Sendable {
 
     private static func compile(_ pattern: String, canFlexLoad: Bool) throws -> Pattern {
         do {
-            return Pattern(source: pattern, expression: try NSRegularExpression(pattern: pattern), canFlexLoad: canFlexLoad)
+            return Pattern(expression: try NSRegularExpression(pattern: pattern), canFlexLoad: canFlexLoad)
         } catch {
             throw FlexError.invalidPattern(pattern)
         }

@@ -104,7 +104,7 @@ public final class WebPage: @unchecked Sendable {
         control = try PageSeam.installPage(
             in: context, globals: globals, natives: PageSeam.PageNatives(post: post, getCookie: getCookie, setCookie: setCookie))
         guard let global = context.globalObject else { throw WebPageError.cannotCreateContext }
-        environment = PageSeam.BridgeEnvironment(global: global, post: control.bridgePost)
+        environment = PageSeam.BridgeEnvironment(global: global, bridge: control.bridge)
         try control.setLocation(URLRecord.blankAttributes)
         try control.setUserAgent(configuration.userAgent)
         link.page = self
@@ -386,7 +386,11 @@ public final class WebPage: @unchecked Sendable {
             throw WebPageError.invalidArgumentName(name)
         }
         let names = pairs.map(\.key), values = Box(value: pairs.map(\.value))
-        return try await call { [control] context in
+        // The value made on the page's thread is handed over through a lock: a happens-before
+        // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
+        // which it does not instrument).
+        let handoff = Guarded<JSValue?>(nil)
+        try await submit { [control] context in
             // The body is code, placed in a function whose parameters are the names (identifiers,
             // checked above); compiled once, and refused with none of it run when it closes that
             // function early. A body that only an async function's can be (`await`) is one, as in
@@ -403,19 +407,7 @@ public final class WebPage: @unchecked Sendable {
                     name: "SyntaxError", message: "the body closes the function it is the body of (an unmatched '}')",
                     sourceURL: nil, line: nil, stack: nil)
             }
-            return try control.callMade(made, values.value)
-        }
-    }
-
-    /// Runs `make` on the page's thread and returns its value as `callAsyncJavaScript` returns
-    /// a function's (a promise awaited, the value copied and converted).
-    func call(_ make: @escaping @Sendable (JSContext) throws -> JSValue) async throws -> Any? {
-        // The value made on the page's thread is handed over through a lock: a happens-before
-        // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
-        // which it does not instrument).
-        let handoff = Guarded<JSValue?>(nil)
-        try await submit { context in
-            let value = try make(context)
+            let value = try control.callMade(made, values.value)
             handoff.withLock { $0 = value }
         }
         guard let result = handoff.withLock({ $0 }) else { throw WebPageError.closed }

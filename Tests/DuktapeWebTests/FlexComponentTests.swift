@@ -409,6 +409,83 @@ struct FlexComponentTests {
         }
     }
 
+    @Test func aFloodOfCallsIsRefusedPastThePagesLimitAndTheRestAreAnswered() async throws {
+        let held = Guarded<[FlexAction]>([])
+        let (allHeld, heldAll) = AsyncStream.makeStream(of: Void.self)
+        let component = FlexComponent()
+        try component.setBaseUrl("http://app\\.test/.*")
+        try component.setAction("hold", timeout: 0) { action, _ in
+            let count = held.withLock { list -> Int in
+                list.append(action)
+                return list.count
+            }
+            if count == 16 { heldAll.yield() }
+        }
+        // The page reports on its console: its messages are what the flood fills.
+        let console = ConsoleLines()
+        var configuration = WebPageConfiguration()
+        configuration.maximumMessagesInFlight = 16
+        configuration.consoleOutput = console.output
+        try await using(try WebPage(configuration: configuration)) { page in
+            try component.attach(to: page)
+            try await page.load(html: """
+                <script>
+                var refused = 0, answered = 0, reason = '';
+                for (var i = 0; i < 200; i++) {
+                    $flex.hold(i).then(function () { if (++answered === 16) console.log('answered ' + answered); },
+                                       function (e) { refused++; reason = e.message; });
+                }
+                setTimeout(function () { console.log('refused ' + refused + ' ' + (reason.indexOf('maximumMessagesInFlight') >= 0)); }, 0);
+                </script>
+                """, baseURL: Self.app)
+            // The page's limit counts messages waiting for their handlers: 16 got in.
+            await console.wait(for: "refused 184 true")
+            for await _ in allHeld { break }
+            for action in held.withLock({ $0 }) { action.resolveVoid() }
+            await console.wait(for: "answered 16")
+        }
+    }
+
+    /// Deinit counters: a page, its component and its bridge are released once the page has shut
+    /// down, whatever a hostile page left waiting (actions held, calls never answered, Swift
+    /// calls pending, globals overwritten).
+    @Test func pagesAndBridgesAreReleasedAfterHostileUse() async throws {
+        weak var releasedPage: WebPage?
+        weak var releasedComponent: FlexComponent?
+        weak var releasedBridge: WebViewJavascriptBridge?
+        do {
+            let held = Guarded<[FlexAction]>([])
+            let component = FlexComponent()
+            try component.setBaseUrl("http://app\\.test/.*")
+            try component.setAction("hold", timeout: 0) { action, _ in held.withLock { $0.append(action) } }
+            try component.setInterface("echo") { arguments in arguments.first ?? nil }
+            let page = try WebPage()
+            try component.attach(to: page)
+            let bridge = try WebViewJavascriptBridge(page: page)
+            bridge.registerHandler("echo") { data, respond in respond(data) }
+            try await page.load(html: """
+                <script>
+                for (var i = 0; i < 50; i++) { $flex.hold(i); $flex.echo({ n: i }); }
+                WebViewJavascriptBridge.registerHandler('silent', function () {});
+                WebViewJavascriptBridge.callHandler('echo', [1, 2], function () {});
+                $flex.web.never = function () { return new Promise(function () {}); };
+                window.JSON = null; window.Promise = null;
+                </script>
+                """, baseURL: Self.app)
+            let pendingFlex = Task { _ = try? await component.evalFlexFunc("never") }
+            let pendingBridge = Task { _ = try? await bridge.callHandler("silent") }
+            await page.shutdown()
+            await pendingFlex.value
+            await pendingBridge.value
+            releasedPage = page
+            releasedComponent = component
+            releasedBridge = bridge
+        }
+        #expect(releasedPage == nil)
+        #expect(releasedComponent == nil)
+        #expect(releasedBridge == nil)
+    }
+
     @Test func aThousandOverlappingCallsSettledFromEightThreads() async throws {
         let count = 1_000
         let pending = Guarded<[(action: FlexAction, argument: Int)]>([])

@@ -18,7 +18,7 @@ let component: FlexComponent = {
     do {
         try component.setBaseUrl("http://app\\.test/.*")
         try component.setFlexOnloadWait(0)
-        try component.setInterfaceTimeout(2_000)
+        try component.setInterfaceTimeout(200)
         try component.setInterface("echo") { arguments in arguments.first ?? nil }
         try component.setInterface("refuse") { _ in throw FlexReject("refused") }
         try component.setAction("later") { action, arguments in
@@ -50,7 +50,7 @@ let page: WebPage = {
     guard let page = try? WebPage(configuration: configuration) else { fail("fuzz-hybrid: no page could be made") }
     do {
         try component.attach(to: page)
-        let bridge = try WebViewJavascriptBridge(page: page, responseTimeout: 2)
+        let bridge = try WebViewJavascriptBridge(page: page, responseTimeout: 0.2)
         bridge.registerHandler("echo") { data, respond in respond(data) }
         bridge.registerHandler("throws") { (_: Any?) async throws -> Any? in throw FlexReject("no") }
         hybridBridge.bridge = bridge
@@ -156,7 +156,7 @@ func fuzzHybrid(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = try? await hybridBridge.bridge?.callHandler("echo", data: value)
         finished.signal()
     }
-    // Every $flex call ends within its timeout (2 s, the page's script limit 2 s): 30 s is a hang.
+    // Every call ends within its timeout (0.2 s; the page's script limit is 2 s): 30 s is a hang.
     if finished.wait(timeout: .now() + 30) == .timedOut {
         dumpThreads()
         fail("hybrid: an input did not end within 30 s")

@@ -122,21 +122,23 @@ enum PageSeam {
     /// that replaces `setTimeout` or `console` does not change how its bridges work).
     struct BridgeEnvironment: @unchecked Sendable {
         // @unchecked: JSValues, used only on the page's thread.
-        /// `post(name, value, withReply) → Promise | undefined` (page.js's `bridgePost`).
-        let post: JSValue
+        /// `post(name, value, withReply, ticket) → Promise | undefined`, `expire(id, error,
+        /// late) → Bool` (page.js's `bridge`).
+        let post, expire: JSValue
         let setTimeout, clearTimeout, console: JSValue
 
         /// The environment of a page whose global object is `global` (read now).
-        init(global: JSValue, post: JSValue) {
-            self.post = post
+        init(global: JSValue, bridge: JSValue) {
+            post = bridge.forProperty("post")
+            expire = bridge.forProperty("expire")
             setTimeout = global.forProperty("setTimeout")
             clearTimeout = global.forProperty("clearTimeout")
             console = global.forProperty("console")
         }
-        /// The entries every bridge file gets: `post`, `name`, `setTimeout`, `clearTimeout`,
-        /// `console`.
+        /// The entries every bridge file gets: `post`, `expire`, `name`, `setTimeout`,
+        /// `clearTimeout`, `console`.
         func members(name: String, in context: JSContext) -> [(String, JSValue)] {
-            [("post", post), ("name", PageSeam.value(name, in: context)), ("setTimeout", setTimeout),
+            [("post", post), ("expire", expire), ("name", PageSeam.value(name, in: context)), ("setTimeout", setTimeout),
              ("clearTimeout", clearTimeout), ("console", console)]
         }
     }
@@ -266,7 +268,7 @@ enum PageSeam {
     static func installPage(in context: JSContext, globals: Globals, natives: PageNatives) throws -> Control {
         let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie)], in: context)
         let shared = try HostScript.run(page, in: context, natives: table, shared: globals.shared)
-        return Control(shared.forProperty("control"), bridgePost: shared.forProperty("bridgePost"))
+        return Control(shared.forProperty("control"), bridge: shared.forProperty("bridge"))
     }
 
     // MARK: - Calls into the page
@@ -363,9 +365,9 @@ enum PageSeam {
         // @unchecked: JSValues, called only on the page's thread.
         private let setLocationFunction, setUserAgentFunction, setReadyStateFunction, setHandlerFunction: JSValue
         private let settleFunction, copyFunction, callMadeFunction: JSValue
-        /// `bridgePost(name, value, withReply) → Promise | undefined`: what a bridge's file is
-        /// given to post to its handler (`PageBridge`).
-        let bridgePost: JSValue
+        /// page.js's `bridge` (`post`, `expire`): what a bridge's file is given to post to its
+        /// handler (`PageBridge`).
+        let bridge: JSValue
 
         /// What a page's `webkit.messageHandlers.<name>` is.
         enum HandlerKind: String {
@@ -382,8 +384,8 @@ enum PageSeam {
             case loading, interactive, complete
         }
 
-        init(_ control: JSValue, bridgePost: JSValue) {
-            self.bridgePost = bridgePost
+        init(_ control: JSValue, bridge: JSValue) {
+            self.bridge = bridge
             setLocationFunction = control.forProperty("setLocation")
             setUserAgentFunction = control.forProperty("setUserAgent")
             setReadyStateFunction = control.forProperty("setReadyState")

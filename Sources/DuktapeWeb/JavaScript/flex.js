@@ -25,6 +25,7 @@ var defineProperty = primordials.ObjectDefineProperty,
     Str = primordials.String,
     now = primordials.DateNow,
     bridgePost = natives.post,
+    expire = natives.expire,
     bridgeName = natives.name,
     setTimer = natives.setTimeout,
     clearTimer = natives.clearTimeout,
@@ -34,7 +35,7 @@ var defineProperty = primordials.ObjectDefineProperty,
 var names = natives.names, timeouts = natives.timeouts, defaultTimeout = natives.defaultTimeout,
     loadWait = natives.flexLoadWait, reportEvents = natives.reportEvents, documentNumber = natives.document;
 
-function post(body, withReply) { return bridgePost(bridgeName, body, withReply); }
+function post(body, withReply, ticket) { return bridgePost(bridgeName, body, withReply, ticket); }
 function message(kind) {
     var body = setPrototypeOf({}, null);
     body.kind = kind;
@@ -93,52 +94,51 @@ function makeInterface(name) {
     return function () {
         var args = [];
         for (var i = 0; i < arguments.length; i++) args[i] = arguments[i];
-        var call = message('call'), reply;
+        var call = message('call'), ticket = { id: 0 }, reply;
         call.name = name;
         call.args = args;
         try {
-            reply = post(call, true);
+            reply = post(call, true, ticket);
         } catch (error) {
             // Refused by the page (too many messages in flight, a value that cannot be sent).
             failed(error);
             return apply(promiseReject, PromiseCtor, [error]);
         }
         if (wait <= 0) return apply(then, reply, [succeeded, function (error) { failed(error); throw error; }]);
-        return new PromiseCtor(function (resolve, reject) {
-            var id = watch(wait, function () {
-                var error = new ErrorCtor('$flex.' + name + ': no result within ' + wait + ' ms');
-                error.name = 'TimeoutError';
-                reject(error);
-                report('timeout', name);
-                fire('timeout', name);
-            });
-            apply(then, reply, [function (value) {
-                if (!unwatch(id)) { lateReply(name); return; }
-                resolve(succeeded(value));
-            }, function (error) {
-                if (!unwatch(id)) { lateReply(name); return; }
-                failed(error);
-                reject(error);
-            }]);
+        // The reply's own promise is rejected at the timeout (page.js's `expire`): no promise of
+        // our own per call.
+        var id = ticket.id;
+        watch(id, wait, function () {
+            var error = new ErrorCtor('$flex.' + name + ': no result within ' + wait + ' ms');
+            error.name = 'TimeoutError';
+            if (!expire(id, error, function () { lateReply(name); })) return;
+            report('timeout', name);
+            fire('timeout', name);
         });
+        return apply(then, reply, [function (value) {
+            unwatch(id);
+            return succeeded(value);
+        }, function (error) {
+            // Not watched any more: the timeout rejected it, and said so.
+            if (unwatch(id)) failed(error);
+            throw error;
+        }]);
     };
 }
 
 // Timeouts: one timer for every call waiting, set for the earliest deadline (a timer per call
 // would cost more than the call).
-var watched = setPrototypeOf({}, null), watchedCount = 0, nextWatch = 1, sweepAt = 0, sweepTimer = null;
-function watch(wait, expire) {
-    var id = nextWatch++, deadline = now() + wait;
-    watched[id] = { deadline: deadline, expire: expire };
-    watchedCount++;
+var watched = setPrototypeOf({}, null), sweepAt = 0, sweepTimer = null;
+// Calls `onTimeout` if call `id` is still watched `wait` ms from now.
+function watch(id, wait, onTimeout) {
+    var deadline = now() + wait;
+    watched[id] = { deadline: deadline, onTimeout: onTimeout };
     if (sweepTimer === null || deadline < sweepAt) arm(deadline);
-    return id;
 }
 // Whether call `id` was still waiting (false: it timed out already).
 function unwatch(id) {
     if (watched[id] === undefined) return false;
     delete watched[id];
-    watchedCount--;
     return true;
 }
 function arm(deadline) {
@@ -155,9 +155,9 @@ function sweep() {
         else if (next === 0 || entry.deadline < next) next = entry.deadline;
     }
     for (var i = 0; i < expired.length; i++) {
-        var expire = watched[expired[i]].expire;
+        var onTimeout = watched[expired[i]].onTimeout;
         unwatch(expired[i]);
-        expire();
+        onTimeout();
     }
     if (next !== 0 && sweepTimer === null) arm(next);
 }

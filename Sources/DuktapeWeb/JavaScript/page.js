@@ -115,15 +115,18 @@ function copyOf(value) {
 
 // Promises of messages with a reply, by id: the host keeps only the number.
 var messageHandlers = {}, pendingReplies = setPrototypeOf({}, null), nextReply = 1;
+// Replies given up by a bridge (`expire`): what to call when the answer comes after all.
+var lateReplies = setPrototypeOf({}, null);
 // Posts a copy of `value` to handler `name` (a bridge's when `toBridge`) and returns the promise
-// of its reply, or undefined when no reply is wanted.
-function send(name, value, withReply, toBridge) {
+// of its reply, or undefined when no reply is wanted; a `ticket` gets the reply's id.
+function send(name, value, withReply, toBridge, ticket) {
     var copy = copyOf(value);
     if (!withReply) {
         post(name, copy, 0, toBridge);
         return undefined;
     }
     var id = nextReply++;
+    if (ticket) ticket.id = id;
     return new PromiseCtor(function (resolve, reject) {
         pendingReplies[id] = { resolve: resolve, reject: reject };
         // A post the host refuses (too many messages in flight, out of memory) will never be
@@ -142,9 +145,21 @@ function MessageHandler(name, withReply) {
 defineProperty(global, 'webkit', { value: { messageHandlers: messageHandlers }, writable: false, enumerable: true, configurable: false });
 
 return {
-// A bridge's own channel (FlexComponent, WebViewJavascriptBridge): `bridgePost(name, value,
-// withReply)` posts to the bridge's handler, whatever the page did to `webkit`.
-bridgePost: function (name, value, withReply) { return send(name, value, withReply, true); },
+// A bridge's own channel (FlexComponent, WebViewJavascriptBridge), whatever the page did to
+// `webkit`: `post(name, value, withReply, ticket)` posts to the bridge's handler (the ticket gets
+// the reply's id); `expire(id, error, late)` rejects reply `id` with `error` now, and calls
+// `late()` if its answer comes after all (false: it was answered already).
+bridge: {
+    post: function (name, value, withReply, ticket) { return send(name, value, withReply, true, ticket); },
+    expire: function (id, error, late) {
+        var pending = pendingReplies[id];
+        if (pending === undefined) return false;
+        delete pendingReplies[id];
+        lateReplies[id] = late;
+        pending.reject(error);
+        return true;
+    }
+},
 control: {
     setLocation: function (attributes) { locationAttributes = attributes; },
     setUserAgent: function (agent) { userAgent = agent; },
@@ -160,7 +175,13 @@ control: {
     },
     settle: function (id, fulfilled, value) {
         var pending = pendingReplies[id];
-        if (pending === undefined) return;
+        if (pending === undefined) {
+            var late = lateReplies[id];
+            if (late === undefined) return;
+            delete lateReplies[id];
+            late();
+            return;
+        }
         delete pendingReplies[id];
         if (fulfilled) pending.resolve(value); else pending.reject(new ErrorCtor(Str(value)));
     },
