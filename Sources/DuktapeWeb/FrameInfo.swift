@@ -17,12 +17,13 @@ public struct FrameInfo: Sendable, Equatable {
     /// let path = message.frameInfo.url?.path
     /// ```
     public let url: URL?
-    /// The document's origin when it posted.
+    /// The document's origin when it posted (derived from `url` when asked: a message's post
+    /// does not parse its URL).
     ///
     /// ```swift
     /// let host = message.frameInfo.securityOrigin.host
     /// ```
-    public let securityOrigin: SecurityOrigin
+    public var securityOrigin: SecurityOrigin { SecurityOrigin(url: url) }
     /// True: a page has no frames but its own.
     ///
     /// ```swift
@@ -32,6 +33,5 @@ public struct FrameInfo: Sendable, Equatable {
 
     init(url: URL?) {
         self.url = url
-        securityOrigin = SecurityOrigin(url: url)
     }
 }
