@@ -30,8 +30,8 @@ public final class FlexAction: @unchecked Sendable {
     struct State {
         var settled = false
         /// The answer given before anyone waited for it.
-        var early: Result<FlexComponent.Value, ScriptMessageReplyError>?
-        var waiter: CheckedContinuation<FlexComponent.Value, any Error>?
+        var early: Result<BridgeValue, ScriptMessageReplyError>?
+        var waiter: CheckedContinuation<BridgeValue, any Error>?
     }
 
     init(name: String, report: @escaping @Sendable (String) -> Void) {
@@ -52,9 +52,9 @@ public final class FlexAction: @unchecked Sendable {
     @discardableResult
     public func resolve(_ value: Any?) -> Bool {
         do {
-            return settle(.success(FlexComponent.Value(try FlexComponent.pageValue(value, of: name))))
+            return settle(.success(BridgeValue(value: try BridgeValues.checked(value, of: name))))
         } catch {
-            return settle(.failure(error as? ScriptMessageReplyError ?? ScriptMessageReplyError(FlexComponent.reason(error))))
+            return settle(.failure(error as? ScriptMessageReplyError ?? ScriptMessageReplyError(BridgeValues.reason(error))))
         }
     }
 
@@ -65,7 +65,7 @@ public final class FlexAction: @unchecked Sendable {
     /// ```
     @discardableResult
     public func resolveVoid() -> Bool {
-        settle(.success(FlexComponent.Value(nil)))
+        settle(.success(BridgeValue(value: nil)))
     }
 
     /// Rejects the page's promise with an `Error` whose message is `reason` (a generic one when
@@ -79,8 +79,8 @@ public final class FlexAction: @unchecked Sendable {
         settle(.failure(ScriptMessageReplyError(reason ?? "$flex.\(name) was rejected")))
     }
 
-    private func settle(_ result: Result<FlexComponent.Value, ScriptMessageReplyError>) -> Bool {
-        let (first, waiter) = slot.withLock { state -> (Bool, CheckedContinuation<FlexComponent.Value, any Error>?) in
+    private func settle(_ result: Result<BridgeValue, ScriptMessageReplyError>) -> Bool {
+        let (first, waiter) = slot.withLock { state -> (Bool, CheckedContinuation<BridgeValue, any Error>?) in
             guard !state.settled else { return (false, nil) }
             state.settled = true
             defer { state.waiter = nil }
@@ -102,7 +102,7 @@ public final class FlexAction: @unchecked Sendable {
 
     /// Settles the action of `slot` with `failure`, unless it is settled already.
     private static func fail(_ slot: Slot, _ failure: ScriptMessageReplyError) {
-        let waiter = slot.withLock { state -> CheckedContinuation<FlexComponent.Value, any Error>? in
+        let waiter = slot.withLock { state -> CheckedContinuation<BridgeValue, any Error>? in
             guard !state.settled else { return nil }
             state.settled = true
             defer { state.waiter = nil }
@@ -114,10 +114,10 @@ public final class FlexAction: @unchecked Sendable {
 
     /// Waits for the answer in `slot` (cancelled: the action is settled as rejected, and later
     /// answers are ignored).
-    static func answer(in slot: Slot) async throws -> FlexComponent.Value {
+    static func answer(in slot: Slot) async throws -> BridgeValue {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let ready = slot.withLock { state -> Result<FlexComponent.Value, ScriptMessageReplyError>?? in
+                let ready = slot.withLock { state -> Result<BridgeValue, ScriptMessageReplyError>?? in
                     if let early = state.early { return .some(early) }
                     if state.settled { return .some(nil) }
                     state.waiter = continuation
@@ -130,7 +130,7 @@ public final class FlexAction: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let waiter = slot.withLock { state -> CheckedContinuation<FlexComponent.Value, any Error>? in
+            let waiter = slot.withLock { state -> CheckedContinuation<BridgeValue, any Error>? in
                 state.settled = true
                 defer { state.waiter = nil }
                 return state.waiter

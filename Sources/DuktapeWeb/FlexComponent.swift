@@ -33,12 +33,6 @@ public final class FlexComponent: @unchecked Sendable {
     /// An action: given a `FlexAction` that answers the call later, and the arguments.
     public typealias Action = @Sendable (_ action: FlexAction, _ arguments: [Any?]) -> Void
 
-    /// A value handed between threads once.
-    struct Value: @unchecked Sendable {
-        let value: Any?
-        init(_ value: Any?) { self.value = value }
-    }
-
     private enum Body {
         case interface(Interface)
         case action(Action)
@@ -65,8 +59,8 @@ public final class FlexComponent: @unchecked Sendable {
     private struct WebCall {
         let id: Int
         let name: String
-        let value: Value
-        let done: (@Sendable (Result<Value, FlexError>) -> Void)?
+        let value: BridgeValue
+        let done: (@Sendable (Result<BridgeValue, FlexError>) -> Void)?
     }
 
     private struct State {
@@ -92,12 +86,7 @@ public final class FlexComponent: @unchecked Sendable {
         /// The timeouts of Swift's calls waiting for an answer, by id (cancelled when it comes).
         var timers: [Int: Task<Void, Never>] = [:]
         /// The console's methods before flex.js wrapped them (the page's thread only).
-        var consoleOriginals: PageValue?
-    }
-
-    /// A JSValue kept for the page's thread.
-    private struct PageValue: @unchecked Sendable {
-        let value: JSValue
+        var consoleOriginals: WebPage.Box<JSValue>?
     }
 
     private let state = Guarded(State())
@@ -197,11 +186,11 @@ public final class FlexComponent: @unchecked Sendable {
         try setInterface(name, timeout: timeout) { arguments in
             let decoded: Argument
             do {
-                decoded = try Self.decode(Argument.self, from: arguments.first ?? nil)
+                decoded = try BridgeValues.decode(Argument.self, from: arguments.first ?? nil)
             } catch {
-                throw FlexReject("$flex.\(name): the argument is not a \(Argument.self): \(Self.reason(error))")
+                throw FlexReject("$flex.\(name): the argument is not a \(Argument.self): \(BridgeValues.reason(error))")
             }
-            return try Self.encode(try await body(decoded))
+            return try BridgeValues.encode(try await body(decoded))
         }
     }
 
@@ -272,8 +261,8 @@ public final class FlexComponent: @unchecked Sendable {
     /// loads another document first, `.pageClosed`, and `.notAttached`.
     @discardableResult
     public func evalFlexFunc(_ name: String, sendData: Any? = nil) async throws -> Any? {
-        let value = Value(try Self.pageValue(sendData, of: "$flex.web.\(name)"))
-        let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+        let value = BridgeValue(value: try BridgeValues.checked(sendData, of: "$flex.web.\(name)"))
+        let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BridgeValue, any Error>) in
             send(name, value) { outcome in continuation.resume(with: outcome.mapError { $0 as any Error }) }
         }
         return result.value
@@ -292,11 +281,11 @@ public final class FlexComponent: @unchecked Sendable {
     public func evalFlexFunc(
         _ name: String, sendData: Any?, response: (@Sendable (Result<Any?, FlexError>) -> Void)?
     ) {
-        let value: Value
+        let value: BridgeValue
         do {
-            value = Value(try Self.pageValue(sendData, of: "$flex.web.\(name)"))
+            value = BridgeValue(value: try BridgeValues.checked(sendData, of: "$flex.web.\(name)"))
         } catch {
-            response?(.failure(.webFunctionFailed(name: name, errorName: "TypeError", message: Self.reason(error))))
+            response?(.failure(.webFunctionFailed(name: name, errorName: "TypeError", message: BridgeValues.reason(error))))
             return
         }
         guard let response else {
@@ -306,7 +295,7 @@ public final class FlexComponent: @unchecked Sendable {
         send(name, value) { outcome in response(outcome.map(\.value)) }
     }
 
-    private func send(_ name: String, _ value: Value, done: (@Sendable (Result<Value, FlexError>) -> Void)?) {
+    private func send(_ name: String, _ value: BridgeValue, done: (@Sendable (Result<BridgeValue, FlexError>) -> Void)?) {
         let outcome = state.withLock { state -> (FlexError?, id: Int, timeout: Int) in
             guard state.attached, let page = state.page else { return (.notAttached, 0, 0) }
             guard !state.closed else { return (.pageClosed, 0, 0) }
@@ -347,7 +336,7 @@ public final class FlexComponent: @unchecked Sendable {
     }
 
     /// Ends call `id` (queued or delivered) with `outcome(call)`, once.
-    private func finish(_ id: Int, _ outcome: (WebCall) -> Result<Value, FlexError>) {
+    private func finish(_ id: Int, _ outcome: (WebCall) -> Result<BridgeValue, FlexError>) {
         let call = state.withLock { state -> WebCall? in
             state.timers.removeValue(forKey: id)?.cancel()
             if let delivered = state.delivered.removeValue(forKey: id) { return delivered.call }
@@ -364,9 +353,8 @@ public final class FlexComponent: @unchecked Sendable {
     /// `$flex`; Swift's calls handed to the document before it fail.
     private func install(in context: JSContext, environment: PageSeam.BridgeEnvironment, url: URL?) throws {
         // Made once, on the page's thread (where installs run), and kept across documents.
-        if state.withLock({ $0.consoleOriginals }) == nil {
-            let originals = PageValue(value: JSValue(newObjectIn: context))
-            state.withLock { $0.consoleOriginals = originals }
+        if state.withLock({ $0.consoleOriginals }) == nil, let object = JSValue(newObjectIn: context) {
+            state.withLock { $0.consoleOriginals = WebPage.Box(value: object) }
         }
         let (replaced, document, natives) = state.withLock { state -> ([WebCall], Int, PageSeam.FlexNatives?) in
             state.document += 1
@@ -447,7 +435,7 @@ public final class FlexComponent: @unchecked Sendable {
             let current = state.withLock { $0.delivered[id]?.document == document }
             guard current else { return }
             finish(id) { call in
-                guard !fulfilled else { return .success(Value(value is NSNull ? nil : value)) }
+                guard !fulfilled else { return .success(BridgeValue(value: value is NSNull ? nil : value)) }
                 let error = value as? [String: Any]
                 return .failure(.webFunctionFailed(
                     name: call.name, errorName: error?["name"] as? String ?? "Error",
@@ -472,11 +460,11 @@ public final class FlexComponent: @unchecked Sendable {
 
     /// Runs interface `name` with `arguments`: an interface to its end, an action until it is
     /// settled or its timeout has passed.
-    private func call(_ name: String, _ arguments: [Any?]) async throws -> Value {
+    private func call(_ name: String, _ arguments: [Any?]) async throws -> BridgeValue {
         let (entry, defaultTimeout) = state.withLock { ($0.entries[name], $0.defaultTimeout) }
         guard let entry else { throw ScriptMessageReplyError("$flex.\(name) is not an interface") }
         let timeout = entry.timeout ?? defaultTimeout
-        let arguments = Value(arguments)
+        let arguments = BridgeValue(value: arguments)
         // The console, not the component: an action kept by its interface's closure must not
         // keep the component (which keeps the closure).
         let output = state.withLock { $0.page }?.configuration.consoleOutput
@@ -487,7 +475,7 @@ public final class FlexComponent: @unchecked Sendable {
                 // Run here, in the reply handler's task: the page's own timer ends the page's
                 // wait, and an interface that never returns holds one message in flight (the
                 // page's limit on those bounds them).
-                return Value(try Self.pageValue(try await body(arguments.value as? [Any?] ?? []), of: "$flex.\(name)"))
+                return BridgeValue(value: try BridgeValues.checked(try await body(arguments.value as? [Any?] ?? []), of: "$flex.\(name)"))
             case .action(let body):
                 // The action is not kept here: one dropped unanswered rejects the call. One not
                 // settled within the timeout (and a second more, so that the page's own timer
@@ -573,56 +561,4 @@ public final class FlexComponent: @unchecked Sendable {
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "$") }
     }
 
-    /// `value` as a page can hold it: nil, `NSNull`, booleans, numbers, strings, dates, data,
-    /// arrays and string-keyed dictionaries of those; other `Encodable` values through their
-    /// JSON form. Anything else is refused with a reason.
-    static func pageValue(_ value: Any?, of what: String) throws -> Any? {
-        guard let value else { return nil }
-        switch value {
-        case is Void:
-            return nil
-        case is NSNull, is Bool, is String, is Date, is Data, is NSNumber, is Int, is Double, is Float, is Int32, is Int64,
-             is UInt, is UInt32, is UInt64, is Int16, is UInt16, is Int8, is UInt8:
-            return value
-        case let list as [Any?]:
-            return try list.map { try pageValue($0, of: what) ?? NSNull() } as [Any]
-        case let object as [String: Any?]:
-            return try object.mapValues { try pageValue($0, of: what) ?? NSNull() } as [String: Any]
-        case let encodable as any Encodable:
-            return try encode(encodable)
-        default:
-            throw ScriptMessageReplyError("\(what): a \(type(of: value)) cannot be sent to the page")
-        }
-    }
-
-    static func encode(_ value: any Encodable) throws -> Any? {
-        do {
-            let data = try JSONEncoder().encode(value)
-            let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            return object is NSNull ? nil : object
-        } catch {
-            throw ScriptMessageReplyError("a \(type(of: value)) does not encode: \(reason(error))")
-        }
-    }
-
-    static func decode<T: Decodable>(_: T.Type, from value: Any?) throws -> T {
-        // Checked first: Foundation traps on what JSON cannot hold (dates, data, NaN).
-        let object = value ?? NSNull()
-        guard JSONSerialization.isValidJSONObject([object]) else {
-            throw FlexReject("a \(type(of: object)) has no JSON form")
-        }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed])
-        return try JSONDecoder().decode(T.self, from: data)
-    }
-
-    static func reason(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "no value for \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
-            "expected \(type) at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
-        case DecodingError.dataCorrupted(let context): context.debugDescription
-        case let error as ScriptMessageReplyError: error.message
-        default: String(describing: error)
-        }
-    }
 }

@@ -40,7 +40,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
 
     /// A message of Swift's for the page, and what its response goes to.
     private struct Outgoing {
-        let message: FlexComponent.Value
+        let message: BridgeValue
         let callbackID: String?
     }
 
@@ -54,7 +54,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         /// Messages waiting for the document's load, in order.
         var startupQueue: [Outgoing] = []
         /// The callbacks of Swift's calls, by callbackId, with the document they were sent to.
-        var responseCallbacks: [String: (document: Int, callback: @Sendable (Result<FlexComponent.Value, WebViewJavascriptBridgeError>) -> Void)] = [:]
+        var responseCallbacks: [String: (document: Int, callback: @Sendable (Result<BridgeValue, WebViewJavascriptBridgeError>) -> Void)] = [:]
         var uniqueID = 0
         var closed = false
         /// The timeouts of Swift's calls waiting for a response, by callbackId.
@@ -151,7 +151,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     /// try bridge.callHandler("refresh", data: ["id": 7], responseCallback: nil)
     /// ```
     public func callHandler(_ name: String, data: Any? = nil, responseCallback: ResponseCallback?) throws {
-        let converted = try FlexComponent.pageValue(data, of: "callHandler(\(name))")
+        let converted = try BridgeValues.checked(data, of: "callHandler(\(name))")
         send(handlerName: name, data: converted, done: Self.done(responseCallback))
     }
 
@@ -164,8 +164,8 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     /// Throws `WebViewJavascriptBridgeError.documentReplaced` when the page loads another
     /// document before answering, `.pageClosed` when it closes.
     public func callHandler(_ name: String, data: Any? = nil) async throws -> Any? {
-        let converted = try FlexComponent.pageValue(data, of: "callHandler(\(name))")
-        let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<FlexComponent.Value, any Error>) in
+        let converted = try BridgeValues.checked(data, of: "callHandler(\(name))")
+        let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BridgeValue, any Error>) in
             send(handlerName: name, data: converted) { result in continuation.resume(with: result.mapError { $0 as any Error }) }
         }
         return value.value
@@ -178,7 +178,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     /// try bridge.send(["ping": true], responseCallback: nil)
     /// ```
     public func send(_ data: Any?, responseCallback: ResponseCallback? = nil) throws {
-        let converted = try FlexComponent.pageValue(data, of: "send")
+        let converted = try BridgeValues.checked(data, of: "send")
         send(handlerName: nil, data: converted, done: Self.done(responseCallback))
     }
 
@@ -200,22 +200,27 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     /// bridge.reset()
     /// ```
     public func reset() {
+        endWaiting(with: .reset) { $0.ready = false }
+    }
+
+    /// Drops the waiting messages and ends every waiting call with `error`, after `change`.
+    private func endWaiting(with error: WebViewJavascriptBridgeError, _ change: (inout State) -> Void) {
         let callbacks = state.withLock { state in
+            change(&state)
             defer {
                 state.startupQueue = []
                 state.responseCallbacks = [:]
                 for timer in state.timers.values { timer.cancel() }
                 state.timers = [:]
-                state.ready = false
             }
             return state.responseCallbacks.values.map(\.callback)
         }
-        for callback in callbacks { callback(.failure(.reset)) }
+        for callback in callbacks { callback(.failure(error)) }
     }
 
     /// The original's response callback as a completion (a failure answers nil, as the
     /// original's callbacks have no error).
-    private static func done(_ callback: ResponseCallback?) -> (@Sendable (Result<FlexComponent.Value, WebViewJavascriptBridgeError>) -> Void)? {
+    private static func done(_ callback: ResponseCallback?) -> (@Sendable (Result<BridgeValue, WebViewJavascriptBridgeError>) -> Void)? {
         guard let callback else { return nil }
         return { result in
             switch result {
@@ -225,7 +230,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         }
     }
 
-    private func send(handlerName: String?, data: Any?, done: (@Sendable (Result<FlexComponent.Value, WebViewJavascriptBridgeError>) -> Void)?) {
+    private func send(handlerName: String?, data: Any?, done: (@Sendable (Result<BridgeValue, WebViewJavascriptBridgeError>) -> Void)?) {
         let (refused, callback) = state.withLock { state -> (WebViewJavascriptBridgeError?, String?) in
             guard !state.closed, let page = state.page else { return (.pageClosed, nil) }
             var message: [String: Any] = [:]
@@ -238,7 +243,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
                 message["callbackId"] = callbackID
                 state.responseCallbacks[callbackID ?? ""] = (state.document, done)
             }
-            let outgoing = Outgoing(message: FlexComponent.Value(message), callbackID: callbackID)
+            let outgoing = Outgoing(message: BridgeValue(value: message), callbackID: callbackID)
             if state.ready, let control = state.control {
                 Self.deliver(outgoing, to: control, on: page)
             } else {
@@ -322,7 +327,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
                 return
             }
             let data = body["responseData"]
-            waiting.callback(.success(FlexComponent.Value(data is NSNull ? nil : data)))
+            waiting.callback(.success(BridgeValue(value: data is NSNull ? nil : data)))
             return
         }
         let name = body["handlerName"] as? String ?? ""
@@ -344,7 +349,7 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
                 respond(responseData, nil)
             }
         case .async(let handler):
-            let box = FlexComponent.Value(data)
+            let box = BridgeValue(value: data)
             Task {
                 do {
                     respond(try await handler(box.value), nil)
@@ -361,12 +366,12 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
     private func respond(to callbackID: String, handlerName: String, data: Any?, error: String?) {
         var message: [String: Any] = ["responseId": callbackID, "handlerName": handlerName]
         do {
-            if let value = try FlexComponent.pageValue(data, of: "the response of \(handlerName)") { message["responseData"] = value }
+            if let value = try BridgeValues.checked(data, of: "the response of \(handlerName)") { message["responseData"] = value }
         } catch {
-            message["error"] = FlexComponent.reason(error)
+            message["error"] = BridgeValues.reason(error)
         }
         if let error { message["error"] = error }
-        let outgoing = Outgoing(message: FlexComponent.Value(message), callbackID: nil)
+        let outgoing = Outgoing(message: BridgeValue(value: message), callbackID: nil)
         state.withLock { state in
             // At once, to the document now loaded (whether or not its load has ended): a
             // response meant for an earlier one finds no callback there and is ignored.
@@ -385,18 +390,12 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         }
     }
 
+    /// The page closed: every waiting call ends, and what the bridge kept of the page's context
+    /// goes.
     private func pageClosed() {
-        let callbacks = state.withLock { state in
+        endWaiting(with: .pageClosed) { state in
             state.closed = true
-            defer {
-                state.startupQueue = []
-                state.responseCallbacks = [:]
-                for timer in state.timers.values { timer.cancel() }
-                state.timers = [:]
-                state.control = nil
-            }
-            return state.responseCallbacks.values.map(\.callback)
+            state.control = nil
         }
-        for callback in callbacks { callback(.failure(.pageClosed)) }
     }
 }

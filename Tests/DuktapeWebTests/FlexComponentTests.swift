@@ -265,11 +265,11 @@ struct FlexComponentTests {
     // MARK: - Values
 
     @Test func valuesCrossAsValuesBothWays() async throws {
-        let received = Guarded(FlexComponent.Value(nil))
+        let received = Guarded(BridgeValue(value: nil))
         let tricky = "back`tick ${x} 'single' \"double\" \u{2028}\u{2029} nul\u{0} end"
         try await withFlex({ component in
             try component.setInterface("echo") { arguments in
-                received.withLock { $0 = FlexComponent.Value(arguments) }
+                received.withLock { $0 = BridgeValue(value: arguments) }
                 return arguments.first ?? nil
             }
         }) { page, component, inbox, _ in

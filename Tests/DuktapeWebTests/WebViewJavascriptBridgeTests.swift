@@ -62,9 +62,9 @@ struct WebViewJavascriptBridgeTests {
     @Test func theReadmePageRunsUnchanged() async throws {
         try await withBridge { page, bridge, _, console in
             let echoed = Gate()
-            let received = Guarded(FlexComponent.Value(nil))
+            let received = Guarded(BridgeValue(value: nil))
             bridge.registerHandler("ObjC Echo") { data, responseCallback in
-                received.withLock { $0 = FlexComponent.Value(data) }
+                received.withLock { $0 = BridgeValue(value: data) }
                 responseCallback(data)
                 echoed.open()
             }

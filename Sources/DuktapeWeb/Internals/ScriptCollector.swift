@@ -10,12 +10,11 @@ import NIOCore
 /// forgets the transfer).
 final class ScriptCollector: TransferSink {
     /// What was loaded: its text (decoded by the charset of its `Content-Type`), the response's
-    /// status, final URL and `Content-Type`.
+    /// status and final URL.
     struct Loaded: Sendable {
         var text: String
         var status: Int
         var url: String
-        var contentType: String?
     }
 
     private struct State {
@@ -96,7 +95,7 @@ final class ScriptCollector: TransferSink {
         var bytes = Data(capacity: parts.reduce(0) { $0 + $1.readableBytes })
         for part in parts { bytes.append(contentsOf: part.readableBytesView) }
         settle(.success(Loaded(text: TextCharset(contentType: contentType).decode(bytes), status: head?.status ?? 0,
-                               url: head?.url ?? "", contentType: contentType)))
+                               url: head?.url ?? "")))
     }
 
     func fail(_ transfer: FetchTransfer, _ failure: FetchFailure) {
