@@ -50,7 +50,7 @@ struct FlexComponentTests {
             try component.setInterface("refuse") { _ in throw FlexReject("not today") }
             try component.setInterface("fail") { _ in throw Private() }
             try component.setInterface("later") { arguments in
-                try await Task.sleep(for: .milliseconds(5))
+                await Task.yield()
                 return "async \(arguments.count)"
             }
         }) { page, _, inbox, _ in
@@ -111,7 +111,6 @@ struct FlexComponentTests {
             try component.setAction("pick") { action, arguments in
                 let choice = arguments.first as? String ?? ""
                 Task {
-                    try? await Task.sleep(for: .milliseconds(20))
                     action.resolve(choice.uppercased())
                     second.withLock { $0 = action.reject("too late") }
                 }
@@ -141,22 +140,32 @@ struct FlexComponentTests {
 
     @Test func timeoutsRejectWithAnErrorAndZeroMeansNone() async throws {
         let events = Guarded<[FlexEvent]>([])
+        let held = Guarded<(timedOut: Bool, waiting: [(FlexAction, String)])>((false, []))
         try await withFlex({ component in
             try component.setInterfaceTimeout(50)
-            try component.setAction("slow") { action, _ in
-                Task {
-                    try? await Task.sleep(for: .milliseconds(300))
-                    action.resolve("late")
+            // Both are answered once the page has timed `slow` out (no sleeping: the timeout
+            // event is the signal). `patient` has 0, no timeout, though the default is 50 ms
+            // (the original fell back to the default), so it is still waiting then.
+            // An action that arrives after the timeout is answered at once.
+            @Sendable func hold(_ action: FlexAction, answer: String) {
+                let timedOut = held.withLock { state -> Bool in
+                    if !state.timedOut { state.waiting.append((action, answer)) }
+                    return state.timedOut
                 }
+                if timedOut { action.resolve(answer) }
             }
-            // 0: no timeout, though the default is 50 ms (the original fell back to the default).
-            try component.setAction("patient", timeout: 0) { action, _ in
-                Task {
-                    try? await Task.sleep(for: .milliseconds(200))
-                    action.resolve("waited")
+            try component.setAction("slow") { action, _ in hold(action, answer: "late") }
+            try component.setAction("patient", timeout: 0) { action, _ in hold(action, answer: "waited") }
+            try component.addEventListener { event in
+                events.withLock { $0.append(event) }
+                guard event.kind == .timeout else { return }
+                let waiting = held.withLock { state in
+                    state.timedOut = true
+                    defer { state.waiting = [] }
+                    return state.waiting
                 }
+                for (action, answer) in waiting { action.resolve(answer) }
             }
-            try component.addEventListener { event in events.withLock { $0.append(event) } }
         }) { page, _, inbox, console in
             try await page.load(html: Self.prelude + """
                 <script>
