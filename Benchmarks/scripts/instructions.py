@@ -33,6 +33,8 @@ WORKLOADS = {
     "W6-typed": ((2000, 4000), ("ours",)),
     "W7-to-js": ((2, 4), ("ours", "raw", "rawp")),
     "W7-to-host": ((2, 4), ("ours", "raw", "rawp")),
+    "W8-to-js": ((4, 8), ("ours", "raw", "rawp")),
+    "W8-to-host": ((4, 8), ("ours", "raw", "rawp")),
     "W9": ((2000, 4000), ("ours", "raw", "rawp")),
     "W11-timeout": ((2000, 4000), ("ours",)),
     "W11-immediate": ((2000, 4000), ("ours",)),

@@ -404,6 +404,12 @@ static int cduk__plain_for_in(duk_hthread *thr, duk_hobject *h, int is_target) {
     return 1;
 }
 
+size_t cduk_own_entry_bound(duk_context *ctx, duk_idx_t idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *obj = duk_get_hobject(thr, idx);
+    return obj == NULL ? 0 : (size_t) DUK_HOBJECT_GET_ENEXT(obj);
+}
+
 int cduk_visit_fast(duk_context *ctx, int own_only, cduk_visit_fn visit, void *udata) {
     /* [.. obj] -> [.. obj] */
     duk_hthread *thr = (duk_hthread *) ctx;

@@ -264,6 +264,7 @@ extension Dictionary: JSValueConvertible where Key == String, Value: JSValueConv
             .invokeMethod("keys", withArguments: [value]).toArray() as? [String]
         else { throw ArgumentMismatch(description: "expected an object, got \(value.typeDescription)") }
         var result: [String: Value] = [:]
+        result.reserveCapacity(keys.count)
         for key in keys {
             result[key] = try convertElement(value.forProperty(key), labeled: "property '\(key)'", convert)
         }

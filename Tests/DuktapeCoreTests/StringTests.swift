@@ -78,4 +78,123 @@ struct StringTests {
         #expect(context.evaluateScript("(function (o) { return Object.keys(o)[0].length })").call(withArguments: [object]).toInt32() == 5)
         #expect((object.toDictionary()?.keys.first?.base as? String) == "😀key")
     }
+
+    // The fast paths (StringCoding, strings.c): a string without the sequences that differ
+    // between UTF-8 and the engine's CESU-8 crosses as it is, with a scan in 256-byte blocks (an
+    // ASCII test, then a test for 4-byte leads) one way and UTF-8 validation the other. Each
+    // boundary of those scans, each kind of Swift string, and the fallbacks.
+
+    /// Lengths and positions around the scan's blocks and Swift's inline strings (15 bytes).
+    static let boundaries = [0, 1, 14, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 4095, 4096]
+
+    @Test(arguments: [false, true])
+    func astralCharactersAtEveryBoundaryCrossIntact(nonASCIIPrefix: Bool) {
+        let identity = context.evaluateScript("(function (s) { return s })")!
+        for total in StringTests.boundaries where total > 0 {
+            for position in StringTests.boundaries where position < total {
+                let head = (nonASCIIPrefix ? "é" : "") + String(repeating: "a", count: position)
+                let string = head + "😀" + String(repeating: "b", count: total - position - 1)
+                let units = string.utf16.map(String.init).joined(separator: ",")
+                #expect(codeUnits.call(withArguments: [string]).toString() == units, "\(total) \(position)")
+                #expect(identity.call(withArguments: [string]).toString() == string, "\(total) \(position)")
+            }
+        }
+    }
+
+    @Test func onlyAstralCharacterIsTheLastBytes() {
+        for count in [15, 16, 255, 256, 1_048_572] {
+            let string = String(repeating: "x", count: count) + "😀"
+            #expect(length.call(withArguments: [string]).toInt32() == Int32(count + 2))
+            #expect(context.evaluateScript("(function (s) { return s.charCodeAt(s.length - 1) })")
+                .call(withArguments: [string]).toInt32() == 0xDE00)
+        }
+    }
+
+    @Test func javaScriptStringsWithSurrogatesAtEveryBoundary() {
+        let tails: [(units: [Int], swift: String)] = [
+            ([0xD83D, 0xDE00], "😀"), ([0xD83D], "\u{FFFD}"), ([0xDE00], "\u{FFFD}"),
+            ([0xD55C], "한"), ([0xD83D, 0xD55C], "\u{FFFD}한"), ([0xD83D, 0xDE00, 0x7A], "😀z"),
+        ]
+        let make = context.evaluateScript("(function (n, units) { return 'x'.repeat(n) + String.fromCharCode.apply(null, units) })")!
+        for count in StringTests.boundaries {
+            for tail in tails {
+                let made = make.call(withArguments: [count, tail.units]).toString()
+                #expect(made == String(repeating: "x", count: count) + tail.swift, "\(count) \(tail.units)")
+            }
+        }
+    }
+
+    @Test func everyKindOfSwiftStringCrosses() throws {
+        let long = String(repeating: "0123456789abcdef", count: 40)
+        let source = "é" + long + "😀" + long + "한"
+        let bridged = NSString(string: source)
+        let decoded = try #require(String(data: Data(source.utf8), encoding: .utf8))
+        let sliced = source.dropFirst(3).dropLast(2)
+        let expected = source.utf16.map(String.init).joined(separator: ",")
+        #expect(codeUnits.call(withArguments: [bridged]).toString() == expected)
+        #expect(codeUnits.call(withArguments: [decoded]).toString() == expected)
+        #expect(JSValue(object: bridged, in: context).toString() == source)
+        #expect(codeUnits.call(withArguments: [String(sliced)]).toString()
+            == sliced.utf16.map(String.init).joined(separator: ","))
+        #expect(JSValue(object: sliced, in: context).toString() == String(sliced))
+        for small in ["😀", "a😀", "0123456789a😀", "0123456789ab😀"] {  // 4, 5, 15 and 16 bytes
+            #expect(codeUnits.call(withArguments: [small]).toString() == small.utf16.map(String.init).joined(separator: ","))
+        }
+    }
+
+    @Test(arguments: [
+        ([0xFF, 0x61], "\u{FFFD}a"),
+        ([0xED, 0xA0, 0x41], "\u{FFFD}\u{FFFD}A"),  // a surrogate's lead without its third byte
+        ([0xED, 0xA0, 0x80, 0xED, 0xB0, 0x80], "\u{10000}"),
+        ([0xED, 0xB0, 0x80, 0xED, 0xA0, 0x80], "\u{FFFD}\u{FFFD}"),
+        ([0xED, 0x95, 0x9C], "한"),
+        ([0xF0, 0x9F, 0x98, 0x80], "😀"),  // a 4-byte sequence (pushed from C) stays one scalar
+        ([0xC0, 0x80], "\u{FFFD}\u{FFFD}"),
+    ] as [([UInt8], String)])
+    func engineBytesThatAreNotUTF8AreRepaired(bytes: [UInt8], expected: String) {
+        for padding in [0, 20, 300] {  // inline, allocated, past the first block
+            let pad = [UInt8](repeating: 0x78, count: padding)
+            let decoded = (pad + bytes + pad).withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) }
+            let x = String(repeating: "x", count: padding)
+            #expect(decoded == x + expected + x, "\(bytes) \(padding)")
+        }
+    }
+
+    @Test func engineBytesAreCESU8() {
+        // The reference: each UTF-16 code unit as its own 1-, 2- or 3-byte sequence.
+        func cesu8(_ string: String) -> [UInt8] {
+            string.utf16.flatMap { unit -> [UInt8] in
+                let value = UInt32(unit)
+                switch value {
+                case ..<0x80: return [UInt8(value)]
+                case ..<0x800: return [UInt8(0xC0 | value >> 6), UInt8(0x80 | value & 0x3F)]
+                default: return [UInt8(0xE0 | value >> 12), UInt8(0x80 | (value >> 6) & 0x3F), UInt8(0x80 | value & 0x3F)]
+                }
+            }
+        }
+        var generator = SeededGenerator(seed: 38)
+        let pieces = ["a", "é", "한", "😀", "\u{10FFFF}", "\0", String(repeating: "z", count: 250)]
+        for _ in 0..<200 {
+            let string = (0..<Int.random(in: 0...40, using: &generator))
+                .map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()
+            let bytes = StringCoding.withEngineBytes(string) { pointer, count in
+                Array(UnsafeRawBufferPointer(start: pointer, count: count))
+            }
+            #expect(bytes == cesu8(string))
+            #expect(bytes.withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) } == string)
+        }
+    }
+}
+
+/// A repeatable generator (SplitMix64) for the randomized string tests.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -42,6 +42,13 @@ let ours: [String: (JSContext, Int) -> Double] = [
         }
     },
     "W7-to-host": { context, n in repeated(n) { Double(Ours.objectToHost(context)) } },
+    "W8-to-js": { context, n in
+        repeated(n) {
+            Ours.stringToJS(context)
+            return 0
+        }
+    },
+    "W8-to-host": { context, n in repeated(n) { Double(Ours.stringToHost(context)) } },
     "W9": { Ours.exported($0, count: $1) },
     "W11-timeout": { loopCallbacks($0, count: $1, scheduling: "timeouts") },
     "W11-immediate": { loopCallbacks($0, count: $1, scheduling: "immediates") },
@@ -57,6 +64,17 @@ func loopCallbacks(_ context: JSContext, count: Int, scheduling scheduler: Strin
 }
 
 typealias Baseline = (OpaquePointer, Int) -> Double
+
+/// W8's baselines: the same 1 MiB string's bytes pushed `n` times.
+func strings(_ n: Int, _ push: (UnsafePointer<CChar>, Int) -> Int) -> Double {
+    var string = bigString
+    return string.withUTF8 { utf8 in
+        utf8.withMemoryRebound(to: CChar.self) { bytes in
+            guard let base = bytes.baseAddress else { return 0 }
+            return repeated(n) { Double(push(base, bytes.count)) }
+        }
+    }
+}
 let entries = Int32(Batch.entries)
 /// The baselines, by workload: (raw, raw protected). W1's create and destroy is the same code.
 let baselines: [String: (raw: Baseline, protected: Baseline)] = [
@@ -69,6 +87,10 @@ let baselines: [String: (raw: Baseline, protected: Baseline)] = [
                  { state, n in repeated(n) { rawp_object_to_js(state, entries) } }),
     "W7-to-host": ({ state, n in repeated(n) { raw_object_to_host(state, entries) } },
                    { state, n in repeated(n) { rawp_object_to_host(state, entries) } }),
+    "W8-to-js": ({ state, n in strings(n) { raw_string_to_js(state, $0, $1) } },
+                 { state, n in strings(n) { rawp_string_to_js(state, $0, $1) } }),
+    "W8-to-host": ({ state, n in repeated(n) { Double(raw_string_to_host(state)) } },
+                   { state, n in repeated(n) { Double(rawp_string_to_host(state)) } }),
     "W9": ({ raw_exported($0, Int32($1)) }, { rawp_exported($0, Int32($1)) }),
 ]
 

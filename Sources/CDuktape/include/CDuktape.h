@@ -274,6 +274,19 @@ size_t cduk_engine_fingerprint(char *_Nonnull out, size_t capacity);
 /* Whether `needle` occurs in `length` bytes (memmem). */
 int cduk_contains(const void *_Nullable bytes, size_t length, const void *_Nullable needle, size_t needle_length);
 
+/* Strings across the boundary (strings.c). Duktape's internal form is CESU-8: a code point above
+ * U+FFFF is two 3-byte surrogate encodings where UTF-8 has one 4-byte sequence.
+ * - cduk_utf8_four_byte_lead: the offset of the first byte >= 0xF0, or length (vectorized).
+ * - cduk_utf8_to_cesu8: writes `bytes` (UTF-8) as CESU-8 to `out`, which has room for
+ *   length + length / 2 bytes; returns the length written.
+ * - cduk_cesu8_to_utf8: writes `bytes` (CESU-8) as UTF-8 to `out`, which has room for `length`
+ *   bytes: a surrogate pair becomes its 4-byte sequence, a lone surrogate U+FFFD; other bytes are
+ *   copied as they are (malformed ones are left for the caller's UTF-8 repair). Returns the
+ *   length written. */
+size_t cduk_utf8_four_byte_lead(const unsigned char *_Nonnull bytes, size_t length);
+size_t cduk_utf8_to_cesu8(const unsigned char *_Nonnull bytes, size_t length, unsigned char *_Nonnull out);
+size_t cduk_cesu8_to_utf8(const unsigned char *_Nonnull bytes, size_t length, unsigned char *_Nonnull out);
+
 /* String.prototype.normalize's Unicode tables come from the host: `normalize` gets a string's
  * bytes (Duktape's CESU-8), the form (0 NFC, 1 NFD, 2 NFKC, 3 NFKD), and returns the normalized
  * string's bytes in a buffer allocated with malloc (the engine frees it), its length in
@@ -518,6 +531,11 @@ duk_int_t cduk_pset_retained(duk_context *ctx);
 
 /* Called for each property with [.. key value] on top; non-zero stops the enumeration. */
 typedef int (*cduk_visit_fn)(void *udata, duk_context *ctx);
+
+/* An upper bound on the own properties of the object at idx (its entry part: deleted and
+ * non-enumerable ones count; array items and virtual properties do not), 0 for a non-object: a
+ * capacity hint, never a count. */
+size_t cduk_own_entry_bound(duk_context *ctx, duk_idx_t idx);
 
 /* [obj] -> []: for-in enumeration (own_only: own enumerable keys) calling `visit` for
  * every property, all in one protected call. */

@@ -556,6 +556,9 @@ extension EngineStack {
         try reserve(4)
         duk_dup(ctx, index)
         let visitor = DictionaryVisitor(stack: self, depth: depth, state: state)
+        // Room for the own entries up front (no rehash as it grows), up to a bound: a hint that
+        // a script inflated (entries later deleted) costs at most that much.
+        visitor.result.reserveCapacity(min(cduk_own_entry_bound(ctx, index), 1 << 16))
         let status = cduk_pvisit(ctx, 0, { udata, _ in
             Unmanaged<DictionaryVisitor>.fromOpaque(udata).takeUnretainedValue().visit()
         }, Unmanaged.passUnretained(visitor).toOpaque())

@@ -14,9 +14,14 @@ import Musl
 /// (`"😀".length == 1`, unlike every other engine). So:
 /// - Swift → JS: every scalar above U+FFFF is written as a surrogate pair (CESU-8), so JS sees
 ///   UTF-16 semantics (`"😀".length == 2`).
-/// - JS → Swift: surrogate pairs become the scalar they encode; a lone surrogate becomes U+FFFD.
+/// - JS → Swift: surrogate pairs become the scalar they encode; a lone surrogate becomes U+FFFD;
+///   bytes that are not UTF-8 (a string made from a buffer) are repaired as Swift repairs UTF-8,
+///   each maximal invalid subsequence becoming one U+FFFD.
 ///
-/// Both directions keep embedded NULs: strings always cross as (pointer, length).
+/// Both directions keep embedded NULs: strings always cross as (pointer, length). A string without
+/// the sequences that differ between the two forms (every ASCII and BMP string one way, every
+/// string that is valid UTF-8 the other) crosses with one scan and one copy; the scan and the
+/// transcoders for the rest are C (strings.c).
 enum StringCoding {
     /// Calls `body` with the string's bytes in Duktape's internal form.
     ///
@@ -27,137 +32,71 @@ enum StringCoding {
     ) -> R {
         var string = string
         return string.withUTF8 { utf8 in
-            if !containsFourByteSequence(utf8) {
-                return withCChars(utf8, body)
+            guard let base = utf8.baseAddress else {
+                return withUnsafePointer(to: 0 as CChar) { body($0, 0) }
             }
-            return cesu8(from: utf8).withUnsafeBufferPointer { withCChars($0, body) }
+            let count = utf8.count
+            let lead = count <= shortStringBytes ? fourByteLead(utf8) : cduk_utf8_four_byte_lead(base, count)
+            if lead == count {
+                return base.withMemoryRebound(to: CChar.self, capacity: count) { body($0, count) }
+            }
+            return transcoded(utf8, from: lead, body)
         }
     }
 
-    @inline(__always)
-    private static func withCChars<R>(
-        _ bytes: UnsafeBufferPointer<UInt8>,
+    /// The CESU-8 form of a string with a 4-byte sequence at `lead`, in a temporary buffer.
+    @inline(never)
+    private static func transcoded<R>(
+        _ utf8: UnsafeBufferPointer<UInt8>,
+        from lead: Int,
         _ body: (UnsafePointer<CChar>, Int) -> R
     ) -> R {
-        guard let base = bytes.baseAddress else {
-            return withUnsafePointer(to: 0 as CChar) { body($0, 0) }
-        }
-        return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { body($0, bytes.count) }
-    }
-
-    @inline(__always)
-    private static func containsFourByteSequence(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in utf8 where byte >= 0xF0 { return true }
-        return false
-    }
-
-    /// UTF-8 → CESU-8: each 4-byte sequence becomes two 3-byte surrogate sequences.
-    private static func cesu8(from utf8: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(utf8.count + utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            let lead = utf8[index]
-            if lead >= 0xF0, index + 3 < utf8.count {
-                let scalar = (UInt32(lead & 0x07) << 18) | (UInt32(utf8[index + 1] & 0x3F) << 12)
-                    | (UInt32(utf8[index + 2] & 0x3F) << 6) | UInt32(utf8[index + 3] & 0x3F)
-                let offset = scalar - 0x10000
-                appendThreeByte(0xD800 | (offset >> 10), to: &out)
-                appendThreeByte(0xDC00 | (offset & 0x3FF), to: &out)
-                index += 4
-            } else {
-                out.append(lead)
-                index += 1
+        let count = utf8.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + count / 2 + 1) { out in
+            guard let target = out.baseAddress, let base = utf8.baseAddress else {
+                return withUnsafePointer(to: 0 as CChar) { body($0, 0) }
             }
+            target.initialize(from: base, count: lead)
+            let length = lead + cduk_utf8_to_cesu8(base + lead, count - lead, target + lead)
+            return target.withMemoryRebound(to: CChar.self, capacity: length) { body($0, length) }
         }
-        return out
     }
 
+    /// Up to this length (a key, a short value) the scan runs inline, not as a call into C.
+    private static let shortStringBytes = 32
+
     @inline(__always)
-    private static func appendThreeByte(_ unit: UInt32, to out: inout [UInt8]) {
-        out.append(UInt8(0xE0 | (unit >> 12)))
-        out.append(UInt8(0x80 | ((unit >> 6) & 0x3F)))
-        out.append(UInt8(0x80 | (unit & 0x3F)))
+    private static func fourByteLead(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        for index in utf8.indices where utf8[index] >= 0xF0 { return index }
+        return utf8.count
     }
 
     /// Decodes Duktape's internal bytes into a Swift string.
     ///
-    /// Bytes with no 0xED lead byte (the only lead that can start a surrogate) are plain UTF-8 and
-    /// take the standard decoder; the rest go through a CESU-8-aware decoder.
+    /// Bytes that are valid UTF-8 (no surrogate encoding, which UTF-8 forbids) become the string
+    /// with one validating pass and one copy. The others are transcoded into the new string's own
+    /// storage (a pair's six bytes become four, a lone surrogate's three become U+FFFD's three),
+    /// which it then validates, repairing what is still not UTF-8.
     static func string(fromEngineBytes bytes: UnsafeRawBufferPointer) -> String {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return "" }
-        let utf8 = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        if memchr(base, 0xED, bytes.count) == nil {
-            return String(decoding: utf8, as: UTF8.self)
+        let source = base.assumingMemoryBound(to: UInt8.self)
+        let count = bytes.count
+        if count <= smallStringBytes {
+            // Inline storage: the standard decoder costs less than the generic validating one.
+            if memchr(base, 0xED, count) == nil {
+                return String(decoding: UnsafeBufferPointer(start: source, count: count), as: UTF8.self)
+            }
+        } else if let string = String(validating: UnsafeBufferPointer(start: source, count: count), as: UTF8.self) {
+            return string
         }
-        return decodeCESU8(utf8)
+        return String(unsafeUninitializedCapacity: count) { out in
+            guard let target = out.baseAddress else { return 0 }
+            return cduk_cesu8_to_utf8(source, count, target)
+        }
     }
 
-    private static func decodeCESU8(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        var scalars = String.UnicodeScalarView()
-        var pendingHigh: UInt32?
-        var index = 0
-        let replacement: Unicode.Scalar = "\u{FFFD}"
-
-        func flushHigh() {
-            if pendingHigh != nil {
-                scalars.append(replacement)
-                pendingHigh = nil
-            }
-        }
-
-        while index < bytes.count {
-            let (value, length) = decodeSequence(bytes, at: index)
-            index += length
-            guard let value else {
-                flushHigh()
-                scalars.append(replacement)
-                continue
-            }
-            switch value {
-            case 0xD800...0xDBFF:
-                flushHigh()
-                pendingHigh = value
-            case 0xDC00...0xDFFF:
-                if let high = pendingHigh {
-                    let combined = 0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00)
-                    scalars.append(Unicode.Scalar(combined) ?? replacement)
-                    pendingHigh = nil
-                } else {
-                    scalars.append(replacement)
-                }
-            default:
-                flushHigh()
-                scalars.append(Unicode.Scalar(value) ?? replacement)
-            }
-        }
-        flushHigh()
-        return String(scalars)
-    }
-
-    /// Decodes one (extended) UTF-8 sequence, allowing encoded surrogates. Returns nil for a
-    /// malformed sequence, with the number of bytes to skip.
-    private static func decodeSequence(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (UInt32?, Int) {
-        let lead = bytes[index]
-        let count: Int
-        var value: UInt32
-        switch lead {
-        case 0x00...0x7F: return (UInt32(lead), 1)
-        case 0xC2...0xDF: count = 2; value = UInt32(lead & 0x1F)
-        case 0xE0...0xEF: count = 3; value = UInt32(lead & 0x0F)
-        case 0xF0...0xF4: count = 4; value = UInt32(lead & 0x07)
-        default: return (nil, 1)
-        }
-        guard index + count <= bytes.count else { return (nil, 1) }
-        for offset in 1..<count {
-            let next = bytes[index + offset]
-            guard next & 0xC0 == 0x80 else { return (nil, offset) }
-            value = (value << 6) | UInt32(next & 0x3F)
-        }
-        let minimum: UInt32 = count == 2 ? 0x80 : count == 3 ? 0x800 : 0x10000
-        guard value >= minimum, value <= 0x10FFFF else { return (nil, count) }
-        return (value, count)
-    }
+    /// The longest string Swift stores inline (no allocation) on 64-bit platforms.
+    private static let smallStringBytes = 15
 }
 
 extension StringCoding {
