@@ -22,8 +22,8 @@ import Foundation
 /// not) and `only-if-cached` (an entry or a network error). A successful POST, PUT, PATCH or
 /// DELETE removes the URL's entry.
 public final class HTTPCache: @unchecked Sendable {
-    // @unchecked: the index is behind `lock`; files are written under temporary names and
-    // renamed into place.
+    // @unchecked: the index and its total cost are behind `lock`; files are written under
+    // temporary names and renamed into place.
 
     /// Where the entries are (one `.meta` and one `.body` file each).
     public let directory: URL
@@ -44,6 +44,15 @@ public final class HTTPCache: @unchecked Sendable {
     public static let defaultMaximumEntries = 10_000
     private let lock = NSLock()
     private var index: [String: Entry] = [:]
+    /// The sum of the index's costs, kept as entries come and go (eviction checks it on every
+    /// store and refresh: no walk over the index unless it is over).
+    private var totalCost = 0
+    /// Numbers refreshed entries, so that a meta write queued for one version is dropped when
+    /// the entry was refreshed again, replaced or removed before it ran.
+    private var refreshes = 0
+    /// Meta files rewritten after a 304 (off the page's thread: a revalidated response is served
+    /// without waiting for the disk).
+    private let metaWrites = DispatchQueue(label: "DuktapeWeb.HTTPCache.meta")
 
     struct Entry: Codable, Sendable {
         var url: String
@@ -60,6 +69,8 @@ public final class HTTPCache: @unchecked Sendable {
         var size: Int
         /// The bytes of its meta file (not stored in it: set when written or read).
         var metaBytes = 0
+        /// Which refresh made this version (not stored): see `refreshes`.
+        var refresh = 0
 
         enum CodingKeys: String, CodingKey {
             case url, partition, status, statusText, headers, vary, storedAt, responseDate, lastUsed, size
@@ -111,7 +122,7 @@ public final class HTTPCache: @unchecked Sendable {
                 continue
             }
             entry.metaBytes = data.count
-            index[key] = entry
+            put(entry, at: key)
         }
         for name in files where name.hasSuffix(".body") && index[String(name.dropLast(5))] == nil {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // a body without its meta
@@ -146,7 +157,10 @@ public final class HTTPCache: @unchecked Sendable {
     /// ```
     public func removeAll() {
         let keys = lock.withLock { () -> [String] in
-            defer { index = [:] }
+            defer {
+                index = [:]
+                totalCost = 0
+            }
             return Array(index.keys)
         }
         for key in keys { removeFiles(key) }
@@ -204,12 +218,15 @@ public final class HTTPCache: @unchecked Sendable {
             guard var entry = index[key], entry.url == url, entry.partition == partition else { return nil }
             for (name, value) in entry.vary where Self.value(of: name, in: requestHeaders) != value { return nil }
             entry.lastUsed = Date()
-            index[key] = entry
+            put(entry, at: key)
             return Stored(entry: entry, body: bodyFile(key), key: key)
         }
     }
 
-    /// After a 304: the stored entry with the new response's headers merged, fresh again.
+    /// After a 304: the stored entry with the new response's headers merged, fresh again. The
+    /// index has it at once; its meta file is rewritten on the cache's own queue (until then, or
+    /// if the process ends first, the file holds the version before: served stale, it is
+    /// revalidated again).
     func refresh(_ stored: Stored, with headers: [String], now: Date = Date()) -> Stored {
         var entry = stored.entry
         var merged = entry.headers
@@ -233,14 +250,55 @@ public final class HTTPCache: @unchecked Sendable {
         // Headers grown past the bound are served this once, not stored: the entry stays as it
         // was (stale, so revalidated again next time).
         guard entry.memoryEstimate <= maximumHeaderBytes else { return updated }
-        lock.withLock {
+        let key = stored.key
+        let refresh = lock.withLock { () -> Int? in
             // Only an entry still there (not evicted or invalidated meanwhile) is refreshed.
-            guard self.index[stored.key] != nil else { return }
-            entry.metaBytes = writeMeta(entry, key: stored.key)
-            self.index[stored.key] = entry
-            evict(keeping: stored.key, evenItself: false)  // its body is about to be served
+            guard let current = self.index[key] else { return nil }
+            refreshes += 1
+            entry.refresh = refreshes
+            entry.metaBytes = current.metaBytes  // the file on disk until the new one is in place
+            put(entry, at: key)
+            evict(keeping: key, evenItself: false)  // its body is about to be served
+            return entry.refresh
+        }
+        if let refresh {
+            metaWrites.async { self.rewriteMeta(key, refresh: refresh) }
         }
         return updated
+    }
+
+    /// Returns once the meta writes queued so far are done (tests; a cache reopened in the same
+    /// process after a refresh).
+    func waitForMetaWrites() {
+        metaWrites.sync {}
+    }
+
+    /// Writes the meta file of `key`'s entry as refresh number `refresh` made it, unless the
+    /// entry changed since: encoded and written outside the lock, put in place under it (so
+    /// that a meta file never outlives its entry's removal).
+    private func rewriteMeta(_ key: String, refresh: Int) {
+        guard let snapshot = lock.withLock({ index[key].flatMap { $0.refresh == refresh ? $0 : nil } }),
+              let data = try? JSONEncoder().encode(snapshot) else { return }
+        let partial = directory.appendingPathComponent(key + ".meta.partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        lock.withLock {
+            guard var latest = index[key], latest.refresh == refresh,
+                  rename(partial.path, directory.appendingPathComponent(key + ".meta").path) == 0 else {
+                try? FileManager.default.removeItem(at: partial)
+                return
+            }
+            latest.metaBytes = data.count
+            put(latest, at: key)
+            evict(keeping: key, evenItself: false)
+        }
+    }
+
+    /// Sets or removes `key`'s entry, keeping `totalCost`. Called with the lock held (or from
+    /// `init`).
+    private func put(_ entry: Entry?, at key: String) {
+        if let old = index[key] { totalCost -= old.cost }
+        index[key] = entry
+        if let entry { totalCost += entry.cost }
     }
 
     /// Whether a 200 response to a GET may be stored.
@@ -347,7 +405,7 @@ public final class HTTPCache: @unchecked Sendable {
     func invalidate(_ url: String) {
         lock.withLock {
             for (key, entry) in index where entry.url == url {
-                index[key] = nil
+                put(nil, at: key)
                 removeFiles(key)
             }
         }
@@ -366,7 +424,7 @@ public final class HTTPCache: @unchecked Sendable {
             }
             var entry = entry
             entry.metaBytes = writeMeta(entry, key: key)
-            index[key] = entry
+            put(entry, at: key)
             evict(keeping: key)
         }
     }
@@ -375,19 +433,15 @@ public final class HTTPCache: @unchecked Sendable {
     /// exceed the capacity or they are more than `maximumEntries`; then, if `evenItself`, `key`'s
     /// own entry when the cache is still over. Called with the lock held (or from `init`).
     private func evict(keeping key: String?, evenItself: Bool = true) {
-        var total = index.values.reduce(0) { $0 + $1.cost }
-        var count = index.count
-        guard total > capacity || count > maximumEntries else { return }
-        for (candidate, stored) in index.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-            guard total > capacity || count > maximumEntries else { break }
+        guard totalCost > capacity || index.count > maximumEntries else { return }
+        for (candidate, _) in index.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            guard totalCost > capacity || index.count > maximumEntries else { break }
             guard candidate != key else { continue }
-            index[candidate] = nil
-            total -= stored.cost
-            count -= 1
+            put(nil, at: candidate)
             removeFiles(candidate)
         }
-        if let key, evenItself, total > capacity || count > maximumEntries, index[key] != nil {
-            index[key] = nil
+        if let key, evenItself, totalCost > capacity || index.count > maximumEntries, index[key] != nil {
+            put(nil, at: key)
             removeFiles(key)
         }
     }

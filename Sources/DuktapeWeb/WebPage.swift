@@ -54,6 +54,8 @@ public final class WebPage: @unchecked Sendable {
     private var closeObservers: [@Sendable () -> Void] = []
     /// The reply handlers' tasks, until each returns (`shutdown()` waits for them).
     private let replyActivity = ActivityCount()
+    /// `callAsyncJavaScript`'s bodies, compiled once each (used on the page's thread only).
+    private let compiledBodies = CompiledBodies()
     /// The token (in `replyActivity`) of the reply handler the current task runs: a
     /// `shutdown()` called from there does not wait for that handler.
     @TaskLocal private static var replyToken: UInt64?
@@ -386,32 +388,23 @@ public final class WebPage: @unchecked Sendable {
             throw WebPageError.invalidArgumentName(name)
         }
         let names = pairs.map(\.key), values = Box(value: pairs.map(\.value))
-        // The value made on the page's thread is handed over through a lock: a happens-before
+        // What the call made on the page's thread is handed over through a lock: a happens-before
         // ThreadSanitizer can see (the resumption of an async call goes through libdispatch,
-        // which it does not instrument).
-        let handoff = Guarded<JSValue?>(nil)
-        try await submit { [control] context in
-            // The body is code, placed in a function whose parameters are the names (identifiers,
-            // checked above); compiled once, and refused with none of it run when it closes that
-            // function early. A body that only an async function's can be (`await`) is one, as in
-            // WebKit (lowered with the rest of modern syntax).
-            let parameters = names.joined(separator: ", ")
-            let function: JSValue?
-            do {
-                function = try context.evaluateFunctionExpression("(function (" + parameters + ") { " + body + "\n})", sourceName: nil)
-            } catch let error as JSException where error.name == "SyntaxError" {
-                function = try context.evaluateFunctionExpression("(async function (" + parameters + ") { " + body + "\n})", sourceName: nil)
-            }
-            guard let made = function else {
-                throw WebPageError.javaScriptException(
-                    name: "SyntaxError", message: "the body closes the function it is the body of (an unmatched '}')",
-                    sourceURL: nil, line: nil, stack: nil)
-            }
+        // which it does not instrument). A result that is not a promise is converted there, in
+        // the same turn.
+        let handoff = Guarded<CallOutcome?>(nil)
+        try await submit { [control, compiledBodies] context in
+            let made = try compiledBodies.function(parameters: names.joined(separator: ", "), body: body, in: context)
             let value = try control.callMade(made, values.value)
-            handoff.withLock { $0 = value }
+            let outcome: CallOutcome = value.isPromise ? .promise(value) : .value(try Self.converted(value, copiedBy: control))
+            handoff.withLock { $0 = outcome }
         }
-        guard let result = handoff.withLock({ $0 }) else { throw WebPageError.closed }
-        guard result.isPromise else { return try await submit { [control] _ in try Self.converted(result, copiedBy: control) }.value }
+        let result: JSValue
+        switch handoff.withLock({ $0 }) {
+        case nil: throw WebPageError.closed
+        case .value(let converted)?: return converted.value
+        case .promise(let promise)?: result = promise
+        }
         let settled = try await withThrowingTaskGroup(of: JSValue?.self) { group in
             group.addTask {
                 do {
@@ -680,4 +673,48 @@ struct ScriptMessageRefusal: Error, LocalizedError {
     let reason: String
     init(_ reason: String) { self.reason = reason }
     var errorDescription: String? { "postMessage: the message was not sent: " + reason }
+}
+
+extension WebPage {
+    /// What `callAsyncJavaScript`'s call gave on the page's thread.
+    private enum CallOutcome {
+        case value(Box<Any?>)
+        case promise(JSValue)
+    }
+
+    /// The functions `callAsyncJavaScript` made of its bodies, by parameter list and body (a
+    /// loader calls the same body for every request: compiled once, not per call), up to
+    /// `maximumCount` of them, and only bodies up to `maximumBodyBytes` (past either, a body is
+    /// compiled for its call only). Every document of a page runs in its one context, whose
+    /// global scope the functions close over. Touched only on the page's thread.
+    final class CompiledBodies: @unchecked Sendable {
+        static let maximumCount = 32
+        static let maximumBodyBytes = 64 << 10
+        private var functions: [String: JSValue] = [:]
+
+        /// The function for `body` with `parameters` (identifiers joined by ", "): a body that
+        /// only an async function's can be (`await`) is one, as in WebKit (lowered with the rest
+        /// of modern syntax); a body that closes its function early is refused with none of it
+        /// run.
+        func function(parameters: String, body: String, in context: JSContext) throws -> JSValue {
+            let key = parameters + "\u{0}" + body
+            if let cached = functions[key], cached.context === context { return cached }
+            let function: JSValue?
+            do {
+                function = try context.evaluateFunctionExpression("(function (" + parameters + ") { " + body + "\n})", sourceName: nil)
+            } catch let error as JSException where error.name == "SyntaxError" {
+                function = try context.evaluateFunctionExpression("(async function (" + parameters + ") { " + body + "\n})", sourceName: nil)
+            }
+            guard let made = function else {
+                throw WebPageError.javaScriptException(
+                    name: "SyntaxError", message: "the body closes the function it is the body of (an unmatched '}')",
+                    sourceURL: nil, line: nil, stack: nil)
+            }
+            if body.utf8.count <= Self.maximumBodyBytes {
+                if functions.count >= Self.maximumCount { functions.removeAll() }
+                functions[key] = made
+            }
+            return made
+        }
+    }
 }

@@ -324,6 +324,36 @@ struct HTTPCacheTests {
         }
     }
 
+    /// A 304's merged headers reach the meta file (written on the cache's queue, not the
+    /// page's thread), so a cache reopened on the directory has them; a refresh whose entry is
+    /// removed before its write leaves no file behind, whichever runs first.
+    @Test func aRefreshIsWrittenOffThePageThreadAndNeverOutlivesItsEntry() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, capacity: 1 << 20)
+        let writer = cache.writer(url: "http://x/a", partition: nil, status: 200, statusText: "OK",
+                                  headers: ["ETag", "\"1\"", "X-Version", "1"], requestHeaders: [])
+        writer?.append(Data("body".utf8))
+        writer?.commit()
+        let stored = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+        let refreshed = cache.refresh(stored, with: ["X-Version", "2"])
+        #expect(refreshed.header("x-version") == "2")
+        cache.waitForMetaWrites()
+        let reopened = try HTTPCache(directory: directory, capacity: 1 << 20)
+        #expect(reopened.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("x-version") == "2")
+        // Removed right after its refresh: no meta file comes back, no partial stays.
+        for round in 0..<50 {
+            let current = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+            _ = cache.refresh(current, with: ["X-Version", "\(round)"])
+            cache.invalidate("http://x/a")
+            cache.waitForMetaWrites()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "round \(round)")
+            let again = cache.writer(url: "http://x/a", partition: nil, status: 200, statusText: "OK", headers: ["ETag", "\"1\""], requestHeaders: [])
+            again?.append(Data("body".utf8))
+            again?.commit()
+        }
+    }
+
     @Test func noStoreResponsesAreNeverStored() async throws {
         try await withCachedPage { page, server, cache in
             try await expectText(page, "/no-store", is: "not stored")

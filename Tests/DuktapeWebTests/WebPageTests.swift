@@ -322,6 +322,36 @@ struct WebPageTests {
         }
     }
 
+    /// A body is compiled once per parameter list (a loader calls the same body every request):
+    /// the same body called again gets its new arguments, the same body with other parameter
+    /// names is its own function, more bodies than the cache keeps all still run, a refused
+    /// body is refused every time, and a result that is not a promise (a function, a symbol) is
+    /// refused as before.
+    @Test func callAsyncJavaScriptCompilesABodyOnceAndStillGetsEachCallsArguments() async throws {
+        try await using(try WebPage()) { (page: WebPage) async throws -> Void in
+            for value in 0..<5 {
+                #expect(try await page.callAsyncJavaScript("return a * 2", arguments: ["a": value]) as? Int == value * 2)
+            }
+            #expect(try await page.callAsyncJavaScript("return typeof a + ':' + b", arguments: ["b": 7]) as? String == "undefined:7")
+            let count = WebPage.CompiledBodies.maximumCount + 8
+            for index in 0..<count {
+                #expect(try await page.callAsyncJavaScript("return n + \(index)", arguments: ["n": 1]) as? Int == index + 1)
+            }
+            #expect(try await page.callAsyncJavaScript("return n + 0", arguments: ["n": 41]) as? Int == 41)
+            for _ in 0..<2 {
+                await #expect(throws: WebPageError.self) { try await page.callAsyncJavaScript("return 1 }); (function () {") }
+                await #expect(throws: WebPageError.unsupportedResultType("function")) {
+                    try await page.callAsyncJavaScript("return function () {}")
+                }
+            }
+            // A body past the size the cache keeps still runs, every time.
+            let large = "return '" + String(repeating: "x", count: WebPage.CompiledBodies.maximumBodyBytes) + "'.length + k"
+            for k in 0..<2 {
+                #expect(try await page.callAsyncJavaScript(large, arguments: ["k": k]) as? Int == WebPage.CompiledBodies.maximumBodyBytes + k)
+            }
+        }
+    }
+
     @Test func messagesReachTheirHandlersInOrderWithWebKitsConversions() async throws {
         let inbox = Inbox()
         let configuration = WebPageConfiguration()

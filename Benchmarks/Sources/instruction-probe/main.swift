@@ -50,6 +50,15 @@ let ours: [String: (JSContext, Int) -> Double] = [
     },
     "W8-to-host": { context, n in repeated(n) { Double(Ours.stringToHost(context)) } },
     "W9": { Ours.exported($0, count: $1) },
+    // W10: one call of `count` steps or elements; the call drains its jobs before returning.
+    "W10-chain": { context, n in
+        context.objectForKeyedSubscript("chain").call(withArguments: [n])
+        return context.objectForKeyedSubscript("chainResult").toDouble()
+    },
+    "W10-all": { context, n in
+        context.objectForKeyedSubscript("allOf").call(withArguments: [n])
+        return context.objectForKeyedSubscript("allResult").toDouble()
+    },
     "W11-timeout": { loopCallbacks($0, count: $1, scheduling: "timeouts") },
     "W11-immediate": { loopCallbacks($0, count: $1, scheduling: "immediates") },
 ]
