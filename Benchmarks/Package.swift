@@ -14,6 +14,8 @@ let package = Package(
     name: "DuktapeCoreBenchmarks",
     dependencies: [
         .package(path: "../"),
+        // W12's floor: the same GETs through bare async-http-client (the root's own dependency).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -70,7 +72,9 @@ let package = Package(
         ),
         .executableTarget(name: "startup-jsc", dependencies: ["CJavaScriptCore"]),
         // W12: WebLoader's requests and bridge encodings (scripts/web_bench.py).
-        .executableTarget(name: "web-requests", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),
+        .executableTarget(name: "web-requests", dependencies: [
+            .product(name: "DuktapeWeb", package: rootPackage), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         // W14: WebSocket, the page's client and WebSocketServer (scripts/ws_bench.py, beside
         // Python's websockets on the same load).
         .executableTarget(name: "ws-bench", dependencies: [.product(name: "DuktapeWeb", package: rootPackage)]),

@@ -278,11 +278,14 @@ if os.path.exists(web_path):
               "`downloadStream`: the page's `fetch`, its reader, the bridge, a file written chunk by chunk) and `curl -o`",
               "fetch the same file in the same run, three times each, both checked by SHA-256; dukjs's resident memory",
               "is sampled every 50 ms. The 1,000 GETs of a small JSON file go through one WebLoader (one page), one after",
-              "another; curl fetches the same 1,000 URLs in one process.", "",
-              "| measure | ours | curl | ours/curl |", "| --- | --- | --- | --- |",
-              f"| streamed download, MiB/s (median of 3) | {web['ours_mib_s']:.0f} | {web['curl_mib_s']:.0f} | {web['throughput_ratio']:.2f} |",
+              "another; curl fetches the same 1,000 URLs in one process, and so does bare async-http-client (the",
+              "transport under the page: the floor of our stack).", "",
+              "| measure | ours | curl | ours/curl | bare async-http-client | ours/bare |", "| --- | --- | --- | --- | --- | --- |",
+              f"| streamed download, MiB/s (median of 3) | {web['ours_mib_s']:.0f} | {web['curl_mib_s']:.0f} | {web['throughput_ratio']:.2f} | – | – |",
               f"| requests per second (best of 3) | {web['ours_requests_per_s']:.0f} | {web['curl_requests_per_s']:.0f} | "
-              f"{web['ours_requests_per_s'] / web['curl_requests_per_s']:.2f} |",
+              f"{web['ours_requests_per_s'] / web['curl_requests_per_s']:.2f} | "
+              + (f"{web['bare_requests_per_s']:.0f} | {web['ours_requests_per_s'] / web['bare_requests_per_s']:.2f} |"
+                 if "bare_requests_per_s" in web else "– | – |"),
               "",
               f"Resident memory of `dukjs fetch` during the download: growth {max(web['rss_growth_mib']):.1f} MiB at most "
               f"(peak {max(web['rss_peak_mib']):.0f} MiB) over three runs."]

@@ -118,6 +118,11 @@ try:
         report = json.loads(subprocess.run([requests_tool, "requests", f"{base}/small.json", "1000"],
                                            check=True, capture_output=True, text=True).stdout)
         ours_requests.append(report["seconds"])
+    bare_requests = []
+    for _ in range(3):
+        report = json.loads(subprocess.run([requests_tool, "bare", f"{base}/small.json", "1000"],
+                                           check=True, capture_output=True, text=True).stdout)
+        bare_requests.append(report["seconds"])
     bridge = json.loads(subprocess.run([requests_tool, "bridge", f"{base}/bridge.bin"],
                                        check=True, capture_output=True, text=True).stdout)
     server.terminate()
@@ -137,6 +142,7 @@ try:
         "requests": 1000,
         "curl_requests_per_s": 1000 / curl_requests,
         "ours_requests_per_s": 1000 / min(ours_requests),
+        "bare_requests_per_s": 1000 / min(bare_requests),
         "bridge": bridge,
     }
     with open(os.path.join(results, "web.json"), "w") as handle:

@@ -280,7 +280,10 @@ public final class HTTPCache: @unchecked Sendable {
         guard let snapshot = lock.withLock({ index[key].flatMap { $0.refresh == refresh ? $0 : nil } }),
               let data = try? JSONEncoder().encode(snapshot) else { return }
         let partial = directory.appendingPathComponent(key + ".meta.partial")
-        guard FileManager.default.createFile(atPath: partial.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        guard Self.writeOwnerOnly(data, to: partial.path) else {
+            try? FileManager.default.removeItem(at: partial)
+            return
+        }
         lock.withLock {
             guard var latest = index[key], latest.refresh == refresh,
                   rename(partial.path, directory.appendingPathComponent(key + ".meta").path) == 0 else {
@@ -290,6 +293,25 @@ public final class HTTPCache: @unchecked Sendable {
             latest.metaBytes = data.count
             put(latest, at: key)
             evict(keeping: key, evenItself: false)
+        }
+    }
+
+    /// Writes `data` to a new file at `path`, readable by the owner only from its creation (no
+    /// fsync: the rename that follows is what makes it an entry's, and a meta file lost in a
+    /// crash only costs a revalidation).
+    private static func writeOwnerOnly(_ data: Data, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
         }
     }
 

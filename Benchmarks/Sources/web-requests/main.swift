@@ -1,8 +1,11 @@
+import AsyncHTTPClient
 import DuktapeWeb
 import Foundation
 
 // W12's in-process half (scripts/web_bench.py runs it): `web-requests requests URL COUNT` times
-// COUNT sequential getData requests of a small JSON file through one WebLoader;
+// COUNT sequential getData requests of a small JSON file through one WebLoader; `web-requests
+// bare URL COUNT` the same GETs through bare async-http-client (the floor of the web host's
+// stack: its transport, without the page);
 // `web-requests bridge URL` times downloadFile of a larger file with bytes crossing as
 // Uint8Array/Data and as base64. Prints one JSON object.
 
@@ -17,7 +20,7 @@ func seconds(_ duration: Duration) -> Double {
 
 func run() async throws {
     let arguments = CommandLine.arguments
-    guard arguments.count >= 3, let url = URL(string: arguments[2]) else { fail("usage: web-requests requests|bridge URL [COUNT]") }
+    guard arguments.count >= 3, let url = URL(string: arguments[2]) else { fail("usage: web-requests requests|bare|bridge URL [COUNT]") }
     switch arguments[1] {
     case "requests":
         let count = arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000
@@ -32,6 +35,27 @@ func run() async throws {
             }
         }
         print(#"{"requests": \#(count), "seconds": \#(seconds(elapsed))}"#)
+    case "bare":
+        let count = arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        func get() async throws {
+            let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+            guard response.status == .ok else { fail("status \(response.status)") }
+            let body = try await response.body.collect(upTo: 1 << 20)
+            guard (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) != nil else { fail("not JSON") }
+        }
+        do {
+            try await get()  // the client's first connection, as the page is made before the timing
+            let clock = ContinuousClock()
+            let elapsed = try await clock.measure {
+                for _ in 0..<count { try await get() }
+            }
+            try await client.shutdown()
+            print(#"{"requests": \#(count), "seconds": \#(seconds(elapsed))}"#)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     case "bridge":
         var results: [String] = []
         for encoding in [WebLoaderConfiguration.BinaryEncoding.bytes, .base64] {
