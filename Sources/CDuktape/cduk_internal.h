@@ -265,6 +265,10 @@ int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
 /* Grows obj's property table to hold `count` properties (when it holds fewer), so that the
  * next definitions do not reallocate it one by one. May throw (allocation). engine.c. */
 void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count);
+/* Grows the array part of the object at obj_idx (if it has one) to hold indices below `count`,
+ * at least doubling it: for arrays the library fills one index at a time (the job queue, a
+ * combinator's values). May throw (memory). */
+void cduk_reserve_array(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count);
 
 /* Grows obj's property table to hold `extra` more properties than it has. May throw. engine.c. */
 void cduk_reserve_more_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t extra);

@@ -627,6 +627,23 @@ void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t c
     }
 }
 
+void cduk_reserve_array(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h == NULL || !DUK_HOBJECT_HAS_ARRAY_PART(h) || DUK_HOBJECT_GET_ASIZE(h) >= count) {
+        return;
+    }
+    /* Doubling at least (Duktape grows an array part by an eighth: a queue that grows one slot
+     * at a time copies itself about eight times over). */
+    duk_uint32_t size = DUK_HOBJECT_GET_ASIZE(h);
+    duk_uint32_t wanted = size > count / 2 ? (size > DUK_UINT32_MAX / 2 ? count : size * 2) : count;
+#if defined(DUK_USE_OBJSIZES16)
+    if (wanted > DUK_UINT16_MAX) wanted = DUK_UINT16_MAX;
+    if (wanted < count) return;
+#endif
+    duk_hobject_realloc_props(thr, h, DUK_HOBJECT_GET_ESIZE(h), wanted, DUK_HOBJECT_GET_HSIZE(h), 0);
+}
+
 void cduk_reserve_more_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t extra) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);

@@ -108,11 +108,14 @@ static void cduk__define_named(duk_context *ctx, duk_idx_t obj, const char *name
 
 static void cduk__ensure_promise(duk_context *ctx);
 
-static void cduk__push_stash_value(duk_context *ctx, const char *key) {
-    duk_push_global_stash(ctx);
-    duk_get_prop_string(ctx, -1, key);
-    duk_remove(ctx, -2);
-}
+/* [] -> [stash[key]]; key is a string literal (looked up through Duktape's literal cache, not
+ * interned again on every call). */
+#define cduk__push_stash_value(ctx, key) \
+    do { \
+        duk_push_global_stash(ctx); \
+        duk_get_prop_literal((ctx), -1, key); \
+        duk_remove((ctx), -2); \
+    } while (0)
 
 /* The state word of the promise at idx, or -1 when it is not a promise. */
 static int cduk__promise_state(duk_context *ctx, duk_idx_t idx) {
@@ -198,6 +201,7 @@ static void cduk__enqueue(duk_context *ctx, int kind, duk_idx_t a, duk_idx_t b, 
     cduk__push_heap_list(ctx, &state->job_queue, CDUK__HEAP_QUEUE);
     duk_uarridx_t tail = state->job_tail;
     state->job_tail = tail + CDUK__JOB_SLOTS;
+    cduk_reserve_array(ctx, -1, tail + CDUK__JOB_SLOTS);
     duk_dup(ctx, a);
     duk_put_prop_index(ctx, -2, tail + 1);
     duk_dup(ctx, b);
@@ -287,7 +291,7 @@ static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejecte
 
 static duk_ret_t cduk__get_then(duk_context *ctx, void *udata) {
     (void) udata;
-    duk_get_prop_string(ctx, -1, "then");
+    duk_get_prop_literal(ctx, -1, "then");
     return 1;
 }
 
@@ -473,7 +477,7 @@ static duk_ret_t cduk__promise_catch(duk_context *ctx) {
 static void cduk__push_promise_resolve(duk_context *ctx, duk_idx_t v) {
     v = duk_normalize_index(ctx, v);
     if (cduk__promise_state(ctx, v) >= 0) {
-        duk_get_prop_string(ctx, v, "constructor");
+        duk_get_prop_literal(ctx, v, "constructor");
         cduk__push_stash_value(ctx, CDUK__STASH_CONSTRUCTOR);
         int same = duk_strict_equals(ctx, -1, -2);
         duk_pop_2(ctx);
@@ -710,6 +714,11 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
     cduk__push_items(ctx, iterable); /* [.. items] */
     duk_idx_t items = duk_get_top_index(ctx);
     duk_size_t count = duk_get_length(ctx, items);
+    if (kind != CDUK__RACE) {
+        cduk_get_own_hidden(ctx, record, CDUK__P_VALUES);
+        cduk_reserve_array(ctx, -1, (duk_uint32_t) count);
+        duk_pop(ctx);
+    }
     cduk_get_own_hidden(ctx, record, CDUK__P_CAPABILITY); /* [.. items capability] */
     cduk__push_resolving_functions(ctx, -1);               /* [.. items capability resolve reject] */
     duk_idx_t resolve = duk_get_top(ctx) - 2, reject = resolve + 1;
@@ -740,6 +749,7 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
                 continue;
             }
             cduk__push_function(ctx, cduk__combinator_element, 1, magics[side]);
+            cduk_reserve_properties(ctx, -1, 3); /* record, index and done: no growth per slot */
             duk_dup(ctx, record);
             cduk_put_own_hidden(ctx, -2, CDUK__P_RECORD);
             duk_push_uint(ctx, (duk_uint_t) i);
@@ -895,7 +905,7 @@ static void cduk__make_promise(duk_context *ctx) {
  * that still stand for it (lazy accessors) become the made values. */
 static void cduk__ensure_promise(duk_context *ctx) {
     duk_push_global_stash(ctx);
-    duk_get_prop_string(ctx, -1, CDUK__STASH_CONSTRUCTOR);
+    duk_get_prop_literal(ctx, -1, CDUK__STASH_CONSTRUCTOR);
     int made = duk_is_function(ctx, -1);
     duk_pop_2(ctx);
     if (made) {
