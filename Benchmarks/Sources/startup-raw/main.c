@@ -1,8 +1,8 @@
 /* W0 raw baseline: process start, one heap, eval "1+1", exit. Built from the same engine
- * source and configuration as CDuktape (its engine.c, shims.c and promise.c are compiled in here). */
-#include "../../../Sources/CDuktape/engine.c"
-#include "../../../Sources/CDuktape/shims.c"
-#include "../../../Sources/CDuktape/promise.c"
+ * source and configuration as CDuktape: its engine and the built-ins a heap gets, each file its
+ * own translation unit as in the library (cduk_*.c here); not the transpiler's scripts, which a
+ * heap never loads on its own. */
+#include "../../../Sources/CDuktape/cduk_internal.h"
 #include <stdio.h>
 
 int main(void) {

@@ -1,0 +1,2 @@
+/* CDuktape's promise.c as its own translation unit, as in the library (see main.c). */
+#include "../../../Sources/CDuktape/promise.c"
