@@ -31,11 +31,6 @@ size_t cduk_utf8_four_byte_lead(const unsigned char *bytes, size_t length) {
     return length;
 }
 
-/* ED followed by A0-BF: the first two bytes of a surrogate's encoding (ED 80-9F is U+D000-U+D7FF). */
-static int cduk__is_surrogate_lead(const unsigned char *bytes, size_t index, size_t length) {
-    return index + 1 < length && bytes[index] == 0xED && bytes[index + 1] >= 0xA0 && bytes[index + 1] <= 0xBF;
-}
-
 size_t cduk_utf8_to_cesu8(const unsigned char *bytes, size_t length, unsigned char *out) {
     size_t written = 0;
     size_t index = 0;
@@ -66,9 +61,10 @@ size_t cduk_utf8_to_cesu8(const unsigned char *bytes, size_t length, unsigned ch
     return written;
 }
 
-/* The UTF-16 code unit of a complete surrogate encoding at index (ED A0-BF 80-BF), or 0. */
+/* The UTF-16 code unit of a complete surrogate encoding at index (ED A0-BF 80-BF), or 0 (ED
+ * 80-9F is U+D000-U+D7FF, not a surrogate). */
 static unsigned cduk__surrogate_at(const unsigned char *bytes, size_t index, size_t length) {
-    if (!cduk__is_surrogate_lead(bytes, index, length) || index + 2 >= length) return 0;
+    if (index + 2 >= length || bytes[index] != 0xED || bytes[index + 1] < 0xA0 || bytes[index + 1] > 0xBF) return 0;
     if ((bytes[index + 2] & 0xC0) != 0x80) return 0;
     return 0xD000u | ((unsigned) (bytes[index + 1] & 0x3F) << 6) | (unsigned) (bytes[index + 2] & 0x3F);
 }

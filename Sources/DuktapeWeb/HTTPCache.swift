@@ -218,7 +218,7 @@ public final class HTTPCache: @unchecked Sendable {
             guard var entry = index[key], entry.url == url, entry.partition == partition else { return nil }
             for (name, value) in entry.vary where Self.value(of: name, in: requestHeaders) != value { return nil }
             entry.lastUsed = Date()
-            put(entry, at: key)
+            index[key] = entry  // the same cost: `lastUsed` is not part of it
             return Stored(entry: entry, body: bodyFile(key), key: key)
         }
     }
@@ -279,40 +279,52 @@ public final class HTTPCache: @unchecked Sendable {
     private func rewriteMeta(_ key: String, refresh: Int) {
         guard let snapshot = lock.withLock({ index[key].flatMap { $0.refresh == refresh ? $0 : nil } }),
               let data = try? JSONEncoder().encode(snapshot) else { return }
-        let partial = directory.appendingPathComponent(key + ".meta.partial")
-        guard Self.writeOwnerOnly(data, to: partial.path) else {
-            try? FileManager.default.removeItem(at: partial)
-            return
-        }
+        guard let partial = partialMeta(data, named: key + ".meta.refresh.partial") else { return }
         lock.withLock {
-            guard var latest = index[key], latest.refresh == refresh,
-                  rename(partial.path, directory.appendingPathComponent(key + ".meta").path) == 0 else {
+            guard var latest = index[key], latest.refresh == refresh else {
                 try? FileManager.default.removeItem(at: partial)
                 return
             }
+            guard commitMeta(partial, key: key) else { return }
             latest.metaBytes = data.count
             put(latest, at: key)
             evict(keeping: key, evenItself: false)
         }
     }
 
-    /// Writes `data` to a new file at `path`, readable by the owner only from its creation (no
-    /// fsync: the rename that follows is what makes it an entry's, and a meta file lost in a
-    /// crash only costs a revalidation).
-    private static func writeOwnerOnly(_ data: Data, to path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+    /// Writes `data` to the partial file `name` (a refresh writes outside the lock, so it has a
+    /// name of its own), readable by the owner only from its creation (no fsync: the rename
+    /// that follows makes it the entry's, and a meta file lost in a crash costs a
+    /// revalidation). Its URL, or nil (nothing left behind). `init` removes partial files.
+    private func partialMeta(_ data: Data, named name: String) -> URL? {
+        let partial = directory.appendingPathComponent(name)
+        let descriptor = open(partial.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        let written = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
             var offset = 0
             while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
+                let count = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
             }
             return true
         }
+        close(descriptor)
+        guard written else {
+            try? FileManager.default.removeItem(at: partial)
+            return nil
+        }
+        return partial
+    }
+
+    /// Renames `partial` to `key`'s meta file; false (and the partial removed) when it cannot.
+    private func commitMeta(_ partial: URL, key: String) -> Bool {
+        guard rename(partial.path, directory.appendingPathComponent(key + ".meta").path) == 0 else {
+            try? FileManager.default.removeItem(at: partial)
+            return false
+        }
+        return true
     }
 
     /// Sets or removes `key`'s entry, keeping `totalCost`. Called with the lock held (or from
@@ -469,13 +481,11 @@ public final class HTTPCache: @unchecked Sendable {
     }
 
     /// Writes `entry`'s meta file (under a temporary name, renamed into place); returns its
-    /// size in bytes (what it will take once written; 0 when it could not be encoded).
+    /// size in bytes (what it will take once written; 0 when it could not be written).
     @discardableResult
     private func writeMeta(_ entry: Entry, key: String) -> Int {
-        guard let data = try? JSONEncoder().encode(entry) else { return 0 }
-        let file = directory.appendingPathComponent(key + ".meta")
-        try? data.write(to: file, options: .atomic)
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        guard let data = try? JSONEncoder().encode(entry), let partial = partialMeta(data, named: key + ".meta.partial"),
+              commitMeta(partial, key: key) else { return 0 }
         return data.count
     }
 
