@@ -36,6 +36,8 @@ WORKLOADS = {
     "W8-to-js": ((4, 8), ("ours", "raw", "rawp")),
     "W8-to-host": ((4, 8), ("ours", "raw", "rawp")),
     "W9": ((2000, 4000), ("ours", "raw", "rawp")),
+    "W16-to-js": ((2, 4), ("ours",)),
+    "W16-to-host": ((2, 4), ("ours",)),
     "W10-chain": ((2000, 4000), ("ours",)),
     "W10-all": ((2000, 4000), ("ours",)),
     "W11-timeout": ((2000, 4000), ("ours",)),

@@ -186,6 +186,26 @@ lines += ["", "W10's raw column runs an ES5 Promise polyfill (Benchmarks/Sources
           "Duktape has no Promise. Its last row: ours awaits each promise from Swift (`awaited()`); the",
           "baselines read each value with a C reaction."]
 
+# W16: Codable values, ours (JSValueEncoder/JSValueDecoder) against the JSON text route in our
+# engine and in JavaScriptCore (Benchmarks.swift, `codables`).
+codable_paired = load_paired("paired-json")
+codable_rows = [w for w in ("W16 1k structs host to JS", "W16 1k structs JS to host") if f"{w} [ours]" in data]
+if codable_rows:
+    lines += ["", "## W16: Codable values straight to JavaScript, against JSON text", "",
+              "A 1,000-element array of a 10-field struct (Workloads.swift, `Record`). `ours`:",
+              "`JSValueEncoder` / `JSValueDecoder`; `JSON, ours`: `JSONEncoder` + `JSON.parse` and",
+              "`JSON.stringify` + `JSONDecoder` in our engine; `JSON, JavaScriptCore`: the same Swift coders",
+              "with JavaScriptCore's C API parsing and serializing. Milliseconds per array; the paired",
+              "ratio times ours and our JSON route back to back in each sample (below 0.5 is the target).", "",
+              "| workload | ours | JSON, ours | JSON, JavaScriptCore | ours/JSON paired | ours/JSON JavaScriptCore |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for workload in codable_rows:
+        cells = {engine: tuple(v / 1000 for v in data[f"{workload} [{engine}]"])
+                 for engine in ("ours", "json", "jsc") if f"{workload} [{engine}]" in data}
+        jsc = f"{cells['ours'][0] / cells['jsc'][0]:.2f}" if "jsc" in cells else "–"
+        lines.append(f"| {workload} | " + " | ".join(cell(cells[e]) if e in cells else "–" for e in ("ours", "json", "jsc"))
+                     + f" | {paired_cell(codable_paired, workload, bold=True)} | {jsc} |")
+
 def node_table(file, title, notes, rows):
     """A table of ours against Node's first and warmed runs, from scripts/<file> output."""
     path = os.path.join(results, file)

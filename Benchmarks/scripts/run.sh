@@ -21,10 +21,10 @@ swift build -c release --product ws-bench
 swift build -c release --product bridge-bench
 swift build -c release --product modern-probe
 
-echo "== W1-W10: package-benchmark"
+echo "== W1-W11, W16: package-benchmark"
 # One workload group at a time, so that ours, raw and jsc of a workload are measured close
 # together: this machine's speed drifts over minutes, which would skew ratios across the run.
-for group in W1 W2 W3 W4 W5 W5b W6 W6b W7 W8 W9 W10 W11; do
+for group in W1 W2 W3 W4 W5 W5b W6 W6b W7 W8 W9 W10 W11 W16; do
     swift package --disable-sandbox benchmark --filter "$group .*" --format histogramPercentiles \
         --path "$results" --no-progress >> "$results/benchmark.log"
 done

@@ -1290,6 +1290,28 @@ duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *bytes, size_t leng
     return cduk__protect(ctx, cduk__def_named_value, &v, 2, 1);
 }
 
+/* ---- Fields at a fixed index (the Codable encoder and decoder) ---------------------------
+ *
+ * duk_safe_call runs in the caller's activation, so the object's absolute index is valid
+ * inside: no duplicate of the object is pushed and popped per field. */
+static duk_ret_t cduk__def_at(duk_context *ctx, void *udata) {
+    duk_def_prop(ctx, *(const duk_idx_t *) udata, CDUK_DEFPROP_DATA); /* [key value] -> [] */
+    return 0;
+}
+
+duk_int_t cduk_pdef_at(duk_context *ctx, duk_idx_t obj_idx) {
+    return cduk__protect(ctx, cduk__def_at, &obj_idx, 2, 0);
+}
+
+static duk_ret_t cduk__get_at(duk_context *ctx, void *udata) {
+    duk_get_prop(ctx, *(const duk_idx_t *) udata); /* [key] -> [value] */
+    return 1;
+}
+
+duk_int_t cduk_pget_at(duk_context *ctx, duk_idx_t obj_idx) {
+    return cduk__protect(ctx, cduk__get_at, &obj_idx, 1, 1);
+}
+
 /* ---- Conditional retain (JSManagedValue owners) ----------------------------------- */
 
 #define CDUK__RETAINED_KEY DUK_HIDDEN_SYMBOL("DuktapeCoreRetained")

@@ -226,7 +226,7 @@ public struct JSClassBuilder<T: AnyObject> {
         target.addMethod(javaScriptName, length: count(repeat (each Argument).self)) { call in
             try JSClassBuilder.withReceiver(call) { object in
                 var reader = ArgumentReader(call: call)
-                return HostResult.result(try body(object, repeat try reader.next((each Argument).self)), in: call.context)
+                return try HostResult.result(body(object, repeat try reader.next((each Argument).self)), in: call.context)
             }
         }
     }
@@ -292,11 +292,11 @@ public struct JSClassBuilder<T: AnyObject> {
         // The accessors apply the key path themselves, not through `get:`/`set:` closures around
         // it: one closure call less. The read still goes through Swift's key-path runtime (the
         // optimizer does not fold a captured key path), so a hot property is cheaper declared
-        // with `get:` (README, Performance).
+        // with `get:` (the Performance article).
         target.addProperty(
             name,
             get: { call in
-                try JSClassBuilder.withReceiver(call) { object in HostResult.result(object[keyPath: keyPath], in: call.context) }
+                try JSClassBuilder.withReceiver(call) { object in try HostResult.result(object[keyPath: keyPath], in: call.context) }
             },
             set: { call in
                 try JSClassBuilder.withReceiver(call) { object in
@@ -314,7 +314,7 @@ public struct JSClassBuilder<T: AnyObject> {
         target.addProperty(
             name,
             get: { call in
-                try JSClassBuilder.withReceiver(call) { object in HostResult.result(object[keyPath: keyPath], in: call.context) }
+                try JSClassBuilder.withReceiver(call) { object in try HostResult.result(object[keyPath: keyPath], in: call.context) }
             },
             set: nil)
     }
@@ -336,7 +336,7 @@ public struct JSClassBuilder<T: AnyObject> {
         }
         target.addProperty(
             name,
-            get: { call in try JSClassBuilder.withReceiver(call) { object in HostResult.result(try get(object), in: call.context) } },
+            get: { call in try JSClassBuilder.withReceiver(call) { object in try HostResult.result(get(object), in: call.context) } },
             set: setter)
     }
 
@@ -348,7 +348,7 @@ public struct JSClassBuilder<T: AnyObject> {
         target.addStaticMethod(JSClass.javaScriptName(forSwiftMethod: name), length: count(repeat (each Argument).self)) {
             call in
             var reader = ArgumentReader(call: call)
-            return HostResult.result(try body(repeat try reader.next((each Argument).self)), in: call.context)
+            return try HostResult.result(body(repeat try reader.next((each Argument).self)), in: call.context)
         }
     }
 

@@ -41,7 +41,7 @@ extension JSValue {
     /// ```
     ///
     /// Each argument is converted by its type's `fromJSArgument` rule (JavaScriptCore's rules: see
-    /// the README, "Arguments"); missing arguments are undefined and extra ones are reachable
+    /// <doc:SwiftClosures>, "Arguments"); missing arguments are undefined and extra ones are reachable
     /// through `JSContext.currentArguments()`. An argument that does not convert makes the call
     /// throw a TypeError such as "argument 2: expected String, got undefined".
     @inlinable
@@ -52,7 +52,7 @@ extension JSValue {
         self.init(hostFunctionIn: context, name: name, length: JSValue.arity(of: (repeat (each Argument).self))) {
             call in
             var arguments = ArgumentReader(call: call)
-            return HostResult.result(try body(repeat try arguments.next((each Argument).self)), in: call.context)
+            return try HostResult.result(body(repeat try arguments.next((each Argument).self)), in: call.context)
         }
     }
 
@@ -90,7 +90,7 @@ extension JSValue {
         self.init(hostFunctionIn: context, name: name, length: 1) { call in
             var arguments = ArgumentReader(call: call)
             let a = try arguments.next(A.self)
-            return HostResult.result(try body(a), in: call.context)
+            return try HostResult.result(body(a), in: call.context)
         }
     }
 
@@ -108,7 +108,7 @@ extension JSValue {
             var arguments = ArgumentReader(call: call)
             let a = try arguments.next(A.self)
             let b = try arguments.next(B.self)
-            return HostResult.result(try body(a, b), in: call.context)
+            return try HostResult.result(body(a, b), in: call.context)
         }
     }
 
@@ -127,7 +127,7 @@ extension JSValue {
             let a = try arguments.next(A.self)
             let b = try arguments.next(B.self)
             let c = try arguments.next(C.self)
-            return HostResult.result(try body(a, b, c), in: call.context)
+            return try HostResult.result(body(a, b, c), in: call.context)
         }
     }
 

@@ -28,11 +28,16 @@ public protocol JSValueConvertible: SendableMetatype {
     static func fromJSValue(_ value: JSValue) -> Self?
 
     /// The Swift value for an argument of a Swift closure or exported method called from
-    /// JavaScript, by JavaScriptCore's rules for the declared type (README, "Arguments").
+    /// JavaScript, by JavaScriptCore's rules for the declared type (<doc:SwiftClosures>, "Arguments").
     /// Throwing makes the call fail with a TypeError naming the argument.
     ///
     /// The default uses `fromJSValue` and throws when it gives nil.
     static func fromJSArgument(_ value: JSValue) throws -> Self
+
+    /// Not API: `jsValue(in:)` for the typed calls, closures and exported members, throwing
+    /// what the conversion could not do (a `Codable` type's `EncodingError`: the memory limit,
+    /// an integer past 2^53). The default is `jsValue(in:)`.
+    func _jsValue(throwingIn context: JSContext) throws -> JSValue
 
     /// Not API (the engine's fast path, implemented by `Double`, `Int`, `Bool` and `String`):
     /// the value in an engine stack slot when it is exactly of this type's JavaScript kind,
@@ -86,6 +91,9 @@ public struct _JSArgument {
 }
 
 extension JSValueConvertible {
+    /// `jsValue(in:)`, which does not fail.
+    public func _jsValue(throwingIn context: JSContext) throws -> JSValue { jsValue(in: context) }
+
     /// No fast path: reads go through `fromJSValue`.
     @inlinable
     public static func _exactValue(at slot: _JSStackSlot) -> Self? { nil }

@@ -290,4 +290,62 @@ let benchmarks: @Sendable () -> Void = {
          raw: { blackHole(raw_exported($0, Int32(Batch.exportedUses))) },
          rawProtected: { blackHole(rawp_exported($0, Int32(Batch.exportedUses))) },
          jsc: { blackHole(jsc_exported($0, Int32(Batch.exportedUses))) })
+
+    // W16: a 1,000-element array of a 10-field struct, by JSValueEncoder/JSValueDecoder ("ours"),
+    // by JSON text in our engine ("json": JSONEncoder + JSON.parse, JSON.stringify + JSONDecoder)
+    // and by JSON text in JavaScriptCore ("jsc": the same Swift coders, its C API's JSON
+    // functions). "[paired-json]": ours against our JSON route, back to back per sample.
+    func codables(_ workload: String, ours: @escaping @Sendable (JSContext) -> Void, json: @escaping @Sendable (JSContext) -> Void,
+                  jsc: @escaping @Sendable (OpaquePointer) -> Void) {
+        for (engine, body) in [("ours", ours), ("json", json)] {
+            Benchmark("\(workload) [\(engine)]") { benchmark in
+                let context = makeOurs()
+                Codables.encode(context)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { body(context) }
+                benchmark.stopMeasurement()
+            }
+        }
+        Benchmark("\(workload) [jsc]") { benchmark in
+            guard let state = jsc_create() else { return }
+            jsc_json_text_to_global(state, recordsJSON, recordsJSON.utf8.count)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { jsc(state) }
+            benchmark.stopMeasurement()
+            jsc_destroy(state)
+        }
+        let configuration = Benchmark.Configuration(
+            metrics: [pairedRatio], warmupIterations: 1, maxDuration: .seconds(3), maxIterations: 100)
+        Benchmark("\(workload) [paired-json]", configuration: configuration) { benchmark in
+            let context = makeOurs()
+            Codables.encode(context)
+            func time(_ body: () -> Void) -> UInt64 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                body()
+                return DispatchTime.now().uptimeNanoseconds - start
+            }
+            for _ in benchmark.scaledIterations {
+                let oursTime = time { ours(context) }
+                let jsonTime = time { json(context) } + time { json(context) }
+                let total = oursTime + time { ours(context) }
+                benchmark.measurement(pairedRatio, Int((Double(total) / Double(max(jsonTime, 1)) * 100).rounded()))
+            }
+        }
+    }
+    codables("W16 1k structs host to JS",
+             ours: { Codables.encode($0) },
+             json: { Codables.encodeViaJSON($0) },
+             jsc: { state in
+                 let text = (try? JSONEncoder().encode(records)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+                 jsc_json_text_to_global(state, text, text.utf8.count)
+             })
+    codables("W16 1k structs JS to host",
+             ours: { blackHole(Codables.decode($0)) },
+             json: { blackHole(Codables.decodeViaJSON($0)) },
+             jsc: { state in
+                 var length = 0
+                 guard let text = jsc_global_to_json_text(state, &length) else { return }
+                 defer { free(text) }
+                 blackHole(try? JSONDecoder().decode([Record].self, from: Data(bytes: text, count: length)))
+             })
 }

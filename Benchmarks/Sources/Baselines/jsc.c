@@ -340,3 +340,31 @@ double jsc_promise_host(jsc_state *state, int count) {
     JSStringRelease(thenName);
     return jsc_awaited_sum;
 }
+
+/* W16's JSON route in JavaScriptCore: text the host made (JSONEncoder) parsed into the global
+ * `records`, and that global serialized back into text the host then decodes (JSONDecoder). */
+void jsc_json_text_to_global(jsc_state *state, const char *bytes, size_t length) {
+    (void) length;
+    JSStringRef json = JSStringCreateWithUTF8CString(bytes);
+    JSValueRef value = JSValueMakeFromJSONString(state->context, json);
+    JSStringRelease(json);
+    JSStringRef name = JSStringCreateWithUTF8CString("records");
+    JSObjectSetProperty(state->context, state->global, name, value, kJSPropertyAttributeNone, NULL);
+    JSStringRelease(name);
+}
+
+char *jsc_global_to_json_text(jsc_state *state, size_t *length) {
+    JSStringRef name = JSStringCreateWithUTF8CString("records");
+    JSValueRef value = JSObjectGetProperty(state->context, state->global, name, NULL);
+    JSStringRelease(name);
+    JSStringRef json = JSValueCreateJSONString(state->context, value, 0, NULL);
+    if (json == NULL) {
+        *length = 0;
+        return NULL;
+    }
+    size_t size = JSStringGetMaximumUTF8CStringSize(json);
+    char *copy = malloc(size);
+    *length = copy ? JSStringGetUTF8CString(json, copy, size) - 1 : 0;
+    JSStringRelease(json);
+    return copy;
+}

@@ -192,3 +192,63 @@ public enum LoopWorkloads {
         function immediates(n) { for (var i = 0; i < n; i++) setImmediate(tick) }
         """
 }
+
+// MARK: - W16: Codable values (JSValueEncoder/JSValueDecoder against the JSON text route)
+
+/// W16's element: ten fields of the kinds a model type has.
+public struct Record: Codable, Sendable, Equatable {
+    public var id: Int
+    public var name: String
+    public var email: String
+    public var score: Double
+    public var active: Bool
+    public var level: Int
+    public var ratio: Double
+    public var city: String
+    public var country: String
+    public var tags: Int
+}
+
+public extension Batch {
+    static let records = 1_000
+}
+
+/// W16's array, made once.
+public let records: [Record] = (0..<Batch.records).map(makeRecord)
+
+private func makeRecord(_ index: Int) -> Record {
+    let score: Double = Double(index) * 1.5
+    let ratio: Double = 1.0 / Double(index + 1)
+    return Record(
+        id: index, name: "User \(index)", email: "user\(index)@example.com", score: score, active: index % 2 == 0,
+        level: index % 7, ratio: ratio, city: "Lyon", country: "FR", tags: index % 13)
+}
+
+/// W16's array as JSON text, made once (the JavaScriptCore column's starting state).
+public let recordsJSON: String = (try? JSONEncoder().encode(records)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+
+public enum Codables {
+    /// Host → JS: `JSValueEncoder` straight into a global.
+    public static func encode(_ context: JSContext) {
+        context.globalObject.setValue(try? JSValue(encoding: records, in: context), forProperty: "records")
+    }
+
+    /// Host → JS by JSON text: `JSONEncoder`, then the engine's `JSON.parse`, into a global.
+    public static func encodeViaJSON(_ context: JSContext) {
+        let text = (try? JSONEncoder().encode(records)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        let parse = context.objectForKeyedSubscript("JSON").objectForKeyedSubscript("parse")
+        context.globalObject.setValue(parse?.call(withArguments: [text]), forProperty: "records")
+    }
+
+    /// JS → host: `JSValueDecoder` from the global.
+    public static func decode(_ context: JSContext) -> [Record] {
+        (try? context.objectForKeyedSubscript("records").decode([Record].self)) ?? []
+    }
+
+    /// JS → host by JSON text: the engine's `JSON.stringify`, then `JSONDecoder`.
+    public static func decodeViaJSON(_ context: JSContext) -> [Record] {
+        let stringify = context.objectForKeyedSubscript("JSON").objectForKeyedSubscript("stringify")
+        let text = stringify?.call(withArguments: [context.objectForKeyedSubscript("records") as Any]).toString() ?? "[]"
+        return (try? JSONDecoder().decode([Record].self, from: Data(text.utf8))) ?? []
+    }
+}

@@ -50,6 +50,17 @@ let ours: [String: (JSContext, Int) -> Double] = [
     },
     "W8-to-host": { context, n in repeated(n) { Double(Ours.stringToHost(context)) } },
     "W9": { Ours.exported($0, count: $1) },
+    // W16: one 1,000-record array an operation, each way.
+    "W16-to-js": { context, n in
+        repeated(n) {
+            Codables.encode(context)
+            return 0
+        }
+    },
+    "W16-to-host": { context, n in
+        Codables.encode(context)
+        return repeated(n) { Double(Codables.decode(context).count) }
+    },
     // W10: one call of `count` steps or elements; the call drains its jobs before returning.
     "W10-chain": { context, n in
         context.objectForKeyedSubscript("chain").call(withArguments: [n])

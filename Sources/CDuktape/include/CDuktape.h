@@ -489,6 +489,16 @@ duk_int_t cduk_pdef_prop(duk_context *ctx, duk_uint_t flags);
  * in the same protected call: one protected call an entry when converting a dictionary. */
 duk_int_t cduk_pdef_named_value(duk_context *ctx, const char *_Nullable bytes, size_t length, duk_uint_t flags);
 
+/* [.. key value] -> [..]: defines obj[key] = value as an own data property (writable,
+ * enumerable, configurable: CreateDataProperty) on the object at absolute index obj_idx, which
+ * stays where it is. The Codable encoder's one protected call a field. */
+duk_int_t cduk_pdef_at(duk_context *ctx, duk_idx_t obj_idx);
+
+/* [.. key] -> [.. obj[key]]: reads a property of the object at absolute index obj_idx (getters
+ * and Proxy traps run; what they throw fails the call). The Codable decoder's one protected
+ * call a field. */
+duk_int_t cduk_pget_at(duk_context *ctx, duk_idx_t obj_idx);
+
 /* [obj getter] -> [obj]: defines obj[Symbol.toStringTag] as the getter (not enumerable,
  * configurable), with the engine's own well-known symbol (whatever a script did to `Symbol`). */
 duk_int_t cduk_pdef_to_string_tag(duk_context *ctx);

@@ -130,7 +130,7 @@ enum InlineScalar {
 // MARK: - Swift → JavaScript (JSC's valueWithObject: table, extended for Swift)
 
 extension EngineStack {
-    /// Pushes a Swift value converted by the table in the README ("Conversion"), leaving exactly
+    /// Pushes a Swift value converted by the table in the Porting from JavaScriptCore article ("Conversion"), leaving exactly
     /// one value on the stack.
     @inline(__always)
     func push(any value: Any?, depth: Int = 0) throws(JSException) {
@@ -145,7 +145,7 @@ extension EngineStack {
     /// Whether `type` is a function type (a Swift closure), read from its metadata's kind
     /// (MetadataKind::Function). (A `@convention(block)` block never gets here on Linux: the
     /// toolchain's conversion of a block to `Any` makes an existential that crashes when it is
-    /// first copied, before any of our code can look at it; README, "Using it".)
+    /// first copied, before any of our code can look at it; the Getting started article.)
     static func isFunctionType(_ type: Any.Type) -> Bool {
         let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
         return kind == 0x302
@@ -460,7 +460,7 @@ final class ConversionState {
 }
 
 extension EngineStack {
-    /// Converts the value at `index` by JSC's toObject rules (see the README's table).
+    /// Converts the value at `index` by JSC's toObject rules (the Porting from JavaScriptCore article's table).
     ///
     /// Cycles: an object met again while it is still being converted (a back-reference) comes
     /// back as its `JSValue`, so a cyclic graph converts to a finite Swift value and nothing is

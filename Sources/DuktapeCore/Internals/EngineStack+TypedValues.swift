@@ -12,7 +12,7 @@ extension EngineStack {
         // iterated at run time, where building and consuming the enum cost a third of a call).
         if T.self == Double.self { return try pushNumber(_identityCast(value, to: Double.self)) }
         if T.self == Int.self { return try pushNumber(Double(_identityCast(value, to: Int.self))) }
-        try push(HostResult.result(value, in: context))
+        try push(hostResult(value))
     }
 
     /// `push(typed:)` into a slot the caller reserved: a number is pushed without reserving
@@ -21,7 +21,27 @@ extension EngineStack {
     func push<T: JSValueConvertible>(reservedTyped value: T) throws(JSException) {
         if T.self == Double.self { return pushReservedNumber(_identityCast(value, to: Double.self)) }
         if T.self == Int.self { return pushReservedNumber(Double(_identityCast(value, to: Int.self))) }
-        try push(HostResult.result(value, in: context))
+        try push(hostResult(value))
+    }
+
+    /// `HostResult.result`, with a conversion's Swift error (a `Codable` type's
+    /// `EncodingError`) as the exception a callback throwing it would raise.
+    @inlinable @inline(__always)
+    func hostResult<T: JSValueConvertible>(_ value: T) throws(JSException) -> HostResult {
+        do {
+            return try HostResult.result(value, in: context)
+        } catch {
+            throw exception(for: error)
+        }
+    }
+
+    /// The exception for a Swift error: itself when it is one, else a JavaScript `Error`
+    /// carrying it (it comes back out of the throwing API as the same Swift error).
+    @usableFromInline
+    func exception(for error: any Error) -> JSException {
+        if let exception = error as? JSException { return exception }
+        guard let value = try? context.makeSwiftError(error) else { return makeError(.error, String(describing: error)) }
+        return JSException(value)
     }
 
     /// [..] -> [.. number], into a slot the caller reserved.
@@ -64,7 +84,17 @@ extension EngineStack {
     /// The TypeError for a value at `index` that does not convert to `expected`.
     @usableFromInline
     func mismatch(at index: Int32, expected: Any.Type) -> JSException {
-        let found = (try? value(at: index))?.typeDescription ?? "a value that cannot be kept"
-        return makeError(.typeError, "expected \(expected), got \(found)")
+        let found = try? value(at: index)
+        if let codable = expected as? any JSValueCodable.Type, let found {
+            // The decoder's own account names the field: "expected Point: y: Expected to decode…".
+            do {
+                _ = try codable.fromJSArgument(found)
+            } catch let error as JSException {
+                return error
+            } catch {
+                return makeError(.typeError, "expected \(expected): \(error)")
+            }
+        }
+        return makeError(.typeError, "expected \(expected), got \(found?.typeDescription ?? "a value that cannot be kept")")
     }
 }

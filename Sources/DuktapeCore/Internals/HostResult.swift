@@ -17,7 +17,8 @@ enum HostResult {
     }
 
     /// A typed Swift value (a typed closure's result, a typed call's argument): the exact types
-    /// of `exactValue` directly, anything else by its `jsValue(in:)` in `context`.
+    /// of `exactValue` directly, anything else by its `jsValue(in:)` in `context` (throwing
+    /// what a `Codable` type's encoding could not do).
     ///
     /// By the type table, not by a protocol requirement: a parameter pack's elements are
     /// iterated at run time, not specialized one by one, so their types are as unknown at compile
@@ -25,13 +26,13 @@ enum HostResult {
     /// typed row measured both). Always inlined, so that where the type is
     /// known (a closure's result) the tests fold away.
     @inlinable @inline(__always)
-    static func result<R: JSValueConvertible>(_ value: R, in context: JSContext) -> HostResult {
+    static func result<R: JSValueConvertible>(_ value: R, in context: JSContext) throws -> HostResult {
         switch exactValue(value) {
         case .number(let number): return .number(number)
         case .boolean(let flag): return .boolean(flag)
         case .string(let string): return .string(string)
         case .jsValue(let jsValue): return .converted(jsValue)
-        case .other: return optional(value) ?? .converted(value.jsValue(in: context))
+        case .other: return try optional(value) ?? .converted(value._jsValue(throwingIn: context))
         }
     }
 

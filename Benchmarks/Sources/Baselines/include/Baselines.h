@@ -22,6 +22,9 @@ double jsc_object_to_js(jsc_state *state, int entries);
 double jsc_object_to_host(jsc_state *state, int entries);
 double jsc_json_to_js(jsc_state *state, int entries);
 double jsc_json_to_host(jsc_state *state, int entries);
+/* W16: JSON text into the global `records`, and back out (the caller frees the text). */
+void jsc_json_text_to_global(jsc_state *state, const char *bytes, size_t length);
+char *jsc_global_to_json_text(jsc_state *state, size_t *length);
 size_t jsc_string_to_js(jsc_state *state, const char *bytes, size_t length);
 size_t jsc_string_to_host(jsc_state *state);
 double jsc_exported(jsc_state *state, int count);
