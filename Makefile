@@ -3,7 +3,7 @@ SWIFT ?= swift
 DUKTAPE_SOURCE := /usr/share/duktape/duktape.c
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean test262 promises-aplus
+.PHONY: deps bench-deps bench-check-deps build test test-sanitize demo bench bench-check fuzz fuzz-build clean test262 promises-aplus docs snippets
 
 # Debian's duktape-dev ships the engine's amalgamated source and headers, which the CDuktape
 # target compiles (see README, "How the engine is built").
@@ -92,6 +92,28 @@ test: deps
 	$(ASAN_RUN) --filter '$(TRANSPILER_SUITES)'
 	$(ASAN_RUN) --filter '$(WEB_SUITES)' --skip '$(TRANSPILER_SUITES)'
 	$(ASAN_RUN) --skip '$(TRANSPILER_SUITES)|$(WEB_SUITES)'
+
+# `make snippets`: every Swift example of the README, the DocC articles and the doc comments that
+# claim output (`// prints:`) is generated into Tests/DocSnippets (Documentation/snippets.py says
+# how blocks are wrapped and marked), built as a consumer's code is (warnings as errors) in the
+# AddressSanitizer build folder `make test` filled (only the examples compile), and run; what
+# each prints must be what its document says. Then a package made of the README's Package.swift
+# lines, depending on this checkout by path, is built in a folder of its own and run.
+snippets: deps
+	/usr/bin/python3 Documentation/snippets.py generate Tests/DocSnippets
+	DUKTAPECORE_SNIPPETS=1 $(SWIFT) build -Xcc -O1 --sanitize=address --scratch-path .build-asan --product doc-snippets
+	ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 /usr/bin/python3 Documentation/snippets.py run .build-asan/debug/doc-snippets Tests/DocSnippets
+	/usr/bin/python3 Documentation/snippets.py consumer . .build/consumer
+
+# `make docs`: a DocC archive per library, by swift-docc-plugin, with every warning an error
+# (an unresolved symbol or article link fails the build): .build/docs/<module>.doccarchive.
+DOCC_TARGETS = DuktapeCore DuktapeRuntime DuktapeWeb
+docs: deps
+	@for target in $(DOCC_TARGETS); do \
+		$(SWIFT) package --disable-sandbox --allow-writing-to-directory .build/docs generate-documentation \
+			--target $$target --warnings-as-errors --output-path .build/docs/$$target.doccarchive || exit 1; \
+	done
+	@echo "Documentation: $(foreach t,$(DOCC_TARGETS),.build/docs/$(t).doccarchive)"
 
 # The web suites once timed out together under ThreadSanitizer (ten fetches with no response
 # head within 60 s, no race reported). The cause was the Swift runtime, not the network: generic

@@ -16,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+        // `make docs` only: a command plugin, never built into a product, so a package depending
+        // on this one resolves it but compiles nothing of it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // The engine: Debian's shipped duktape.c compiled with our config overlay (engine.c),
@@ -196,6 +199,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make snippets`: every Swift example of the README, the DocC articles and the doc comments that
+// claim output, generated into Tests/DocSnippets by Documentation/snippets.py (not in git) and
+// built as a consumer's code is (Swift 6, warnings as errors, none of this package's upcoming
+// features). Only then is the target declared: a checkout without the generated files builds.
+if Context.environment["DUKTAPECORE_SNIPPETS"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "doc-snippets",
+            dependencies: ["DuktapeCore", "DuktapeRuntime", "DuktapeWeb"],
+            path: "Tests/DocSnippets",
+            exclude: ["snippets.json"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ))
+}
 
 var swiftSettings: [SwiftSetting] {
     [

@@ -9,10 +9,10 @@ import Foundation
 /// ```swift
 /// let context = JSContext()!
 /// context.exceptionHandler = { _, exception in print("JS error:", exception!) }
-/// let four = context.evaluateScript("2 + 2")!.toInt32()          // 4
+/// print(context.evaluateScript("2 + 2")!.toInt32())               // prints: 4
 /// context.setObject("Hello", forKeyedSubscript: "message")
-/// print(context.objectForKeyedSubscript("message")!)              // Hello
-/// let value = try context.evaluate("message.length")              // throws JSException instead
+/// print(context.objectForKeyedSubscript("message")!)              // prints: Hello
+/// print(try context.evaluate("message.length"))                   // prints: 5
 /// ```
 public final class JSContext: @unchecked Sendable {
     // @unchecked: the mutable state (exception, handler, name) is guarded by the VM lock;
@@ -131,7 +131,7 @@ public final class JSContext: @unchecked Sendable {
     ///
     /// ```swift
     /// context.evaluateScript("throw new Error('boom')")
-    /// print(context.exception!)      // Error: boom
+    /// print(context.exception!)      // prints: Error: boom
     /// context.exception = nil
     /// ```
     public var exception: JSValue! {
@@ -182,7 +182,7 @@ public final class JSContext: @unchecked Sendable {
     ///
     /// ```swift
     /// context.unhandledRejectionHandler = { _, rejection in
-    ///     print(rejection.kind, rejection.reason)   // unhandled Error: lost
+    ///     print(rejection.kind, rejection.reason)   // prints: unhandled Error: lost
     /// }
     /// context.evaluateScript("Promise.reject(new Error('lost'))")
     /// ```

@@ -7,8 +7,8 @@
 /// do {
 ///     _ = try context.evaluate("null.x", sourceURL: URL(string: "file:///app/main.js"))
 /// } catch let error as JSException {
-///     print(error.name ?? "-", error.message)   // TypeError  cannot read property 'x' of null
-///     print(error.line ?? 0, error.sourceURL ?? "")
+///     print(error.name ?? "-", error.message)   // prints: TypeError cannot read property 'x' of null
+///     print(error.line ?? 0, error.sourceURL ?? "")   // prints: 1 file:///app/main.js
 /// }
 /// ```
 public struct JSException: Error, CustomStringConvertible {

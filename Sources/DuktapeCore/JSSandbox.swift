@@ -24,8 +24,8 @@ import Foundation
 /// let a = JSContext(virtualMachine: vm)!, b = JSContext(virtualMachine: vm)!   // both sandboxed
 /// ```
 ///
-/// What a sandbox guarantees, and what it does not, is in the README ("Running untrusted
-/// scripts"). It restricts the script, not the Swift code you expose to it: a closure or an
+/// What a sandbox guarantees, and what it does not, is in <doc:LimitsAndUntrustedScripts>.
+/// It restricts the script, not the Swift code you expose to it: a closure or an
 /// exported object you hand to a sandboxed context can do whatever Swift can.
 public struct JSSandbox: Sendable, Hashable {
     /// The most bytes the VM's heap may hold (`JSVirtualMachine.memoryLimit`), or nil for none.

@@ -87,7 +87,7 @@ extension JSValue {
 // MARK: - Conversions to Swift
 
 extension JSValue {
-    /// Converts to a Swift value by JavaScriptCore's rules (README, "Conversion").
+    /// Converts to a Swift value by JavaScriptCore's rules (<doc:PortingFromJavaScriptCore>, "Conversion").
     ///
     /// undefined → nil, null → `NSNull`, booleans → `Bool`, numbers → `NSNumber` (so `as? Int`
     /// and `as? Double` both work for integral values), strings → `String`, `Date` → `Date`,
@@ -353,7 +353,7 @@ extension JSValue: CustomStringConvertible {
     /// `String(value)` (symbols included); never reports an exception.
     ///
     /// ```swift
-    /// print(JSValue(object: [1, 2], in: context)!)   // 1,2
+    /// print(JSValue(object: [1, 2], in: context)!)   // prints: 1,2
     /// ```
     public var description: String {
         switch storage {

@@ -11,10 +11,10 @@ import Foundation
 /// let context = JSContext()!
 /// let point = JSValue(object: ["x": 1, "y": 2], in: context)!
 /// point.setValue(3, forProperty: "z")
-/// print(point.forProperty("x")!.toInt32())          // 1
-/// print(point["y"].toDouble())                     // 2.0
+/// print(point.forProperty("x")!.toInt32())          // prints: 1
+/// print(point["y"].toDouble())                     // prints: 2.0
 /// let sum = context.evaluateScript("(function (a, b) { return a + b })")!
-/// print(sum.call(withArguments: [2, 3])!.toInt32()) // 5
+/// print(sum.call(withArguments: [2, 3])!.toInt32()) // prints: 5
 /// ```
 public final class JSValue: @unchecked Sendable {
     // @unchecked: immutable after init; the engine value it refers to is only touched under the
@@ -48,7 +48,7 @@ public final class JSValue: @unchecked Sendable {
 
     // MARK: - Creating values
 
-    /// Converts a Swift value by the conversion table (README, "Conversion") and wraps the result.
+    /// Converts a Swift value by the conversion table (<doc:PortingFromJavaScriptCore>, "Conversion") and wraps the result.
     ///
     /// ```swift
     /// let value = JSValue(object: ["name": "Ada", "tags": ["a", "b"]], in: context)!

@@ -56,7 +56,8 @@ public struct SecurityOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The origin as browsers serialize it ("https://app.example", "null" when opaque).
     ///
     /// ```swift
-    /// print(origin)   // http://127.0.0.1:8080
+    /// let origin = SecurityOrigin(protocol: "http", host: "127.0.0.1", port: 8080)
+    /// print(origin)   // prints: http://127.0.0.1:8080
     /// ```
     public var description: String {
         guard !`protocol`.isEmpty else { return "null" }

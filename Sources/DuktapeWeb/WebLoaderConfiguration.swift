@@ -31,7 +31,7 @@ public struct WebLoaderConfiguration: Sendable {
     /// that no response can grow a loader's page without bound.
     ///
     /// ```swift
-    /// print(WebLoaderConfiguration.defaultPage.memoryLimit ?? 0)   // 268435456
+    /// print(WebLoaderConfiguration.defaultPage.memoryLimit ?? 0)   // prints: 268435456
     /// ```
     public static var defaultPage: WebPageConfiguration {
         var page = WebPageConfiguration()

@@ -369,7 +369,7 @@ public final class WebPage: @unchecked Sendable {
     /// with their values (converted as `JSValue(object:in:)` converts; never spliced into source),
     /// and returns its result, or, when the result is a promise, what it settles to (WebKit's
     /// `callAsyncJavaScript`). A body with modern syntax, `await` included, runs as the body of an
-    /// async function (lowered, see "Modern JavaScript" in the README), as in WebKit; an ES5 body
+    /// async function (lowered, see DuktapeCore's "Modern JavaScript" article), as in WebKit; an ES5 body
     /// runs as a plain function's (its promise, if it returns one, is awaited all the same).
     ///
     /// ```swift

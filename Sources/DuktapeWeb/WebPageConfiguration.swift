@@ -99,7 +99,8 @@ public struct WebPageConfiguration: Sendable {
     /// ```
     public var cookieStore: CookieStore? = CookieStore()
     /// The page's HTTP cache, or nil for none. By default one cache for the process, 50 MB in
-    /// the temporary directory (`DuktapeWeb-HTTPCache`), kept across runs.
+    /// the user's cache directory (`~/.cache/DuktapeWeb`, readable by the user only), kept
+    /// across runs; nil when that directory cannot be made.
     ///
     /// ```swift
     /// configuration.httpCache = try HTTPCache(directory: cacheDirectory, capacity: 200 << 20)

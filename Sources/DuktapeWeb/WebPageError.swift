@@ -3,11 +3,13 @@ import Foundation
 /// Why a page operation failed.
 ///
 /// ```swift
+/// let page = try WebPage()
 /// do {
 ///     _ = try await page.evaluateJavaScript("undefinedFunction()")
 /// } catch WebPageError.javaScriptException(let name, let message, _, _, _) {
-///     print(name, message)   // ReferenceError identifier 'undefinedFunction' undefined
+///     print(name, message)   // prints: ReferenceError identifier 'undefinedFunction' undefined
 /// }
+/// await page.shutdown()
 /// ```
 public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The script threw (WebKit's `WKError.javaScriptExceptionOccurred`): the exception's name
@@ -34,7 +36,9 @@ public enum WebPageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `Name: message (line 3)` when the script had no source URL.
     ///
     /// ```swift
-    /// print(error.description)   // "TypeError: cannot read property 'x' of null (line 1)"
+    /// let error = WebPageError.javaScriptException(
+    ///     name: "TypeError", message: "cannot read property 'x' of null", sourceURL: nil, line: 1, stack: nil)
+    /// print(error.description)   // prints: TypeError: cannot read property 'x' of null (line 1)
     /// ```
     public var description: String {
         switch self {

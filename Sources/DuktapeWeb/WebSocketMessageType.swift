@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// let type = WebSocketMessageType.data
-/// print(type.rawValue)   // 7
+/// print(type.rawValue)   // prints: 7
 /// ```
 public struct WebSocketMessageType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32

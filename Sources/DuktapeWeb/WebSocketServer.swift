@@ -38,7 +38,9 @@ public final class WebSocketServer: Sendable {
     /// The configuration the server was started with.
     ///
     /// ```swift
-    /// print(server.configuration.path)   // /service
+    /// let server = try await WebSocketServer()
+    /// print(server.configuration.path)   // prints: /service
+    /// await server.shutdown()
     /// ```
     public let configuration: WebSocketServerConfiguration
     /// The port the server listens on (the one chosen when the configuration's is 0).
