@@ -24,22 +24,35 @@ func paired(
     _ workload: String, ours: @escaping @Sendable (JSContext) -> Void, raw: @escaping @Sendable (OpaquePointer) -> Void,
     against baseline: String = "paired"
 ) {
+    pairedRatios("\(workload) [\(baseline)]") {
+        let context = makeOurs()
+        guard let state = raw_create() else { return nil }
+        return ({ ours(context) }, { raw(state) }, { raw_destroy(state) })
+    }
+}
+
+/// The paired-ratio benchmark `name`: `make` sets up the two sides (nil when it cannot) and a
+/// clean-up; each sample records (ours₁ + ours₂) ÷ (base₁ + base₂) ×100, timed in the order ours,
+/// base, base, ours.
+func pairedRatios(
+    _ name: String,
+    make: @escaping @Sendable () -> (ours: () -> Void, base: () -> Void, cleanUp: () -> Void)?
+) {
     let configuration = Benchmark.Configuration(
         metrics: [pairedRatio], warmupIterations: 1, maxDuration: .seconds(3), maxIterations: 100)
-    Benchmark("\(workload) [\(baseline)]", configuration: configuration) { benchmark in
-        let context = makeOurs()
-        guard let state = raw_create() else { return }
-        defer { raw_destroy(state) }
+    Benchmark(name, configuration: configuration) { benchmark in
+        guard let (ours, base, cleanUp) = make() else { return }
+        defer { cleanUp() }
         func time(_ body: () -> Void) -> UInt64 {
             let start = DispatchTime.now().uptimeNanoseconds
             body()
             return DispatchTime.now().uptimeNanoseconds - start
         }
         for _ in benchmark.scaledIterations {
-            let oursTime = time { ours(context) }
-            let rawTime = time { raw(state) } + time { raw(state) }
-            let total = oursTime + time { ours(context) }
-            benchmark.measurement(pairedRatio, Int((Double(total) / Double(max(rawTime, 1)) * 100).rounded()))
+            let oursTime = time(ours)
+            let baseTime = time(base) + time(base)
+            let total = oursTime + time(ours)
+            benchmark.measurement(pairedRatio, Int((Double(total) / Double(max(baseTime, 1)) * 100).rounded()))
         }
     }
 }
@@ -314,22 +327,10 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             jsc_destroy(state)
         }
-        let configuration = Benchmark.Configuration(
-            metrics: [pairedRatio], warmupIterations: 1, maxDuration: .seconds(3), maxIterations: 100)
-        Benchmark("\(workload) [paired-json]", configuration: configuration) { benchmark in
+        pairedRatios("\(workload) [paired-json]") {
             let context = makeOurs()
             Codables.encode(context)
-            func time(_ body: () -> Void) -> UInt64 {
-                let start = DispatchTime.now().uptimeNanoseconds
-                body()
-                return DispatchTime.now().uptimeNanoseconds - start
-            }
-            for _ in benchmark.scaledIterations {
-                let oursTime = time { ours(context) }
-                let jsonTime = time { json(context) } + time { json(context) }
-                let total = oursTime + time { ours(context) }
-                benchmark.measurement(pairedRatio, Int((Double(total) / Double(max(jsonTime, 1)) * 100).rounded()))
-            }
+            return ({ ours(context) }, { json(context) }, {})
         }
     }
     codables("W16 1k structs host to JS",
