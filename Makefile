@@ -109,6 +109,7 @@ snippets: deps
 # (an unresolved symbol or article link fails the build): .build/docs/<module>.doccarchive.
 DOCC_TARGETS = DuktapeCore DuktapeRuntime DuktapeWeb
 docs: deps
+	@mkdir -p .build/docs
 	@for target in $(DOCC_TARGETS); do \
 		$(SWIFT) package --disable-sandbox --allow-writing-to-directory .build/docs generate-documentation \
 			--target $$target --warnings-as-errors --output-path .build/docs/$$target.doccarchive || exit 1; \

@@ -21,7 +21,7 @@ extension JSContext {
     ///
     /// ```swift
     /// context.evaluateScript("throw new Error('x')", withSourceURL: URL(string: "file:///a.js"))
-    /// context.exception!.forProperty("sourceURL")!.toString()   // "file:///a.js"
+    /// print(context.exception!.forProperty("sourceURL")!.toString()!)   // prints: file:///a.js
     /// ```
     @discardableResult
     public func evaluateScript(_ script: String!, withSourceURL sourceURL: URL!) -> JSValue! {
@@ -36,9 +36,9 @@ extension JSContext {
     /// a script made for another VM is a TypeError.
     ///
     /// ```swift
-    /// let script = try JSScript(of: .program, withSource: "6 * 7", andSourceURL: url,
-    ///                           andBytecodeCache: cache, inVirtualMachine: context.virtualMachine)
-    /// context.evaluateJSScript(script)!.toInt32()   // 42
+    /// let script = try JSScript(of: .program, withSource: "6 * 7", andSourceURL: URL(string: "file:///a.js")!,
+    ///                           andBytecodeCache: nil, inVirtualMachine: context.virtualMachine)
+    /// print(context.evaluateJSScript(script)!.toInt32())   // prints: 42
     /// ```
     @discardableResult
     public func evaluateJSScript(_ script: JSScript!) -> JSValue! {
@@ -138,7 +138,7 @@ extension JSContext {
     /// `globalObject[key]`: the key is converted to a JavaScript value, then to a property key.
     ///
     /// ```swift
-    /// context.objectForKeyedSubscript("Math")!.invokeMethod("max", withArguments: [1, 5])   // 5
+    /// print(context.objectForKeyedSubscript("Math")!.invokeMethod("max", withArguments: [1, 5])!)   // prints: 5
     /// ```
     @discardableResult
     public func objectForKeyedSubscript(_ key: Any!) -> JSValue! {

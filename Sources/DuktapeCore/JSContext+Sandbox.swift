@@ -3,7 +3,7 @@ extension JSContext {
     ///
     /// ```swift
     /// let context = JSContext(sandbox: JSSandbox())!
-    /// try context.evaluate("typeof Duktape")        // "undefined"
+    /// print(try context.evaluate("typeof Duktape"))        // prints: undefined
     /// ```
     public convenience init!(sandbox: JSSandbox) {
         guard let vm = JSVirtualMachine(sandbox: sandbox) else { return nil }

@@ -25,7 +25,7 @@ import Foundation
 ///     }
 /// }
 /// context["Point"] = Point.self                     // the constructor
-/// context.evaluateScript("new Point(3, 4).length")  // 5
+/// print(context.evaluateScript("new Point(3, 4).length")!)  // prints: 5
 /// ```
 ///
 /// A subclass chains to its superclass's prototype by naming the superclass's `JSClass`

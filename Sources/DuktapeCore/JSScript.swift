@@ -12,7 +12,7 @@ import Foundation
 ///                           andSourceURL: URL(fileURLWithPath: "/srv/rules.js"),
 ///                           andBytecodeCache: cache, inVirtualMachine: vm)
 /// try script.cacheBytecode()
-/// JSContext(virtualMachine: vm)!.evaluateJSScript(script)!.toInt32()   // 42
+/// print(JSContext(virtualMachine: vm)!.evaluateJSScript(script)!.toInt32())   // prints: 42
 /// ```
 ///
 /// A cache file is used only when it was made by this engine version from this same source and

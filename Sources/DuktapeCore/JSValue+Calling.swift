@@ -8,7 +8,7 @@ extension JSValue {
     ///
     /// ```swift
     /// let add = context.evaluateScript("(function (a, b) { return a + b })")!
-    /// add.call(withArguments: [2, 3])!.toInt32()   // 5
+    /// print(add.call(withArguments: [2, 3])!.toInt32())   // prints: 5
     /// ```
     ///
     /// On an exception (including calling a non-function) the exception goes to
@@ -31,7 +31,7 @@ extension JSValue {
     /// Calls `self[method]` with `self` as `this`.
     ///
     /// ```swift
-    /// context.evaluateScript("[3, 1, 2]")!.invokeMethod("join", withArguments: ["-"])!.toString()   // "3-1-2"
+    /// print(context.evaluateScript("[3, 1, 2]")!.invokeMethod("join", withArguments: ["-"])!.toString()!)   // prints: 3-1-2
     /// ```
     @discardableResult
     public func invokeMethod(_ method: String!, withArguments arguments: [Any]!) -> JSValue! {
@@ -238,8 +238,8 @@ extension JSValue {
     /// JavaScript's `===` against `value` converted by the conversion table.
     ///
     /// ```swift
-    /// context.evaluateScript("42")!.isEqual(to: 42)     // true
-    /// context.evaluateScript("42")!.isEqual(to: "42")   // false
+    /// print(context.evaluateScript("42")!.isEqual(to: 42))     // prints: true
+    /// print(context.evaluateScript("42")!.isEqual(to: "42"))   // prints: false
     /// ```
     @discardableResult
     public func isEqual(to value: Any!) -> Bool {
@@ -254,7 +254,7 @@ extension JSValue {
     /// `exceptionHandler` and gives false).
     ///
     /// ```swift
-    /// context.evaluateScript("42")!.isEqualWithTypeCoercion(to: "42")   // true
+    /// print(context.evaluateScript("42")!.isEqualWithTypeCoercion(to: "42"))   // prints: true
     /// ```
     @discardableResult
     public func isEqualWithTypeCoercion(to value: Any!) -> Bool {
@@ -269,7 +269,7 @@ extension JSValue {
     /// TypeError (reported) and gives false.
     ///
     /// ```swift
-    /// context.evaluateScript("[]")!.isInstance(of: context.objectForKeyedSubscript("Array"))   // true
+    /// print(context.evaluateScript("[]")!.isInstance(of: context.objectForKeyedSubscript("Array")))   // prints: true
     /// ```
     @discardableResult
     public func isInstance(of value: Any!) -> Bool {

@@ -6,7 +6,7 @@ extension JSValue {
     /// True for `undefined`.
     ///
     /// ```swift
-    /// context.evaluateScript("void 0")!.isUndefined   // true
+    /// print(context.evaluateScript("void 0")!.isUndefined)   // prints: true
     /// ```
     public var isUndefined: Bool {
         if case .undefined = storage { return true }
@@ -34,7 +34,7 @@ extension JSValue {
     /// True for strings (not for symbols or `String` objects).
     ///
     /// ```swift
-    /// context.evaluateScript("'a' + 1")!.isString   // true
+    /// print(context.evaluateScript("'a' + 1")!.isString)   // prints: true
     /// ```
     public var isString: Bool {
         inspect { stack in stack.isString(at: -1) }
@@ -54,7 +54,7 @@ extension JSValue {
     /// has no such property.
     ///
     /// ```swift
-    /// context.evaluateScript("(function () {})")!.isFunction   // true
+    /// print(context.evaluateScript("(function () {})")!.isFunction)   // prints: true
     /// ```
     public var isFunction: Bool {
         guard case .reference(_, let pointer) = storage else { return false }
@@ -142,7 +142,7 @@ extension JSValue {
     /// JavaScript's ToBoolean: false for undefined, null, false, 0, NaN and ""; true otherwise.
     ///
     /// ```swift
-    /// JSValue(object: "", in: context)!.toBool()   // false
+    /// print(JSValue(object: "", in: context)!.toBool())   // prints: false
     /// ```
     @discardableResult
     public func toBool() -> Bool {
@@ -162,7 +162,7 @@ extension JSValue {
     /// `exceptionHandler`).
     ///
     /// ```swift
-    /// JSValue(object: "12", in: context)!.toDouble()   // 12.0
+    /// print(JSValue(object: "12", in: context)!.toDouble())   // prints: 12.0
     /// ```
     @discardableResult
     public func toDouble() -> Double {
@@ -195,7 +195,7 @@ extension JSValue {
     /// ECMAScript ToInt32 of `toDouble()`: modulo 2^32, NaN and ±Infinity give 0.
     ///
     /// ```swift
-    /// JSValue(double: 4294967297, in: context)!.toInt32()   // 1
+    /// print(JSValue(double: 4294967297, in: context)!.toInt32())   // prints: 1
     /// ```
     @discardableResult
     public func toInt32() -> Int32 {
@@ -205,7 +205,7 @@ extension JSValue {
     /// ECMAScript ToUint32 of `toDouble()`: modulo 2^32, NaN and ±Infinity give 0.
     ///
     /// ```swift
-    /// JSValue(double: -1, in: context)!.toUInt32()   // 4294967295
+    /// print(JSValue(double: -1, in: context)!.toUInt32())   // prints: 4294967295
     /// ```
     @discardableResult
     public func toUInt32() -> UInt32 {
@@ -215,7 +215,7 @@ extension JSValue {
     /// `toDouble()` truncated to a signed 64-bit integer, modulo 2^64 (NaN and ±Infinity give 0).
     ///
     /// ```swift
-    /// JSValue(double: 4294967297, in: context)!.toInt64()   // 4294967297
+    /// print(JSValue(double: 4294967297, in: context)!.toInt64())   // prints: 4294967297
     /// ```
     @discardableResult
     public func toInt64() -> Int64 {
@@ -248,7 +248,7 @@ extension JSValue {
     /// A boolean as a Bool NSNumber; anything else as `NSNumber(value: toDouble())`.
     ///
     /// ```swift
-    /// JSValue(object: "abc", in: context)!.toNumber()!.doubleValue.isNaN   // true
+    /// print(JSValue(object: "abc", in: context)!.toNumber()!.doubleValue.isNaN)   // prints: true
     /// ```
     @discardableResult
     public func toNumber() -> NSNumber! {
@@ -260,7 +260,7 @@ extension JSValue {
     /// (symbols, objects whose `toString` throws); the exception goes to `exceptionHandler`.
     ///
     /// ```swift
-    /// JSValue(double: 1.0 / 3, in: context)!.toString()   // "0.3333333333333333"
+    /// print(JSValue(double: 1.0 / 3, in: context)!.toString()!)   // prints: 0.3333333333333333
     /// ```
     @discardableResult
     public func toString() -> String! {
@@ -291,7 +291,7 @@ extension JSValue {
     /// The value as a date: `toDouble()` read as milliseconds since 1970.
     ///
     /// ```swift
-    /// context.evaluateScript("new Date(1500)")!.toDate()!.timeIntervalSince1970   // 1.5
+    /// print(context.evaluateScript("new Date(1500)")!.toDate()!.timeIntervalSince1970)   // prints: 1.5
     /// ```
     @discardableResult
     public func toDate() -> Date! {

@@ -37,7 +37,7 @@ extension JSValue {
     ///
     /// ```swift
     /// context["add"] = JSValue(newFunctionIn: context) { (a: Int, b: Int) in a + b }
-    /// context.evaluateScript("add(2, 3)")!.toInt32()   // 5
+    /// print(context.evaluateScript("add(2, 3)")!.toInt32())   // prints: 5
     /// ```
     ///
     /// Each argument is converted by its type's `fromJSArgument` rule (JavaScriptCore's rules: see
@@ -192,7 +192,7 @@ extension JSValue {
     ///     let red = color["red"] as? Double ?? 0, green = color["green"] as? Double ?? 0
     ///     return 0.3 * red + 0.7 * green
     /// }
-    /// context.evaluateScript("luminance({red: 1, green: 0.5})")!.toDouble()   // 0.65
+    /// print(context.evaluateScript("luminance({red: 1, green: 0})")!.toDouble())   // prints: 0.3
     /// ```
     ///
     /// By JavaScriptCore's rules for each declared type: `Any` receives `toObject()` (an

@@ -66,7 +66,7 @@ extension JSValue {
     /// JavaScriptCore has no public check.
     ///
     /// ```swift
-    /// context.evaluateScript("Promise.resolve(1)")!.isPromise   // true
+    /// print(context.evaluateScript("Promise.resolve(1)")!.isPromise)   // prints: true
     /// ```
     public var isPromise: Bool {
         guard case .reference = storage else { return false }

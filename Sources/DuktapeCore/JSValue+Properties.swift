@@ -18,7 +18,7 @@ extension JSValue {
     /// symbols as JSValue...); JavaScript turns it into a property key.
     ///
     /// ```swift
-    /// context.evaluateScript("({a: 1})")!.forProperty("a")!.toInt32()   // 1
+    /// print(context.evaluateScript("({a: 1})")!.forProperty("a")!.toInt32())   // prints: 1
     /// ```
     ///
     /// A getter that throws (or a primitive base like null) reports to `exceptionHandler` and
@@ -99,7 +99,7 @@ extension JSValue {
     /// primitive base) is reported to `exceptionHandler` and gives false.
     ///
     /// ```swift
-    /// context.evaluateScript("Object.freeze({a: 1})")!.deleteProperty("a")   // false
+    /// print(context.evaluateScript("Object.freeze({a: 1})")!.deleteProperty("a"))   // prints: false
     /// ```
     @discardableResult
     public func deleteProperty(_ property: Any!) -> Bool {
@@ -113,7 +113,7 @@ extension JSValue {
     /// `property in self`. False when the value is not an object.
     ///
     /// ```swift
-    /// context.evaluateScript("[]")!.hasProperty("length")   // true
+    /// print(context.evaluateScript("[]")!.hasProperty("length"))   // prints: true
     /// ```
     @discardableResult
     public func hasProperty(_ property: Any!) -> Bool {
@@ -149,7 +149,7 @@ extension JSValue {
     /// number), as in JavaScriptCore.
     ///
     /// ```swift
-    /// context.evaluateScript("['a', 'b']")!.atIndex(1)!.toString()   // "b"
+    /// print(context.evaluateScript("['a', 'b']")!.atIndex(1)!.toString()!)   // prints: b
     /// ```
     @discardableResult
     public func atIndex(_ index: Int) -> JSValue! {

@@ -5,7 +5,7 @@ extension JSValue {
     /// `{x, y}` from a point.
     ///
     /// ```swift
-    /// JSValue(point: CGPoint(x: 1, y: 2), in: context)!.forProperty("y")!.toDouble()   // 2
+    /// print(JSValue(point: CGPoint(x: 1, y: 2), in: context)!.forProperty("y")!.toDouble())   // prints: 2.0
     /// ```
     public convenience init!(point: CGPoint, in context: JSContext!) {
         self.init(fields: ["x": Double(point.x), "y": Double(point.y)], in: context)
@@ -14,7 +14,7 @@ extension JSValue {
     /// `{location, length}` from a range.
     ///
     /// ```swift
-    /// JSValue(range: NSRange(location: 2, length: 5), in: context)!.toRange().length   // 5
+    /// print(JSValue(range: NSRange(location: 2, length: 5), in: context)!.toRange().length)   // prints: 5
     /// ```
     public convenience init!(range: NSRange, in context: JSContext!) {
         self.init(fields: ["location": Double(range.location), "length": Double(range.length)], in: context)

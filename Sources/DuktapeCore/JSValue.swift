@@ -52,7 +52,7 @@ public final class JSValue: @unchecked Sendable {
     ///
     /// ```swift
     /// let value = JSValue(object: ["name": "Ada", "tags": ["a", "b"]], in: context)!
-    /// value.forProperty("tags")!.atIndex(1)!.toString()   // "b"
+    /// print(value.forProperty("tags")!.atIndex(1)!.toString()!)   // prints: b
     /// ```
     ///
     /// Returns nil if `context` is nil. A value that cannot be converted (an unsupported Swift
@@ -65,7 +65,7 @@ public final class JSValue: @unchecked Sendable {
     /// A boolean value.
     ///
     /// ```swift
-    /// JSValue(bool: true, in: context)!.isBoolean   // true
+    /// print(JSValue(bool: true, in: context)!.isBoolean)   // prints: true
     /// ```
     public convenience init!(bool value: Bool, in context: JSContext!) {
         guard let context else { return nil }
@@ -75,7 +75,7 @@ public final class JSValue: @unchecked Sendable {
     /// A number value.
     ///
     /// ```swift
-    /// JSValue(double: 0.5, in: context)!.toDouble()   // 0.5
+    /// print(JSValue(double: 0.5, in: context)!.toDouble())   // prints: 0.5
     /// ```
     public convenience init!(double value: Double, in context: JSContext!) {
         guard let context else { return nil }
@@ -85,7 +85,7 @@ public final class JSValue: @unchecked Sendable {
     /// A number value from a signed 32-bit integer.
     ///
     /// ```swift
-    /// JSValue(int32: -7, in: context)!.toInt32()   // -7
+    /// print(JSValue(int32: -7, in: context)!.toInt32())   // prints: -7
     /// ```
     public convenience init!(int32 value: Int32, in context: JSContext!) {
         guard let context else { return nil }
@@ -95,7 +95,7 @@ public final class JSValue: @unchecked Sendable {
     /// A number value from an unsigned 32-bit integer.
     ///
     /// ```swift
-    /// JSValue(uInt32: 4_000_000_000, in: context)!.toUInt32()   // 4000000000
+    /// print(JSValue(uInt32: 4_000_000_000, in: context)!.toUInt32())   // prints: 4000000000
     /// ```
     public convenience init!(uInt32 value: UInt32, in context: JSContext!) {
         guard let context else { return nil }
@@ -133,7 +133,7 @@ public final class JSValue: @unchecked Sendable {
     /// ```swift
     /// let parts: [[UInt8]] = [[1, 2], [3]]
     /// let array = try JSValue(newUint8ArrayJoining: parts, in: context)
-    /// array.forProperty("length")!.toInt32()   // 3
+    /// print(array.forProperty("length")!.toInt32())   // prints: 3
     /// ```
     ///
     /// A chunk that yields fewer bytes than its `count` leaves zeros in their place; more bytes
@@ -151,7 +151,7 @@ public final class JSValue: @unchecked Sendable {
     /// A new regular expression, `new RegExp(pattern, flags)`.
     ///
     /// ```swift
-    /// JSValue(newRegularExpressionFromPattern: "foo", flags: "gi", in: context)!.toString()   // "/foo/gi"
+    /// print(JSValue(newRegularExpressionFromPattern: "foo", flags: "gi", in: context)!.toString()!)   // prints: /foo/gi
     /// ```
     ///
     /// An invalid pattern or flags is reported to `exceptionHandler` and gives undefined.
@@ -167,7 +167,7 @@ public final class JSValue: @unchecked Sendable {
     /// A new error, `new Error(message)`.
     ///
     /// ```swift
-    /// JSValue(newErrorFromMessage: "an error message", in: context)!.toString()   // "Error: an error message"
+    /// print(JSValue(newErrorFromMessage: "an error message", in: context)!.toString()!)   // prints: Error: an error message
     /// ```
     public convenience init!(newErrorFromMessage message: String!, in context: JSContext!) {
         self.init(newError: .error, message: message, in: context)
@@ -188,7 +188,7 @@ public final class JSValue: @unchecked Sendable {
     /// Swift-first: a new `RangeError(message)`, made with the realm's own constructor.
     ///
     /// ```swift
-    /// JSValue(newRangeErrorFromMessage: "too many", in: context)!.toString()   // "RangeError: too many"
+    /// print(JSValue(newRangeErrorFromMessage: "too many", in: context)!.toString()!)   // prints: RangeError: too many
     /// ```
     public convenience init!(newRangeErrorFromMessage message: String!, in context: JSContext!) {
         self.init(newError: .rangeError, message: message, in: context)
@@ -206,7 +206,7 @@ public final class JSValue: @unchecked Sendable {
     /// A new unique symbol, `Symbol(description)`.
     ///
     /// ```swift
-    /// JSValue(newSymbolFromDescription: "tag", in: context)!.isSymbol   // true
+    /// print(JSValue(newSymbolFromDescription: "tag", in: context)!.isSymbol)   // prints: true
     /// ```
     public convenience init!(newSymbolFromDescription description: String!, in context: JSContext!) {
         guard let context else { return nil }
@@ -219,7 +219,7 @@ public final class JSValue: @unchecked Sendable {
     /// The value `null`.
     ///
     /// ```swift
-    /// JSValue(nullIn: context)!.isNull   // true
+    /// print(JSValue(nullIn: context)!.isNull)   // prints: true
     /// ```
     public convenience init!(nullIn context: JSContext!) {
         guard let context else { return nil }
@@ -229,7 +229,7 @@ public final class JSValue: @unchecked Sendable {
     /// The value `undefined`.
     ///
     /// ```swift
-    /// JSValue(undefinedIn: context)!.isUndefined   // true
+    /// print(JSValue(undefinedIn: context)!.isUndefined)   // prints: true
     /// ```
     public convenience init!(undefinedIn context: JSContext!) {
         guard let context else { return nil }

@@ -6,9 +6,10 @@ extension JSVirtualMachine {
     /// the points it chooses. Jobs never run in the middle of a script either way.
     ///
     /// ```swift
+    /// let vm = context.virtualMachine!
     /// vm.drainsMicrotasksAutomatically = false
     /// context.evaluateScript("Promise.resolve(1).then(function (v) { done = v })")
-    /// vm.hasPendingMicrotasks    // true
+    /// print(vm.hasPendingMicrotasks)    // prints: true
     /// vm.drainMicrotasks()       // runs the reaction: done is 1
     /// ```
     public var drainsMicrotasksAutomatically: Bool {

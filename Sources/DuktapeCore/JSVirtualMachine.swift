@@ -121,7 +121,7 @@ public final class JSVirtualMachine: @unchecked Sendable {
     /// The sandbox this VM was created with, or nil for an ordinary VM.
     ///
     /// ```swift
-    /// JSVirtualMachine(sandbox: JSSandbox())!.sandbox?.memoryLimit   // 67_108_864
+    /// print(JSVirtualMachine(sandbox: JSSandbox())!.sandbox?.memoryLimit ?? 0)   // prints: 67108864
     /// ```
     public var sandbox: JSSandbox? {
         lock.withLock { sandboxStorage }

@@ -8,10 +8,10 @@ import Logging
 /// %%`) and values rendered as Node's `util.inspect` renders them.
 ///
 /// ```swift
-/// let console = Console(context: context, output: .standardStreams)
+/// let console = Console(context: context, output: .standardStreams)!
 /// context.evaluateScript("console.log('%s has %d items', 'cart', 3, { total: 9.5 })")
-/// // cart has 3 items { total: 9.5 }
-/// console.inspect(context.evaluateScript("({ a: [1, 2], b: 'x' })"))   // "{ a: [ 1, 2 ], b: 'x' }"
+/// // prints: cart has 3 items { total: 9.5 }
+/// print(try console.inspect(context.evaluateScript("({ a: [1, 2], b: 'x' })")))   // prints: { a: [ 1, 2 ], b: 'x' }
 /// ```
 ///
 /// Rendering runs in the context's VM (under its time and memory limits). A `Console` keeps its
@@ -66,7 +66,8 @@ public final class Console: Sendable {
     /// `value` as Node's `util.inspect` shows it (depth 2; strings quoted), which the REPL prints.
     ///
     /// ```swift
-    /// console.inspect(context.evaluateScript("[1, 'two', { three: 3 }]"))   // "[ 1, 'two', { three: 3 } ]"
+    /// let console = Console(context: context, output: .discarded)!
+    /// print(try console.inspect(context.evaluateScript("[1, 'two', { three: 3 }]")))   // prints: [ 1, 'two', { three: 3 } ]
     /// ```
     ///
     /// Own accessors are shown as `[Getter]`, never run; a few reads can still run script code
@@ -79,7 +80,8 @@ public final class Console: Sendable {
     /// `values` as `console.log` would print them (format specifiers in a first string).
     ///
     /// ```swift
-    /// try console.format(["%d%%", 50])   // "50%"
+    /// let console = Console(context: context, output: .discarded)!
+    /// print(try console.format(["%d%%", 50]))   // prints: 50%
     /// ```
     public func format(_ values: [Any]) throws -> String {
         try formatFunction.call(values).toString()

@@ -10,8 +10,8 @@ import Foundation
 /// ```swift
 /// let context = JSContext()!
 /// try BrowserGlobals.install(in: context)
-/// context.evaluateScript("atob(btoa('\\u00ff'))")                                  // "ÿ"
-/// context.evaluateScript("new TextDecoder().decode(new TextEncoder().encode('é'))")  // "é"
+/// print(context.evaluateScript("atob(btoa('\\u00ff'))")!)                                  // prints: ÿ
+/// print(context.evaluateScript("new TextDecoder().decode(new TextEncoder().encode('é'))")!)  // prints: é
 /// ```
 ///
 /// They follow the WHATWG and WebIDL specifications where a headless page can: argument

@@ -58,7 +58,7 @@ public struct ScriptMessageReplyError: Error, Sendable, Equatable {
     /// What the page's `Error` says.
     ///
     /// ```swift
-    /// ScriptMessageReplyError("not found").message   // "not found"
+    /// print(ScriptMessageReplyError("not found").message)   // prints: not found
     /// ```
     public let message: String
 

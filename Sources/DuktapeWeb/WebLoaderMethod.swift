@@ -23,7 +23,7 @@ public enum WebLoaderMethod: Int, Sendable, CaseIterable {
     /// The name of the page function the method runs (`getData`, `postData`…, `log`).
     ///
     /// ```swift
-    /// WebLoaderMethod.downloadStream.functionName   // "downloadStream"
+    /// print(WebLoaderMethod.downloadStream.functionName)   // prints: downloadStream
     /// ```
     public var functionName: String {
         switch self {
