@@ -11,7 +11,7 @@ extension JSValue {
     /// print(value.forProperty("y").toDouble())   // prints: 2.0
     /// ```
     public convenience init<T: Encodable>(encoding value: T, in context: JSContext, using encoder: JSValueEncoder = JSValueEncoder()) throws {
-        self.init(context: context, storage: try encoder.encodeStorage(value, in: context))
+        self.init(context: context, storage: try ValueEncoding.encode(value, in: context, by: encoder))
     }
 
     /// The `T` this value holds, read by `decoder` (a `DecodingError` with the coding path to

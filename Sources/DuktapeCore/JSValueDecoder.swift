@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// Decodes `Decodable` Swift values straight from JavaScript values, reading objects, arrays
@@ -58,21 +57,6 @@ public struct JSValueDecoder: Sendable {
     /// print(names)   // prints: ["a", "b"]
     /// ```
     public func decode<T: Decodable>(_ type: T.Type, from value: JSValue) throws -> T {
-        let outcome: Result<T, any Error>
-        do {
-            outcome = try value.context.withStack { stack throws(JSException) in
-                try stack.push(value)
-                let decoding = ValueDecoding(stack: stack, decoder: self)
-                do {
-                    return .success(try decoding.decode(T.self, at: duk_get_top_index(stack.ctx), path: nil))
-                } catch {
-                    return .failure(error)
-                }
-            }
-        } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [], debugDescription: "the value could not be read: \(error)", underlyingError: error))
-        }
-        return try outcome.get()
+        try ValueDecoding.decode(type, from: value, by: self)
     }
 }

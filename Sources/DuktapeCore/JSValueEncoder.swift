@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 /// Encodes `Encodable` Swift values straight into JavaScript values: objects, arrays, strings,
@@ -54,29 +53,6 @@ public struct JSValueEncoder: Sendable {
     /// print(scores.forProperty("grace").toInt32())   // prints: 5
     /// ```
     public func encode<T: Encodable>(_ value: T, in context: JSContext) throws -> JSValue {
-        JSValue(context: context, storage: try encodeStorage(value, in: context))
-    }
-
-    /// `encode(_:in:)`'s value as storage with a slot of its own.
-    func encodeStorage<T: Encodable>(_ value: T, in context: JSContext) throws -> JSValue.Storage {
-        let outcome: Result<JSValue.Storage, any Error>
-        do {
-            outcome = try context.withStack { stack throws(JSException) in
-                let encoding = ValueEncoding(stack: stack, encoder: self)
-                do {
-                    try encoding.push(value, path: nil)
-                    return .success(try stack.storage(at: -1))
-                } catch {
-                    return .failure(error)
-                }
-            }
-        } catch {
-            throw ValueEncoding.encodingError(error, value: value, path: [])
-        }
-        switch outcome {
-        case .success(let storage): return storage
-        case .failure(let error as JSException): throw ValueEncoding.encodingError(error, value: value, path: [])
-        case .failure(let error): throw error
-        }
+        JSValue(context: context, storage: try ValueEncoding.encode(value, in: context, by: self))
     }
 }

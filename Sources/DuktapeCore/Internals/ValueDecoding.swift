@@ -30,6 +30,24 @@ final class ValueDecoding {
         budget = ConversionState(engine: stack.context.engine)
     }
 
+    /// `JSValueDecoder.decode`: `value` read in an entry of its context; a failure to enter is
+    /// `dataCorrupted`.
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSValue, by decoder: JSValueDecoder) throws -> T {
+        let outcome: Result<T, any Error>
+        do {
+            outcome = try value.owner.withStack { stack throws(JSException) in
+                try stack.push(value)
+                let index = duk_get_top_index(stack.ctx)
+                let decoding = ValueDecoding(stack: stack, decoder: decoder)
+                return Result { () throws -> T in try decoding.decode(T.self, at: index, path: nil) }
+            }
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [], debugDescription: "the value could not be read: \(error)", underlyingError: error))
+        }
+        return try outcome.get()
+    }
+
     // MARK: - Values
 
     /// The value at `index`, whose coding path is `path`, as a `T`.

@@ -117,13 +117,7 @@ struct KeyedValueEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     private func superEncoder(named key: some CodingKey) -> any Encoder {
-        let name: String
-        switch encoding.keyStrategy {
-        case .useDefaultKeys: name = key.stringValue
-        case .convertToSnakeCase: name = SnakeCase.fromCamelCase(key.stringValue)
-        case .custom(let convert): name = convert(CodingPath.keys(of: path, then: key)).stringValue
-        }
-        let slot = ValueEncoder.AttachedSlot(parent: object, name: .property(name))
+        let slot = ValueEncoder.AttachedSlot(parent: object, name: .property(encoding.name(for: key, path: path)))
         return ValueEncoder(encoding: encoding, path: CodingPath(parent: path, key: key), destination: .attached(slot))
     }
 
@@ -241,10 +235,7 @@ struct SingleValueEncoder: SingleValueEncodingContainer {
             guard slot.index == nil else { throw twice(value()) }
             let key = encoder.path?.key ?? PlainCodingKey.superKey
             try encoding.put(in: slot.parent, key: key, path: encoder.path?.parent, value: value(), name: { () throws(JSException) in
-                switch slot.name {
-                case .property(let name): try encoding.stack.pushKey(name)
-                case .element(let position): try encoding.stack.pushNumber(Double(position))
-                }
+                try encoding.push(slot.name)
             }, value: pushValue)
             slot.index = -2
         }

@@ -34,6 +34,23 @@ final class ValueEncoding {
         let description: String
     }
 
+    /// `JSValueEncoder.encode`: `value` built in an entry of `context`, as storage with a slot
+    /// of its own; an engine failure is an `EncodingError`.
+    static func encode<T: Encodable>(_ value: T, in context: JSContext, by encoder: JSValueEncoder) throws -> JSValue.Storage {
+        let outcome: Result<JSValue.Storage, any Error>
+        do {
+            outcome = try context.withStack { stack throws(JSException) in
+                Result { () throws -> JSValue.Storage in
+                    try ValueEncoding(stack: stack, encoder: encoder).push(value, path: nil)
+                    return try stack.storage(at: -1)
+                }
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        return try outcome.mapError { encodingError($0, value: value, path: []) }.get()
+    }
+
     // MARK: - Values
 
     /// [..] -> [.. value]: the JavaScript value of `value`, whose coding path is `path`.
@@ -96,20 +113,25 @@ final class ValueEncoding {
 
     // MARK: - Keys
 
-    /// [..] -> [.. name]: the property name for `key` by the key strategy.
-    func pushName(for key: some CodingKey, path: CodingPath?) throws(JSException) {
+    /// The property name for `key` by the key strategy.
+    func name(for key: some CodingKey, path: CodingPath?) -> String {
         switch keyStrategy {
         case .useDefaultKeys:
-            try stack.pushKey(key.stringValue)
+            return key.stringValue
         case .convertToSnakeCase:
             let name = key.stringValue
-            if let converted = snakeCaseNames[name] { return try stack.pushKey(converted) }
+            if let converted = snakeCaseNames[name] { return converted }
             let converted = SnakeCase.fromCamelCase(name)
             if snakeCaseNames.count < 4096 { snakeCaseNames[name] = converted }
-            try stack.pushKey(converted)
+            return converted
         case .custom(let convert):
-            try stack.pushKey(convert(CodingPath.keys(of: path, then: key)).stringValue)
+            return convert(CodingPath.keys(of: path, then: key)).stringValue
         }
+    }
+
+    /// [..] -> [.. name]: the property name for `key` by the key strategy.
+    func pushName(for key: some CodingKey, path: CodingPath?) throws(JSException) {
+        try stack.pushKey(name(for: key, path: path))
     }
 
     // MARK: - Containers
@@ -160,7 +182,7 @@ final class ValueEncoding {
     }
 
     /// [..] -> [.. name] for an attached slot's name.
-    private func push(_ name: ValueEncoder.AttachedSlot.Name) throws(JSException) {
+    func push(_ name: ValueEncoder.AttachedSlot.Name) throws(JSException) {
         switch name {
         case .property(let key): try stack.pushKey(key)
         case .element(let position): try stack.pushNumber(Double(position))
