@@ -87,6 +87,9 @@ public final class FlexComponent: @unchecked Sendable {
         var timers: [Int: Task<Void, Never>] = [:]
         /// The console's methods before flex.js wrapped them (the page's thread only).
         var consoleOriginals: WebPage.Box<JSValue>?
+        /// The last document URL the gate decided on, and its decision (the patterns do not
+        /// change once attached, and a document's messages all carry its URL).
+        var lastDecision: (url: URL, allowed: Bool)?
     }
 
     private let state = Guarded(State())
@@ -363,7 +366,7 @@ public final class FlexComponent: @unchecked Sendable {
             let replaced = state.delivered.values.map(\.call)
             for call in replaced { state.timers.removeValue(forKey: call.id)?.cancel() }
             state.delivered = [:]
-            guard Self.allows(url, state), let originals = state.consoleOriginals else { return (replaced, state.document, nil) }
+            guard Self.allows(url, &state), let originals = state.consoleOriginals else { return (replaced, state.document, nil) }
             var timeouts: [String: Int] = [:]
             for (name, entry) in state.entries { if let timeout = entry.timeout { timeouts[name] = timeout } }
             let natives = PageSeam.FlexNatives(
@@ -388,13 +391,14 @@ public final class FlexComponent: @unchecked Sendable {
     /// base URL and the allow-list.
     private func answer(_ message: ScriptMessage) async throws -> Any? {
         let url = message.frameInfo.url
-        guard state.withLock({ Self.allows(url, $0) }) else {
+        guard state.withLock({ Self.allows(url, &$0) }) else {
             throw ScriptMessageReplyError("$flex: \(url?.absoluteString ?? "this document") may not call native interfaces")
         }
-        guard let body = message.body as? [String: Any], body["kind"] as? String == "call", let name = body["name"] as? String else {
+        // flex.js's call: `[name, ...args]`.
+        guard let body = message.body as? [Any], let name = body.first as? String else {
             throw ScriptMessageReplyError("$flex: not a call")
         }
-        let arguments = (body["args"] as? [Any])?.map { $0 is NSNull ? nil : Optional($0) } ?? []
+        let arguments = body.dropFirst().map { $0 is NSNull ? nil : Optional($0) }
         return try await call(name, arguments).value
     }
 
@@ -403,7 +407,7 @@ public final class FlexComponent: @unchecked Sendable {
     private func receive(_ message: ScriptMessage) {
         guard let body = message.body as? [String: Any], let kind = body["kind"] as? String else { return }
         let url = message.frameInfo.url
-        let (allowed, listeners) = state.withLock { (Self.allows(url, $0), $0.listeners) }
+        let (allowed, listeners) = state.withLock { (Self.allows(url, &$0), $0.listeners) }
         guard allowed else { return }
         let document = (body["document"] as? NSNumber)?.intValue ?? -1
         switch kind {
@@ -464,25 +468,24 @@ public final class FlexComponent: @unchecked Sendable {
         let (entry, defaultTimeout) = state.withLock { ($0.entries[name], $0.defaultTimeout) }
         guard let entry else { throw ScriptMessageReplyError("$flex.\(name) is not an interface") }
         let timeout = entry.timeout ?? defaultTimeout
-        let arguments = BridgeValue(value: arguments)
-        // The console, not the component: an action kept by its interface's closure must not
-        // keep the component (which keeps the closure).
-        let output = state.withLock { $0.page }?.configuration.consoleOutput
-        let report: @Sendable (String) -> Void = { text in output?.write(.warn, text) }
         do {
             switch entry.body {
             case .interface(let body):
                 // Run here, in the reply handler's task: the page's own timer ends the page's
                 // wait, and an interface that never returns holds one message in flight (the
                 // page's limit on those bounds them).
-                return BridgeValue(value: try BridgeValues.checked(try await body(arguments.value as? [Any?] ?? []), of: "$flex.\(name)"))
+                return BridgeValue(value: try BridgeValues.checked(try await body(arguments), of: "$flex.\(name)"))
             case .action(let body):
                 // The action is not kept here: one dropped unanswered rejects the call. One not
                 // settled within the timeout (and a second more, so that the page's own timer
                 // tells the page first) is settled as timed out, and later answers are ignored.
+                // The console, not the component: an action kept by its interface's closure
+                // must not keep the component (which keeps the closure).
+                let output = state.withLock { $0.page }?.configuration.consoleOutput
+                let report: @Sendable (String) -> Void = { text in output?.write(.warn, text) }
                 let slot: FlexAction.Slot = {
                     let action = FlexAction(name: name, report: report)
-                    body(action, arguments.value as? [Any?] ?? [])
+                    body(action, arguments)
                     return action.slot
                 }()
                 guard timeout > 0 else { return try await FlexAction.answer(in: slot) }
@@ -550,10 +553,13 @@ public final class FlexComponent: @unchecked Sendable {
     }
 
     /// Whether a document at `url` may use `$flex`.
-    private static func allows(_ url: URL?, _ state: State) -> Bool {
-        guard let text = url?.absoluteString else { return false }
-        if state.baseURL?.matches(text) == true { return true }
-        return state.allowed.contains { $0.canFlexLoad && $0.matches(text) }
+    private static func allows(_ url: URL?, _ state: inout State) -> Bool {
+        guard let url else { return false }
+        if let last = state.lastDecision, last.url == url { return last.allowed }
+        let text = url.absoluteString
+        let allowed = state.baseURL?.matches(text) == true || state.allowed.contains { $0.canFlexLoad && $0.matches(text) }
+        state.lastDecision = (url, allowed)
+        return allowed
     }
 
     static func isIdentifier(_ name: String) -> Bool {

@@ -554,6 +554,12 @@ public final class WebPage: @unchecked Sendable {
         var total = 0
         var stack: [Any?] = [value]
         while let next = stack.popLast(), total < limit {
+            // A scalar of the kinds a message holds most, told by its type alone: the casts
+            // below fail slowly for them (each tries Foundation's bridging).
+            if let next, BridgeValues.isPlainScalar(next) {
+                total += 16
+                continue
+            }
             switch next {
             case let data as Data: total += data.count + 16
             case let text as String: total += text.utf8.count + 16

@@ -182,8 +182,10 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
         send(handlerName: nil, data: converted, done: Self.done(responseCallback))
     }
 
-    /// Makes the page dispatch Swift's messages at once rather than in a timer (the original's
-    /// safety against alert boxes; there are none here).
+    /// The original's switch from dispatching Swift's messages in a timer to at once (its
+    /// safety against alert boxes). Here each message from Swift runs in a task of its own
+    /// either way, as the timer gave it; the switch applies to messages a page hands to
+    /// `_handleMessageFromObjC` itself.
     ///
     /// ```swift
     /// bridge.disableJavscriptAlertBoxSafetyTimeout()
@@ -364,19 +366,18 @@ public final class WebViewJavascriptBridge: @unchecked Sendable {
 
     /// Answers the page's call `callbackID` (with `error`: the extension's second argument).
     private func respond(to callbackID: String, handlerName: String, data: Any?, error: String?) {
-        var message: [String: Any] = ["responseId": callbackID, "handlerName": handlerName]
+        var response: (data: Any?, error: String?) = (nil, error)
         do {
-            if let value = try BridgeValues.checked(data, of: "the response of \(handlerName)") { message["responseData"] = value }
-        } catch {
-            message["error"] = BridgeValues.reason(error)
+            response.data = try BridgeValues.checked(data, of: "the response of \(handlerName)")
+        } catch let refusal {
+            response.error = error ?? BridgeValues.reason(refusal)
         }
-        if let error { message["error"] = error }
-        let outgoing = Outgoing(message: BridgeValue(value: message), callbackID: nil)
+        let box = BridgeValue(value: response.data)
         state.withLock { state in
             // At once, to the document now loaded (whether or not its load has ended): a
             // response meant for an earlier one finds no callback there and is ignored.
             guard let page = state.page, let control = state.control else { return }
-            Self.deliver(outgoing, to: control, on: page)
+            page.post { [error = response.error] _ in try control.respond(to: callbackID, data: box.value, error: error) }
         }
     }
 

@@ -186,6 +186,49 @@ struct FlexComponentTests {
         }
     }
 
+    @Test func eachCallKeepsItsOwnDeadlineWhateverTheOrderOfThePosts() async throws {
+        // `later` is posted first with the later deadline, `sooner` then with an earlier one (the
+        // page's one timer is set again for it); `now` is answered, and the sweeps leave it be
+        // whether it is still waiting then or not. Neither action is answered: each call ends at its own deadline, in their order.
+        // A listener added after the calls were made hears of them.
+        let events = Guarded<[FlexEvent]>([])
+        let held = Guarded<[FlexAction]>([])  // unanswered, not dropped (a dropped one rejects)
+        try await withFlex({ component in
+            try component.setAction("later", timeout: 600) { action, _ in held.withLock { $0.append(action) } }
+            try component.setAction("sooner", timeout: 40) { action, _ in held.withLock { $0.append(action) } }
+            try component.setInterface("now", timeout: 30_000) { arguments in arguments.first ?? nil }
+            try component.addEventListener { event in events.withLock { $0.append(event) } }
+        }) { page, _, inbox, _ in
+            try await page.load(html: Self.prelude + """
+                <script>
+                function watch(name, promise) {
+                    promise.then(function (v) { report([name, 'resolved', v]) }, function (e) { report([name, e.name, e.message]) });
+                }
+                watch('later', $flex.later());
+                watch('sooner', $flex.sooner());
+                watch('now', $flex.now(7));
+                var heard = [];
+                $flex.addEventListener('timeout', function (detail) { heard.push(detail.function); });
+                $flex.addEventListener('success', function (detail) { heard.push(detail.function + ':' + detail.data); });
+                window.reportHeard = function () { report(heard); };
+                </script>
+                """, baseURL: Self.app)
+            await inbox.wait(for: 3)
+            let all = bodies(inbox)
+            #expect(all.contains(["now", "resolved", 7]))
+            let timedOut = all.filter { $0.count == 3 && $0[1] == AnyHashable("TimeoutError") }
+            #expect(timedOut == [["sooner", "TimeoutError", "$flex.sooner: no result within 40 ms"],
+                                 ["later", "TimeoutError", "$flex.later: no result within 600 ms"]])
+            _ = try await page.evaluateJavaScript("reportHeard()")
+            await inbox.wait(for: 4)
+            let heard = try #require(inbox.all.last?.body as? [String])
+            #expect(heard.filter { $0 != "now:7" } == ["sooner", "later"] && heard.contains("now:7"))
+            let timeouts = events.withLock { $0.filter { $0.kind == .timeout }.map(\.functionName) }
+            #expect(timeouts == ["sooner", "later"])
+            held.withLock { $0 = [] }
+        }
+    }
+
     // MARK: - Settings
 
     @Test func settingsAreRefusedOnceAttachedAndNamesAreChecked() async throws {

@@ -376,12 +376,21 @@ struct WebPageTests {
             // What cannot be sent is a TypeError in the page.
             let refused = try await page.evaluateJavaScript("""
                 var cyclic = {}; cyclic.self = cyclic;
-                [function () {}, Symbol('s'), { f: function () {} }, cyclic].map(function (v) {
+                var loop = [1]; loop.push([loop]);
+                [function () {}, Symbol('s'), { f: function () {} }, cyclic, loop].map(function (v) {
                     try { webkit.messageHandlers.bridge.postMessage(v); return 'sent' } catch (e) { return e.name }
                 }).join() + ',' + (function () { try { webkit.messageHandlers.bridge.postMessage() } catch (e) { return e.name } })()
                 """) as? String
-            #expect(refused == "TypeError,TypeError,TypeError,TypeError,TypeError")
+            #expect(refused == "TypeError,TypeError,TypeError,TypeError,TypeError,TypeError")
             #expect(inbox.all.count == 101)
+            // An array is copied as an array whatever its prototype (structured cloning looks at
+            // what a value is), and the same array twice is no cycle.
+            _ = try await page.evaluateJavaScript("""
+                var odd = [1, 'two']; Object.setPrototypeOf(odd, Error.prototype);
+                webkit.messageHandlers.bridge.postMessage([odd, odd]);
+                """)
+            await inbox.wait(for: 102)
+            #expect(inbox.all.last?.body as? [[AnyHashable]] == [[1, "two"], [1, "two"]])
         }
     }
 

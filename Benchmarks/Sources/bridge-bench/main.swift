@@ -59,6 +59,16 @@ func main() async throws {
     try await bridgePage.load(html: "", baseURL: base)
     let bridgeCall = "(function (i) { return new Promise(function (r) { WebViewJavascriptBridge.callHandler('echo', i, r); }); })"
 
+    // BRIDGE_BENCH_ONLY=flex (or raw, untimed, bridge) runs that row alone, for a profiler
+    // (BRIDGE_BENCH_ROUNDS times).
+    if let only = ProcessInfo.processInfo.environment["BRIDGE_BENCH_ONLY"] {
+        let rows = ["raw": (raw, "webkit.messageHandlers.echo.postMessage"), "flex": (flexPage, "$flex.echo"),
+                    "untimed": (flexPage, "$flex.echoUntimed"), "bridge": (bridgePage, bridgeCall)]
+        guard let (page, call) = rows[only] else { fatalError("BRIDGE_BENCH_ONLY: one of \(rows.keys.sorted())") }
+        let onlyRounds = ProcessInfo.processInfo.environment["BRIDGE_BENCH_ROUNDS"].flatMap { Int($0) } ?? rounds
+        for _ in 0..<onlyRounds { print(only, try await measure(page, call)) }
+        exit(0)
+    }
     var best = (raw: 0.0, flex: 0.0, bridge: 0.0, untimed: 0.0)
     for _ in 0..<rounds {
         best.raw = max(best.raw, try await measure(raw, "webkit.messageHandlers.echo.postMessage"))

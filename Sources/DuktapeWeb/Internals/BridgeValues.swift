@@ -9,8 +9,9 @@ enum BridgeValues {
     /// `value` as a page can hold it: nil, `NSNull`, booleans, numbers, strings, dates, data,
     /// arrays and string-keyed dictionaries of those; other `Encodable` values through their
     /// JSON form. Anything else is refused with a reason.
-    static func checked(_ value: Any?, of what: String) throws -> Any? {
+    static func checked(_ value: Any?, of what: @autoclosure () -> String) throws -> Any? {
         guard let value else { return nil }
+        if isPlainScalar(value) || type(of: value) == String.self { return value }
         switch value {
         case is Void:
             return nil
@@ -18,14 +19,22 @@ enum BridgeValues {
              is UInt, is UInt32, is UInt64, is Int16, is UInt16, is Int8, is UInt8:
             return value
         case let list as [Any?]:
-            return try list.map { try checked($0, of: what) ?? NSNull() } as [Any]
+            return try list.map { try checked($0, of: what()) ?? NSNull() } as [Any]
         case let object as [String: Any?]:
-            return try object.mapValues { try checked($0, of: what) ?? NSNull() } as [String: Any]
+            return try object.mapValues { try checked($0, of: what()) ?? NSNull() } as [String: Any]
         case let encodable as any Encodable:
             return try encode(encodable)
         default:
-            throw ScriptMessageReplyError("\(what): a \(type(of: value)) cannot be sent to the page")
+            throw ScriptMessageReplyError("\(what()): a \(type(of: value)) cannot be sent to the page")
         }
+    }
+
+    /// Whether `value` is a number, a boolean or `NSNull` by its exact type: the common case,
+    /// decided without a cast (a failing `as?` to a Foundation type tries bridging first).
+    static func isPlainScalar(_ value: Any) -> Bool {
+        let type = ObjectIdentifier(Swift.type(of: value))
+        return type == ObjectIdentifier(NSNumber.self) || type == ObjectIdentifier(Double.self) || type == ObjectIdentifier(Int.self)
+            || type == ObjectIdentifier(Bool.self) || type == ObjectIdentifier(NSNull.self)
     }
 
     static func encode(_ value: any Encodable) throws -> Any? {

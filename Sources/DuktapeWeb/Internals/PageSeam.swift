@@ -122,23 +122,21 @@ enum PageSeam {
     /// that replaces `setTimeout` or `console` does not change how its bridges work).
     struct BridgeEnvironment: @unchecked Sendable {
         // @unchecked: JSValues, used only on the page's thread.
-        /// `post(name, value, withReply, ticket) → Promise | undefined`, `expire(id, error,
-        /// late) → Bool` (page.js's `bridge`).
-        let post, expire: JSValue
+        /// `post(name, value, withReply, hooks, tag) → Promise | undefined` (page.js's `bridge`).
+        let post: JSValue
         let setTimeout, clearTimeout, console: JSValue
 
         /// The environment of a page whose global object is `global` (read now).
         init(global: JSValue, bridge: JSValue) {
             post = bridge.forProperty("post")
-            expire = bridge.forProperty("expire")
             setTimeout = global.forProperty("setTimeout")
             clearTimeout = global.forProperty("clearTimeout")
             console = global.forProperty("console")
         }
-        /// The entries every bridge file gets: `post`, `expire`, `name`, `setTimeout`,
-        /// `clearTimeout`, `console`.
+        /// The entries every bridge file gets: `post`, `name`, `setTimeout`, `clearTimeout`,
+        /// `console`.
         func members(name: String, in context: JSContext) -> [(String, JSValue)] {
-            [("post", post), ("expire", expire), ("name", PageSeam.value(name, in: context)), ("setTimeout", setTimeout),
+            [("post", post), ("name", PageSeam.value(name, in: context)), ("setTimeout", setTimeout),
              ("clearTimeout", clearTimeout), ("console", console)]
         }
     }
@@ -199,15 +197,21 @@ enum PageSeam {
 
     /// What wvjb.js returns: how Swift hands the page a message.
     struct BridgeControl: @unchecked Sendable {
-        // @unchecked: a JSValue, called only on the page's thread.
-        private let receiveFunction: JSValue
-        /// `receive(message)`: a message object from Swift (`handlerName`, `data`, `callbackId`,
-        /// `responseId`, `responseData`), dispatched as the original's `_handleMessageFromObjC`.
+        // @unchecked: JSValues, called only on the page's thread.
+        private let receiveFunction, respondFunction: JSValue
+        /// `receive(message)`: a message object from Swift (`handlerName`, `data`, `callbackId`),
+        /// dispatched as the original's `_handleMessageFromObjC`.
         func receive(_ message: [String: Any]) throws {
             try receiveFunction.call(message)
         }
+        /// `respond(responseId, responseData, error)`: the response to the page's call
+        /// `responseId` (`error`: the extension's second argument, or undefined).
+        func respond(to responseID: String, data: Any?, error: String?) throws {
+            try respondFunction.call(responseID, data, error)
+        }
         init(_ value: JSValue) {
             receiveFunction = value.forProperty("receive")
+            respondFunction = value.forProperty("respond")
         }
     }
 
@@ -266,7 +270,11 @@ enum PageSeam {
 
     /// Runs page.js in `context` (after `installGlobals`) and returns the page's control.
     static func installPage(in context: JSContext, globals: Globals, natives: PageNatives) throws -> Control {
-        let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie)], in: context)
+        // The page's timers as they are before any document runs (the bridges' deadlines).
+        guard let global = context.globalObject else { throw WebPageError.cannotCreateContext }
+        let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie),
+                                          ("setTimeout", global.forProperty("setTimeout")),
+                                          ("clearTimeout", global.forProperty("clearTimeout"))], in: context)
         let shared = try HostScript.run(page, in: context, natives: table, shared: globals.shared)
         return Control(shared.forProperty("control"), bridge: shared.forProperty("bridge"))
     }
@@ -365,7 +373,7 @@ enum PageSeam {
         // @unchecked: JSValues, called only on the page's thread.
         private let setLocationFunction, setUserAgentFunction, setReadyStateFunction, setHandlerFunction: JSValue
         private let settleFunction, copyFunction, callMadeFunction: JSValue
-        /// page.js's `bridge` (`post`, `expire`): what a bridge's file is given to post to its
+        /// page.js's `bridge` (`post`): what a bridge's file is given to post to its
         /// handler (`PageBridge`).
         let bridge: JSValue
 

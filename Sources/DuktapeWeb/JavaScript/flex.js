@@ -23,19 +23,16 @@ var defineProperty = primordials.ObjectDefineProperty,
     ErrorCtor = primordials.Error,
     TypeErrorCtor = primordials.TypeError,
     Str = primordials.String,
-    now = primordials.DateNow,
     bridgePost = natives.post,
-    expire = natives.expire,
     bridgeName = natives.name,
     setTimer = natives.setTimeout,
-    clearTimer = natives.clearTimeout,
     consoleObject = natives.console,
     consoleOriginals = natives.consoleOriginals;
 
 var names = natives.names, timeouts = natives.timeouts, defaultTimeout = natives.defaultTimeout,
     loadWait = natives.flexLoadWait, reportEvents = natives.reportEvents, documentNumber = natives.document;
 
-function post(body, withReply, ticket) { return bridgePost(bridgeName, body, withReply, ticket); }
+function post(body) { bridgePost(bridgeName, body, false); }
 function message(kind) {
     var body = setPrototypeOf({}, null);
     body.kind = kind;
@@ -56,11 +53,11 @@ function report(type, name, text) {
     body.type = type;
     body.name = name;
     body.message = text === undefined || text === null ? null : Str(text);
-    post(body, false);
+    post(body);
 }
 
 // --- the page's listeners ---------------------------------------------------------------------
-var listeners = setPrototypeOf({ success: [], error: [], timeout: [], init: [] }, null);
+var listeners = setPrototypeOf({ success: [], error: [], timeout: [], init: [] }, null), listenerCount = 0;
 // `detail` ({ function, url, and `key`: value }) is made only when there are listeners.
 function fire(type, name, key, value) {
     var list = listeners[type];
@@ -80,89 +77,44 @@ function timeoutOf(name) {
     // A per-interface 0 means no timeout (the original's README; its code fell back to the default).
     return own === undefined ? defaultTimeout : own;
 }
+// What page.js tells this file about a call's reply; `tag` is the interface's `{ name, wait }`
+// (one per interface, so a call makes no function of its own).
+var hooks = {
+    settled: function (tag, fulfilled, value) {
+        if (!reportEvents && listenerCount === 0) return;
+        if (fulfilled) {
+            report('success', tag.name);
+            fire('success', tag.name, 'data', value);
+        } else {
+            report('error', tag.name, value && value.message);
+            fire('error', tag.name, 'error', value);
+        }
+    },
+    expired: function (tag) {
+        var error = new ErrorCtor('$flex.' + tag.name + ': no result within ' + tag.wait + ' ms');
+        error.name = 'TimeoutError';
+        report('timeout', tag.name);
+        fire('timeout', tag.name);
+        return error;
+    },
+    late: function (tag) {
+        apply(consoleOriginals.error || consoleObject.error, consoleObject, ['$flex.' + tag.name + ' returned after its timeout: the result is dropped']);
+    }
+};
 function makeInterface(name) {
-    var wait = timeoutOf(name);
-    function succeeded(value) {
-        report('success', name);
-        fire('success', name, 'data', value);
-        return value;
-    }
-    function failed(error) {
-        report('error', name, error && error.message);
-        fire('error', name, 'error', error);
-    }
+    var tag = { name: name, wait: timeoutOf(name) };
     return function () {
-        var args = [];
-        for (var i = 0; i < arguments.length; i++) args[i] = arguments[i];
-        var call = message('call'), ticket = { id: 0 }, reply;
-        call.name = name;
-        call.args = args;
+        // A call is `[name, ...args]` (the only message with a reply; the others are objects).
+        var call = [name];
+        for (var i = 0; i < arguments.length; i++) call[i + 1] = arguments[i];
         try {
-            reply = post(call, true, ticket);
+            return bridgePost(bridgeName, call, true, hooks, tag);
         } catch (error) {
             // Refused by the page (too many messages in flight, a value that cannot be sent).
-            failed(error);
+            hooks.settled(tag, false, error);
             return apply(promiseReject, PromiseCtor, [error]);
         }
-        if (wait <= 0) return apply(then, reply, [succeeded, function (error) { failed(error); throw error; }]);
-        // The reply's own promise is rejected at the timeout (page.js's `expire`): no promise of
-        // our own per call.
-        var id = ticket.id;
-        watch(id, wait, function () {
-            var error = new ErrorCtor('$flex.' + name + ': no result within ' + wait + ' ms');
-            error.name = 'TimeoutError';
-            if (!expire(id, error, function () { lateReply(name); })) return;
-            report('timeout', name);
-            fire('timeout', name);
-        });
-        return apply(then, reply, [function (value) {
-            unwatch(id);
-            return succeeded(value);
-        }, function (error) {
-            // Not watched any more: the timeout rejected it, and said so.
-            if (unwatch(id)) failed(error);
-            throw error;
-        }]);
     };
-}
-
-// Timeouts: one timer for every call waiting, set for the earliest deadline (a timer per call
-// would cost more than the call).
-var watched = setPrototypeOf({}, null), sweepAt = 0, sweepTimer = null;
-// Calls `onTimeout` if call `id` is still watched `wait` ms from now.
-function watch(id, wait, onTimeout) {
-    var deadline = now() + wait;
-    watched[id] = { deadline: deadline, onTimeout: onTimeout };
-    if (sweepTimer === null || deadline < sweepAt) arm(deadline);
-}
-// Whether call `id` was still waiting (false: it timed out already).
-function unwatch(id) {
-    if (watched[id] === undefined) return false;
-    delete watched[id];
-    return true;
-}
-function arm(deadline) {
-    if (sweepTimer !== null) clearTimer(sweepTimer);
-    sweepAt = deadline;
-    sweepTimer = setTimer(sweep, deadline - now());
-}
-function sweep() {
-    sweepTimer = null;
-    var at = now(), next = 0, expired = [];
-    for (var id in watched) {
-        var entry = watched[id];
-        if (entry.deadline <= at) expired[expired.length] = id;
-        else if (next === 0 || entry.deadline < next) next = entry.deadline;
-    }
-    for (var i = 0; i < expired.length; i++) {
-        var onTimeout = watched[expired[i]].onTimeout;
-        unwatch(expired[i]);
-        onTimeout();
-    }
-    if (next !== 0 && sweepTimer === null) arm(next);
-}
-function lateReply(name) {
-    apply(consoleOriginals.error || consoleObject.error, consoleObject, ['$flex.' + name + ' returned after its timeout: the result is dropped']);
 }
 
 var flex = {};
@@ -179,6 +131,7 @@ defineProperty(flex, 'addEventListener', { enumerable: true, value: function add
     var list = listeners[type];
     if (typeof listener !== 'function' || list === undefined) return;
     list[list.length] = listener;
+    listenerCount++;
 } });
 defineProperty(flex, 'removeEventListener', { enumerable: true, value: function removeEventListener(type, listener) {
     var list = listeners[type];
@@ -187,6 +140,7 @@ defineProperty(flex, 'removeEventListener', { enumerable: true, value: function 
         if (list[i] !== listener) continue;
         for (; i + 1 < list.length; i++) list[i] = list[i + 1];
         list.length = list.length - 1;
+        listenerCount--;
         return;
     }
 } });
@@ -209,7 +163,7 @@ function forward(level) {
         var text = parts.length > 0 ? parts[0] : '';
         for (i = 1; i < parts.length; i++) text += ' ' + parts[i];
         body.text = text;
-        try { post(body, false); } catch (error) { /* a refused message: the console still ran */ }
+        try { post(body); } catch (error) { /* a refused message: the console still ran */ }
         return result;
     };
 }
@@ -237,12 +191,12 @@ function runWeb(id, name, value) {
         body.ok = ok;
         body.value = result === undefined ? null : result;
         try {
-            post(body, false);
+            post(body);
         } catch (error) {
             // A value a message cannot carry (a function, a cycle): Swift gets the reason.
             body.ok = false;
             body.value = error;
-            post(body, false);
+            post(body);
         }
     }
     apply(then, outcome, [function (result) {
@@ -274,7 +228,7 @@ global.addEventListener('load', function () {
 function finish() {
     setTimer(function () {
         loaded = true;
-        post(message('load'), false);
+        post(message('load'));
         fire('init', 'flexload');
     }, loadWait);
 }

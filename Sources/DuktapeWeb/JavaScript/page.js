@@ -23,9 +23,12 @@ var O = primordials.Object,
     PromiseCtor = primordials.Promise,
     Str = primordials.String,
     getTime = primordials.DatePrototypeGetTime,
+    now = primordials.DateNow,
     toTag = primordials.ObjectPrototypeToString,
     dispatch = shared.dispatch,
-    post = natives.post;
+    post = natives.post,
+    setTimer = natives.setTimeout,
+    clearTimer = natives.clearTimeout;
 
 var readyState = 'loading';
 var document = new EventTarget();
@@ -70,17 +73,38 @@ var MAX_DEPTH = 256, MAX_LENGTH = 1 << 24, MAX_VALUES = 1000000;
 function cloneError(what) {
     return new TypeErrorCtor('postMessage: ' + what + ' cannot be sent to the host');
 }
+var noArguments = O.freeze([]);
+var elementDescriptor = setPrototypeOf({ value: undefined, enumerable: true, writable: true, configurable: true }, null);
 function copyForMessage(value, budget, depth) {
     var type = typeof value;
     if (type === 'function' || type === 'symbol') throw cloneError('a ' + type);
     if (++budget.values > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
     if (value === null || type !== 'object') return value;
     if (depth > MAX_DEPTH) throw cloneError('a value nested more than ' + MAX_DEPTH + ' levels deep');
-    for (var s = 0; s < budget.seen.length; s++) {
-        if (budget.seen[s] === value) throw cloneError('a cyclic value');
+    var seen = budget.seen, s;
+    for (s = 0; s < seen.length; s++) {
+        if (seen[s] === value) throw cloneError('a cyclic value');
     }
-    var tag = apply(toTag, value, []);
-    if (tag === '[object Date]') return new DateCtor(apply(getTime, value, []));
+    var copy, i;
+    // An array is copied as one whatever its prototype (as structured cloning does).
+    if (isArray(value)) {
+        if (value.length > MAX_LENGTH) throw cloneError('an array longer than ' + MAX_LENGTH);
+        // Refused before copying anything when its elements alone would pass the budget.
+        if (budget.values + value.length > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
+        seen[seen.length] = value;
+        copy = [];
+        for (i = 0; i < value.length; i++) {
+            // Defined, not assigned: an index setter on Array.prototype must not see it. One
+            // descriptor serves every element (read at once, and emptied after).
+            elementDescriptor.value = copyForMessage(value[i], budget, depth + 1);
+            defineProperty(copy, i, elementDescriptor);
+            elementDescriptor.value = undefined;
+        }
+        seen.length = seen.length - 1;
+        return copy;
+    }
+    var tag = apply(toTag, value, noArguments);
+    if (tag === '[object Date]') return new DateCtor(apply(getTime, value, noArguments));
     // Bytes travel as a Uint8Array view of the same memory, which the host copies when the message
     // is posted (Duktape cannot detach or resize a buffer in between).
     if (value instanceof ArrayBufferCtor) return new Uint8(value);
@@ -91,48 +115,74 @@ function copyForMessage(value, budget, depth) {
         error.message = Str(value.message);
         return error;
     }
-    budget.seen[budget.seen.length] = value;
-    var copy, i;
-    if (isArray(value)) {
-        if (value.length > MAX_LENGTH) throw cloneError('an array longer than ' + MAX_LENGTH);
-        // Refused before copying anything when its elements alone would pass the budget.
-        if (budget.values + value.length > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
-        copy = [];
-        for (i = 0; i < value.length; i++) {
-            defineProperty(copy, i, { value: copyForMessage(value[i], budget, depth + 1), enumerable: true, writable: true, configurable: true });
-        }
-    } else {
-        copy = setPrototypeOf({}, null);
-        var keys = keysOf(value);
-        for (i = 0; i < keys.length; i++) copy[keys[i]] = copyForMessage(value[keys[i]], budget, depth + 1);
-    }
-    budget.seen.length = budget.seen.length - 1;
+    seen[seen.length] = value;
+    copy = setPrototypeOf({}, null);
+    var keys = keysOf(value);
+    for (i = 0; i < keys.length; i++) copy[keys[i]] = copyForMessage(value[keys[i]], budget, depth + 1);
+    seen.length = seen.length - 1;
     return copy;
 }
 function copyOf(value) {
+    var type = typeof value;
+    if (value === null || (type !== 'object' && type !== 'function' && type !== 'symbol')) return value;
     return copyForMessage(value, { seen: setPrototypeOf([], null), values: 0 }, 0);
 }
 
-// Promises of messages with a reply, by id: the host keeps only the number.
+// Promises of messages with a reply, by id: the host keeps only the number. An entry is
+// `{ resolve, reject, hooks, tag, deadline }`: a bridge's (`hooks`) is told when it settles, and
+// may have a deadline (ms since the epoch, 0: none).
 var messageHandlers = {}, pendingReplies = setPrototypeOf({}, null), nextReply = 1;
-// Replies given up by a bridge (`expire`): what to call when the answer comes after all.
+// Bridges' replies given up at their deadline, by id: told to their bridge if answered after all.
 var lateReplies = setPrototypeOf({}, null);
 // Posts a copy of `value` to handler `name` (a bridge's when `toBridge`) and returns the promise
-// of its reply, or undefined when no reply is wanted; a `ticket` gets the reply's id.
-function send(name, value, withReply, toBridge, ticket) {
+// of its reply, or undefined when no reply is wanted.
+function send(name, value, withReply, toBridge, hooks, tag) {
     var copy = copyOf(value);
     if (!withReply) {
         post(name, copy, 0, toBridge);
         return undefined;
     }
     var id = nextReply++;
-    if (ticket) ticket.id = id;
     return new PromiseCtor(function (resolve, reject) {
-        pendingReplies[id] = { resolve: resolve, reject: reject };
+        var wait = hooks === undefined ? 0 : tag.wait;
+        var entry = { resolve: resolve, reject: reject, hooks: hooks, tag: tag, deadline: wait > 0 ? now() + wait : 0 };
+        pendingReplies[id] = entry;
         // A post the host refuses (too many messages in flight, out of memory) will never be
         // settled: its entry goes now, and the promise rejects with the refusal.
         try { post(name, copy, id, toBridge); } catch (error) { delete pendingReplies[id]; throw error; }
+        if (entry.deadline !== 0 && (sweepTimer === null || entry.deadline < sweepAt)) arm(entry.deadline);
     });
+}
+
+// Bridges' deadlines: one timer for every reply waiting, set for the earliest (a timer per call
+// would cost more than the call). The sweep looks at every reply waiting: they are as many as
+// the messages in flight, which the page bounds.
+var sweepAt = 0, sweepTimer = null;
+function arm(deadline) {
+    if (sweepTimer !== null) clearTimer(sweepTimer);
+    sweepAt = deadline;
+    sweepTimer = setTimer(sweep, deadline - now());
+}
+// Each reply past its deadline rejects with its bridge's `expired(tag)` error now; the answer,
+// if it comes, goes to the bridge's `late(tag)`.
+function sweep() {
+    sweepTimer = null;
+    var at = now(), next = 0, expired = [], id;
+    for (id in pendingReplies) {
+        var deadline = pendingReplies[id].deadline;
+        if (deadline === 0) continue;
+        if (deadline <= at) expired[expired.length] = id;
+        else if (next === 0 || deadline < next) next = deadline;
+    }
+    for (var i = 0; i < expired.length; i++) {
+        id = expired[i];
+        var entry = pendingReplies[id], error;
+        delete pendingReplies[id];
+        lateReplies[id] = entry;
+        try { error = entry.hooks.expired(entry.tag); } catch (thrown) { error = thrown; }
+        entry.reject(error);
+    }
+    if (next !== 0 && sweepTimer === null) arm(next);
 }
 function MessageHandler(name, withReply) {
     defineProperty(this, 'postMessage', { enumerable: true, value: function postMessage(value) {
@@ -146,19 +196,12 @@ defineProperty(global, 'webkit', { value: { messageHandlers: messageHandlers }, 
 
 return {
 // A bridge's own channel (FlexComponent, WebViewJavascriptBridge), whatever the page did to
-// `webkit`: `post(name, value, withReply, ticket)` posts to the bridge's handler (the ticket gets
-// the reply's id); `expire(id, error, late)` rejects reply `id` with `error` now, and calls
-// `late()` if its answer comes after all (false: it was answered already).
+// `webkit`: `post(name, value, withReply, hooks, tag)` posts to the bridge's handler `name`.
+// `hooks` (one object per bridge) is told about a reply: `settled(tag, fulfilled, value)` just
+// before its promise settles; `expired(tag)` at its deadline (`tag.wait` ms after the post, 0:
+// none), returning the error it rejects with; `late(tag)` when an expired one is answered.
 bridge: {
-    post: function (name, value, withReply, ticket) { return send(name, value, withReply, true, ticket); },
-    expire: function (id, error, late) {
-        var pending = pendingReplies[id];
-        if (pending === undefined) return false;
-        delete pendingReplies[id];
-        lateReplies[id] = late;
-        pending.reject(error);
-        return true;
-    }
+    post: function (name, value, withReply, hooks, tag) { return send(name, value, withReply, true, hooks, tag); }
 },
 control: {
     setLocation: function (attributes) { locationAttributes = attributes; },
@@ -179,11 +222,15 @@ control: {
             var late = lateReplies[id];
             if (late === undefined) return;
             delete lateReplies[id];
-            late();
+            late.hooks.late(late.tag);
             return;
         }
         delete pendingReplies[id];
-        if (fulfilled) pending.resolve(value); else pending.reject(new ErrorCtor(Str(value)));
+        if (!fulfilled) value = new ErrorCtor(Str(value));
+        // Settled first (its reactions are queued, so the bridge's listeners still run before
+        // them): a bridge's hook that throws cannot leave the promise waiting.
+        if (fulfilled) pending.resolve(value); else pending.reject(value);
+        if (pending.hooks !== undefined) pending.hooks.settled(pending.tag, fulfilled, value);
     },
     copy: copyOf,
     // callAsyncJavaScript's function (compiled by the host) called with its values.

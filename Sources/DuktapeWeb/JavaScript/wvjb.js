@@ -18,8 +18,7 @@ var defineProperty = primordials.ObjectDefineProperty,
     setPrototypeOf = primordials.ObjectSetPrototypeOf,
     apply = primordials.ReflectApply,
     parse = primordials.JSONParse,
-    getTime = primordials.DatePrototypeGetTime,
-    DateCtor = primordials.Date,
+    now = primordials.DateNow,
     Str = primordials.String,
     bridgePost = natives.post,
     bridgeName = natives.name,
@@ -35,7 +34,9 @@ function post(message) {
 
 var messageHandlers = setPrototypeOf({}, null);
 var responseCallbacks = setPrototypeOf({}, null);
-var uniqueId = 1;
+// Callback ids keep the original's form, `cb_<n>_<time>`, with the document's start time (the
+// number alone makes them unique; a time per call cost more than the call's own work).
+var uniqueId = 1, idSuffix = '_' + now();
 var dispatchLater = true;
 
 function registerHandler(handlerName, handler) {
@@ -47,25 +48,24 @@ function callHandler(handlerName, data, responseCallback) {
         responseCallback = data;
         data = null;
     }
-    doSend({ handlerName: handlerName, data: data }, responseCallback);
+    var message = setPrototypeOf({}, null);
+    message.handlerName = Str(handlerName);
+    if (data !== undefined) message.data = data;
+    send(message, responseCallback);
 }
 
 function disableJavscriptAlertBoxSafetyTimeout() {
     dispatchLater = false;
 }
 
-function doSend(message, responseCallback) {
-    var copy = setPrototypeOf({}, null);
-    if (message.handlerName !== undefined) copy.handlerName = Str(message.handlerName);
-    if (message.data !== undefined) copy.data = message.data;
-    if (message.responseId !== undefined) copy.responseId = message.responseId;
-    if (message.responseData !== undefined) copy.responseData = message.responseData;
+// Posts `message` (an object of this file's), with a `callbackId` for `responseCallback`.
+function send(message, responseCallback) {
     if (responseCallback) {
-        var callbackId = 'cb_' + (uniqueId++) + '_' + apply(getTime, new DateCtor(), []);
+        var callbackId = 'cb_' + (uniqueId++) + idSuffix;
         responseCallbacks[callbackId] = responseCallback;
-        copy.callbackId = callbackId;
+        message.callbackId = callbackId;
     }
-    post(copy);
+    post(message);
 }
 
 // A message from Swift (an object), dispatched as the original's _handleMessageFromObjC.
@@ -85,7 +85,11 @@ function dispatch(message) {
         responseCallback = function (responseData) {
             if (answered) return;
             answered = true;
-            doSend({ handlerName: message.handlerName, responseId: callbackResponseId, responseData: responseData });
+            var response = setPrototypeOf({}, null);
+            if (message.handlerName !== undefined) response.handlerName = Str(message.handlerName);
+            response.responseId = callbackResponseId;
+            if (responseData !== undefined) response.responseData = responseData;
+            send(response);
         };
     }
     var handler = messageHandlers[message.handlerName];
@@ -96,7 +100,15 @@ function dispatch(message) {
     handler(message.data, responseCallback);
 }
 
+// A message from Swift: each comes in a task of its own (posted to the page's loop), which is
+// what the original's `setTimeout(…, 0)` gives it, so it is dispatched at once.
 function receive(message) {
+    try { dispatch(message); } catch (error) { warn('WebViewJavascriptBridge: WARNING: javascript handler threw.', error); }
+}
+
+// A message handed in by the page (`_handleMessageFromObjC`): in a task of its own unless the
+// page disabled that (the original's alert-box safety timeout).
+function receiveFromPage(message) {
     if (dispatchLater) {
         setTimer(function () {
             try { dispatch(message); } catch (error) { warn('WebViewJavascriptBridge: WARNING: javascript handler threw.', error); }
@@ -117,7 +129,7 @@ defineProperty(bridge, '_fetchQueue', { value: function _fetchQueue() { return '
 defineProperty(bridge, '_handleMessageFromObjC', { enumerable: true, value: function _handleMessageFromObjC(messageJSON) {
     var message;
     try { message = parse(Str(messageJSON)); } catch (error) { warn('WebViewJavascriptBridge: WARNING: a message that is not JSON', Str(messageJSON)); return; }
-    receive(message);
+    receiveFromPage(message);
 } });
 defineProperty(global, 'WebViewJavascriptBridge', { value: bridge, enumerable: true, writable: false, configurable: true });
 // v6 installs `window.onerror` when the page has none, to log uncaught errors.
@@ -145,5 +157,18 @@ global.addEventListener('load', function () {
     post(ready);
 });
 
-return { receive: receive };
+// The response to the page's call `responseId`, from Swift (as a message with a `responseId`).
+function respond(responseId, responseData, error) {
+    var responseCallback = responseCallbacks[responseId];
+    if (!responseCallback) return;  // unknown or answered already: ignored
+    delete responseCallbacks[responseId];
+    try {
+        if (error !== undefined && error !== null) responseCallback(responseData, error);
+        else responseCallback(responseData);
+    } catch (thrown) {
+        warn('WebViewJavascriptBridge: WARNING: javascript handler threw.', thrown);
+    }
+}
+
+return { receive: receive, respond: respond };
 })
