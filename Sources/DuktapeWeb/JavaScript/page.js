@@ -20,6 +20,7 @@ var O = primordials.Object,
     ArrayBufferCtor = primordials.ArrayBuffer,
     isView = primordials.ArrayBufferIsView,
     isArray = primordials.ArrayIsArray,
+    arraySlice = primordials.ArrayPrototypeSlice,
     PromiseCtor = primordials.Promise,
     Str = primordials.String,
     getTime = primordials.DatePrototypeGetTime,
@@ -92,11 +93,18 @@ function copyForMessage(value, budget, depth) {
         // Refused before copying anything when its elements alone would pass the budget.
         if (budget.values + value.length > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
         seen[seen.length] = value;
-        copy = [];
-        for (i = 0; i < value.length; i++) {
-            // Defined, not assigned: an index setter on Array.prototype must not see it. One
-            // descriptor serves every element (read at once, and emptied after).
-            elementDescriptor.value = copyForMessage(value[i], budget, depth + 1);
+        // The engine's slice defines its elements (an index setter on Array.prototype does not
+        // see them); then each element that is an object is replaced by its copy, defined too.
+        // One descriptor serves every element (read at once, and emptied after).
+        copy = apply(arraySlice, value, noArguments);
+        budget.values += copy.length;
+        if (budget.values > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
+        for (i = 0; i < copy.length; i++) {
+            var element = copy[i], kind = typeof element;
+            if (kind === 'function' || kind === 'symbol') throw cloneError('a ' + kind);
+            if (element === null || kind !== 'object') continue;
+            budget.values--;  // counted again by its own copy
+            elementDescriptor.value = copyForMessage(element, budget, depth + 1);
             defineProperty(copy, i, elementDescriptor);
             elementDescriptor.value = undefined;
         }
@@ -122,10 +130,22 @@ function copyForMessage(value, budget, depth) {
     seen.length = seen.length - 1;
     return copy;
 }
+// One budget serves every copy, but a copy made while another is under way (a getter that
+// posts) gets its own.
+var idleBudget = { seen: setPrototypeOf([], null), values: 0 };
 function copyOf(value) {
     var type = typeof value;
     if (value === null || (type !== 'object' && type !== 'function' && type !== 'symbol')) return value;
-    return copyForMessage(value, { seen: setPrototypeOf([], null), values: 0 }, 0);
+    var budget = idleBudget;
+    if (budget === null) return copyForMessage(value, { seen: setPrototypeOf([], null), values: 0 }, 0);
+    idleBudget = null;
+    budget.values = 0;
+    try {
+        return copyForMessage(value, budget, 0);
+    } finally {
+        budget.seen.length = 0;
+        idleBudget = budget;
+    }
 }
 
 // Promises of messages with a reply, by id: the host keeps only the number. An entry is
