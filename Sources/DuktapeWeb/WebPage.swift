@@ -554,28 +554,53 @@ public final class WebPage: @unchecked Sendable {
         var total = 0
         var stack: [Any?] = [value]
         while let next = stack.popLast(), total < limit {
-            // A scalar of the kinds a message holds most, told by its type alone: the casts
-            // below fail slowly for them (each tries Foundation's bridging).
-            if let next, BridgeValues.isPlainScalar(next) {
-                total += 16
-                continue
-            }
-            switch next {
-            case let data as Data: total += data.count + 16
-            case let text as String: total += text.utf8.count + 16
-            case let list as [Any]:
+            switch MessagePart(next) {
+            case .text(let text): total += text.utf8.count + 16
+            case .bytes(let count): total += count + 16
+            case .list(let list):
                 total += 16
                 for element in list.prefix(limit) { stack.append(element) }
-            case let object as [String: Any]:
+            case .object(let object):
                 total += 16
                 for (key, value) in object.prefix(limit) {
                     total += key.utf8.count + 16
                     stack.append(value)
                 }
-            default: total += 16
+            case .scalar: total += 16
             }
         }
         return min(total, limit)
+    }
+
+    /// What a message body's value is, for `estimatedSize`: told by its exact type first, since a
+    /// failing cast to a Foundation type tries bridging, which costs more than the estimate.
+    private enum MessagePart {
+        case text(String), bytes(Int), list([Any]), object([String: Any]), scalar
+
+        init(_ value: Any?) {
+            guard let value else {
+                self = .scalar
+                return
+            }
+            let type = ObjectIdentifier(Swift.type(of: value))
+            if type == ObjectIdentifier(String.self), let text = value as? String {
+                self = .text(text)
+            } else if type == ObjectIdentifier([Any].self), let list = value as? [Any] {
+                self = .list(list)
+            } else if type == ObjectIdentifier([String: Any].self), let object = value as? [String: Any] {
+                self = .object(object)
+            } else if BridgeValues.isPlainScalar(value) {
+                self = .scalar
+            } else {
+                switch value {
+                case let data as Data: self = .bytes(data.count)
+                case let text as String: self = .text(text)
+                case let list as [Any]: self = .list(list)
+                case let object as [String: Any]: self = .object(object)
+                default: self = .scalar
+                }
+            }
+        }
     }
 
     /// A handler change from the controller: the page's `webkit.messageHandlers.<name>` is made

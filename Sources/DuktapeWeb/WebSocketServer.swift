@@ -51,6 +51,11 @@ public final class WebSocketServer: Sendable {
     public let port: Int
 
     let core: Core
+    /// The server's own event loops: work that floods the process's shared loops (swift-nio's
+    /// singleton group) cannot hold its connections. A loop runs every task queued before it
+    /// looks at its sockets again, so a loop kept busy by other work read no handshake
+    /// meanwhile, and the handshake's deadline closed it unanswered.
+    private let group: MultiThreadedEventLoopGroup
     private let listener: any Channel
     private let delivery: Task<Void, Never>?
 
@@ -72,7 +77,9 @@ public final class WebSocketServer: Sendable {
         self.configuration = configuration
         let core = Core(configuration: configuration)
         self.core = core
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: min(max(1, configuration.eventLoopThreads), 64))
+        self.group = group
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -82,6 +89,7 @@ public final class WebSocketServer: Sendable {
         do {
             listener = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
+            try? await group.shutdownGracefully()
             throw WebSocketServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
         port = listener.localAddress?.port ?? configuration.port
@@ -101,6 +109,8 @@ public final class WebSocketServer: Sendable {
         listener.close(promise: nil)
         core.closeAll()
         delivery?.cancel()
+        // Without waiting: its threads end once the closes above have run.
+        group.shutdownGracefully { _ in }
     }
 
     private static func deliver(
@@ -234,5 +244,6 @@ public final class WebSocketServer: Sendable {
         await core.activity.idle()
         core.queue.finish()
         await delivery?.value
+        try? await group.shutdownGracefully()
     }
 }

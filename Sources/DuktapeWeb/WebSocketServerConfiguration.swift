@@ -45,6 +45,10 @@ public struct WebSocketServerConfiguration: Sendable, Equatable {
     public var streamDirectory = FileManager.default.temporaryDirectory
     /// Whether permessage-deflate is accepted when a client offers it (default true).
     public var compression = true
+    /// The threads of the server's own event loops (default 1, at most 64). The server does not
+    /// share swift-nio's singleton group: other work queued there (page clients, HTTP clients)
+    /// cannot delay its connections.
+    public var eventLoopThreads = 1
 
     /// The defaults: 127.0.0.1, any free port, `/service`.
     ///

@@ -1,5 +1,7 @@
 import DuktapeCore
 import Foundation
+import NIOCore
+import NIOPosix
 import TestServer
 import Testing
 
@@ -73,6 +75,29 @@ struct WebSocketHostileTests {
             let result = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
             let closedAfter = try #require(result?["closed_after"] as? Double, "the server never closed: \(output)")
             #expect(closedAfter >= 0.4 && closedAfter < 25, "closed after \(closedAfter) s")
+        }
+    }
+
+    /// The server runs on event loops of its own, so work that floods the process's shared loops
+    /// (swift-nio's singleton group: page clients, HTTP clients, the tests' servers) cannot hold
+    /// its handshakes. A loop runs the tasks queued to it before it reads its sockets again, so
+    /// one kept busy reads nothing meanwhile. Here each shared loop re-queues a task of its own
+    /// for 3 s; on those loops every handshake waited until the flood ended (checked: 2.5 s for
+    /// a 2.5 s flood), and under load the handshake's deadline closed some unanswered.
+    @Test func handshakesAreAnsweredWhileTheSharedEventLoopsAreFlooded() async throws {
+        try await withWebSocketServer { server in
+            let until = NIODeadline.now() + .seconds(3)
+            for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
+                @Sendable func spin() {
+                    if NIODeadline.now() < until { loop.execute(spin) }
+                }
+                loop.execute(spin)
+            }
+            let output = try await onAThread { try PythonPeer.run([Self.hostile, "handshakes", "\(server.port)", "6"]) }
+            let report = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            #expect(report?["failure"] is NSNull, "\(output)")
+            let slowest = try #require(report?["slowest"] as? Double, "\(output)")
+            #expect(slowest < 1.5, "the slowest handshake took \(slowest) s while the shared loops were flooded")
         }
     }
 

@@ -7,6 +7,8 @@
                                        server closed the connection
     ws_hostile.py churn PORT N         N connections opened and dropped: a third before the
                                        request, a third mid-handshake, a third after it
+    ws_hostile.py handshakes PORT N    N handshakes one after another; reports the slowest
+                                       answer's time, or the first failure
 """
 import base64
 import json
@@ -104,6 +106,17 @@ elif mode == "slowloris":
             closed_after = time.monotonic() - start
             break
     print(json.dumps({"closed_after": closed_after}))
+elif mode == "handshakes":
+    slowest, failure = 0.0, None
+    for i in range(int(sys.argv[3])):
+        start = time.monotonic()
+        try:
+            open_socket(port).close()
+        except (OSError, EOFError) as error:
+            failure = "handshake %d after %.2f s: %r" % (i, time.monotonic() - start, error)
+            break
+        slowest = max(slowest, time.monotonic() - start)
+    print(json.dumps({"slowest": slowest, "failure": failure}))
 elif mode == "churn":
     n = int(sys.argv[3])
     failures, handshakes, reasons = 0, 0, []

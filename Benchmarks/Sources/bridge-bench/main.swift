@@ -3,10 +3,11 @@ import Foundation
 
 // W15: round trips per second through the hybrid bridges beside the page host's own
 // `postMessage` with a reply, in one process, one page each, the same load: COUNT calls from
-// the page with WINDOW in flight, each answered by Swift with its argument. Rounds alternate
-// (raw, $flex, WebViewJavascriptBridge) and each row's best of ROUNDS is printed as JSON.
+// the page with WINDOW in flight, each answered by Swift with its argument. Each of ROUNDS
+// rounds times the rows back to back; the medians (rates, and each bridge's ratio to the raw
+// path of its own round) and the best rates are printed as JSON.
 
-let count = 20_000, window = 64, rounds = 5
+let count = 20_000, window = 64, rounds = 7
 
 /// The page's loop: `call(i)` returns a promise of the answer; resolves with the elapsed ms.
 func driver(_ call: String) -> String {
@@ -69,15 +70,28 @@ func main() async throws {
         for _ in 0..<onlyRounds { print(only, try await measure(page, call)) }
         exit(0)
     }
-    var best = (raw: 0.0, flex: 0.0, bridge: 0.0, untimed: 0.0)
+    // Each round times the four back to back; a bridge's ratio is the median of its rounds'
+    // ratios to the raw path of the same round (paired, as the other rows of RESULTS.md).
+    var rates: [String: [Double]] = [:]
     for _ in 0..<rounds {
-        best.raw = max(best.raw, try await measure(raw, "webkit.messageHandlers.echo.postMessage"))
-        best.flex = max(best.flex, try await measure(flexPage, "$flex.echo"))
-        best.untimed = max(best.untimed, try await measure(flexPage, "$flex.echoUntimed"))
-        best.bridge = max(best.bridge, try await measure(bridgePage, bridgeCall))
+        let raw = try await measure(raw, "webkit.messageHandlers.echo.postMessage")
+        rates["raw", default: []].append(raw)
+        rates["flex", default: []].append(try await measure(flexPage, "$flex.echo"))
+        rates["flex_untimed", default: []].append(try await measure(flexPage, "$flex.echoUntimed"))
+        rates["bridge", default: []].append(try await measure(bridgePage, bridgeCall))
     }
-    let result: [String: Any] = ["count": count, "window": window, "rounds": rounds,
-                                 "raw_per_s": best.raw, "flex_per_s": best.flex, "flex_untimed_per_s": best.untimed, "bridge_per_s": best.bridge]
+    func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+    var result: [String: Any] = ["count": count, "window": window, "rounds": rounds]
+    for (row, values) in rates {
+        result[row + "_per_s"] = median(values)
+        result[row + "_best_per_s"] = values.max() ?? .nan
+        if row != "raw", let raws = rates["raw"] {
+            result[row + "_of_raw"] = median(zip(values, raws).map { $0 / $1 })
+        }
+    }
     let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
     print(String(decoding: json, as: UTF8.self))
     await raw.shutdown()
