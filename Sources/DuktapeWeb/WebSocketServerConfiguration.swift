@@ -48,6 +48,11 @@ public struct WebSocketServerConfiguration: Sendable, Equatable {
     /// The threads of the server's own event loops (default 1, at most 64). The server does not
     /// share swift-nio's singleton group: other work queued there (page clients, HTTP clients)
     /// cannot delay its connections.
+    ///
+    /// ```swift
+    /// var configuration = WebSocketServerConfiguration()
+    /// configuration.eventLoopThreads = 2
+    /// ```
     public var eventLoopThreads = 1
 
     /// The defaults: 127.0.0.1, any free port, `/service`.
