@@ -58,6 +58,9 @@ public final class WebSocketServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let listener: any Channel
     private let delivery: Task<Void, Never>?
+    /// The shutdown, made by the first `shutdown()` and awaited by every one: once the group
+    /// has ended, nothing may be handed to its loops (a close would never complete).
+    private let stopping = Guarded<Task<Void, Never>?>(nil)
 
     /// Starts listening. Without handlers, the events go to `events`; with either handler, to
     /// the handlers (called one at a time, in order; LWWebSocket's `handleReceiveMessage` and
@@ -106,6 +109,8 @@ public final class WebSocketServer: Sendable {
     }
 
     deinit {
+        // After `shutdown()` everything is closed already, the group included.
+        guard stopping.withLock({ $0 == nil }) else { return }
         listener.close(promise: nil)
         core.closeAll()
         delivery?.cancel()
@@ -239,11 +244,19 @@ public final class WebSocketServer: Sendable {
     /// await server.shutdown()
     /// ```
     public func shutdown() async {
-        try? await listener.close()
-        core.closeAll()
-        await core.activity.idle()
-        core.queue.finish()
-        await delivery?.value
-        try? await group.shutdownGracefully()
+        let stopped = stopping.withLock { stopping in
+            if let stopping { return stopping }
+            let task = Task { [listener, core, delivery, group] in
+                try? await listener.close()
+                core.closeAll()
+                await core.activity.idle()
+                core.queue.finish()
+                await delivery?.value
+                try? await group.shutdownGracefully()
+            }
+            stopping = task
+            return task
+        }
+        await stopped.value
     }
 }

@@ -482,16 +482,20 @@ struct FlexComponentTests {
             try component.attach(to: page)
             try await page.load(html: """
                 <script>
-                var refused = 0, answered = 0, reason = '';
+                var refused = 0, answered = 0, reason = '', heard = 0;
+                $flex.addEventListener('error', function () { heard++; });
                 for (var i = 0; i < 200; i++) {
                     $flex.hold(i).then(function () { if (++answered === 16) console.log('answered ' + answered); },
                                        function (e) { refused++; reason = e.message; });
                 }
-                setTimeout(function () { console.log('refused ' + refused + ' ' + (reason.indexOf('maximumMessagesInFlight') >= 0)); }, 0);
+                setTimeout(function () {
+                    console.log('refused ' + refused + ' ' + (reason.indexOf('maximumMessagesInFlight') >= 0) + ', heard ' + heard);
+                }, 0);
                 </script>
                 """, baseURL: Self.app)
-            // The page's limit counts messages waiting for their handlers: 16 got in.
-            await console.wait(for: "refused 184 true")
+            // The page's limit counts messages waiting for their handlers: 16 got in. Each
+            // refusal is an error event too.
+            await console.wait(for: "refused 184 true, heard 184")
             for await _ in allHeld { break }
             for action in held.withLock({ $0 }) { action.resolveVoid() }
             await console.wait(for: "answered 16")

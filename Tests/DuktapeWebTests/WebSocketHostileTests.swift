@@ -82,11 +82,11 @@ struct WebSocketHostileTests {
     /// (swift-nio's singleton group: page clients, HTTP clients, the tests' servers) cannot hold
     /// its handshakes. A loop runs the tasks queued to it before it reads its sockets again, so
     /// one kept busy reads nothing meanwhile. Here each shared loop re-queues a task of its own
-    /// for 3 s; on those loops every handshake waited until the flood ended (checked: 2.5 s for
+    /// for 2 s; on those loops every handshake waited until the flood ended (checked: 2.5 s for
     /// a 2.5 s flood), and under load the handshake's deadline closed some unanswered.
     @Test func handshakesAreAnsweredWhileTheSharedEventLoopsAreFlooded() async throws {
         try await withWebSocketServer { server in
-            let until = NIODeadline.now() + .seconds(3)
+            let until = NIODeadline.now() + .seconds(2)
             for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
                 @Sendable func spin() {
                     if NIODeadline.now() < until { loop.execute(spin) }
@@ -97,7 +97,7 @@ struct WebSocketHostileTests {
             let report = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
             #expect(report?["failure"] is NSNull, "\(output)")
             let slowest = try #require(report?["slowest"] as? Double, "\(output)")
-            #expect(slowest < 1.5, "the slowest handshake took \(slowest) s while the shared loops were flooded")
+            #expect(slowest < 1, "the slowest handshake took \(slowest) s while the shared loops were flooded")
         }
     }
 
@@ -140,7 +140,7 @@ struct WebSocketHostileTests {
                     ws.binaryType = 'arraybuffer';
                     ws.onmessage = function (e) { log.push('hello ' + e.data.byteLength); ws.close(); };
                     """)
-                #expect(log.first == "hello 16")
+                #expect(log.first == "hello 16", "\(log)")
             }
         }
     }

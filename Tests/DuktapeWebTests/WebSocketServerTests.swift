@@ -39,6 +39,25 @@ func line(_ event: WebSocketServer.Event) -> String {
 
 @Suite("WebSocketServer", .timeLimit(.minutes(3)))
 struct WebSocketServerTests {
+    /// `shutdown()` from two tasks at once, then again, then the server released: one shutdown,
+    /// which every call awaits (the server's own event loops end with it, and nothing may be
+    /// handed to them after).
+    @Test func shutdownIsOnceWhoeverCallsIt() async throws {
+        let server = try await WebSocketServer()
+        let port = server.port
+        async let first: Void = server.shutdown()
+        async let second: Void = server.shutdown()
+        _ = await (first, second)
+        await server.shutdown()
+        // The port is free again.
+        let again = try await WebSocketServer(configuration: {
+            var configuration = WebSocketServerConfiguration()
+            configuration.port = port
+            return configuration
+        }())
+        await again.shutdown()
+    }
+
     @Test func pythonsClientGetsHelloAndSpeaksTheFraming() async throws {
         try await withWebSocketServer { server in
             let steps = FileManager.default.temporaryDirectory.appendingPathComponent("ws-steps-\(UUID().uuidString).json")

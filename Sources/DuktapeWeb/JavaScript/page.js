@@ -89,19 +89,27 @@ function copyForMessage(value, budget, depth) {
     var copy, i;
     // An array is copied as one whatever its prototype (as structured cloning does).
     if (isArray(value)) {
-        if (value.length > MAX_LENGTH) throw cloneError('an array longer than ' + MAX_LENGTH);
+        // The length read once (a Proxy may answer differently each time).
+        var length = value.length;
+        if (length > MAX_LENGTH) throw cloneError('an array longer than ' + MAX_LENGTH);
         // Refused before copying anything when its elements alone would pass the budget.
-        if (budget.values + value.length > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
+        if (budget.values + length > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
         seen[seen.length] = value;
         // The engine's slice defines its elements (an index setter on Array.prototype does not
-        // see them); then each element that is an object is replaced by its copy, defined too.
-        // One descriptor serves every element (read at once, and emptied after).
-        copy = apply(arraySlice, value, noArguments);
-        budget.values += copy.length;
-        if (budget.values > MAX_VALUES) throw cloneError('more than ' + MAX_VALUES + ' values');
-        for (i = 0; i < copy.length; i++) {
+        // see them), but leaves holes, and drops trailing ones from the length. The copy has no
+        // prototype, so that a hole reads as undefined without running anything, and each hole
+        // is defined as undefined (the host's conversion reads every index). Each element that
+        // is an object is replaced by its copy. One descriptor serves every element (read at
+        // once, and emptied after).
+        copy = setPrototypeOf(apply(arraySlice, value, [0, length]), null);
+        budget.values += length;
+        for (i = 0; i < length; i++) {
             var element = copy[i], kind = typeof element;
             if (kind === 'function' || kind === 'symbol') throw cloneError('a ' + kind);
+            if (element === undefined) {
+                defineProperty(copy, i, elementDescriptor);
+                continue;
+            }
             if (element === null || kind !== 'object') continue;
             budget.values--;  // counted again by its own copy
             elementDescriptor.value = copyForMessage(element, budget, depth + 1);
@@ -169,8 +177,18 @@ function send(name, value, withReply, toBridge, hooks, tag) {
         pendingReplies[id] = entry;
         // A post the host refuses (too many messages in flight, out of memory) will never be
         // settled: its entry goes now, and the promise rejects with the refusal.
-        try { post(name, copy, id, toBridge); } catch (error) { delete pendingReplies[id]; throw error; }
-        if (entry.deadline !== 0 && (sweepTimer === null || entry.deadline < sweepAt)) arm(entry.deadline);
+        try {
+            post(name, copy, id, toBridge);
+        } catch (error) {
+            delete pendingReplies[id];
+            if (hooks !== undefined) hooks.settled(tag, false, error);
+            throw error;
+        }
+        if (entry.deadline === 0) return;
+        if (sweepTimer === null || entry.deadline < sweepAt) arm(entry.deadline);
+        // A sweep a second overdue was cleared (a page that clears every timer id it can
+        // guess): it is set again, to run now.
+        else if (sweepAt + 1000 < entry.deadline - wait) arm(entry.deadline - wait);
     });
 }
 
@@ -187,7 +205,7 @@ function arm(deadline) {
 // if it comes, goes to the bridge's `late(tag)`.
 function sweep() {
     sweepTimer = null;
-    var at = now(), next = 0, expired = [], id;
+    var at = now(), next = 0, expired = setPrototypeOf([], null), id;
     for (id in pendingReplies) {
         var deadline = pendingReplies[id].deadline;
         if (deadline === 0) continue;
@@ -202,7 +220,8 @@ function sweep() {
         try { error = entry.hooks.expired(entry.tag); } catch (thrown) { error = thrown; }
         entry.reject(error);
     }
-    if (next !== 0 && sweepTimer === null) arm(next);
+    // An expired call's listeners may have made calls, and set the timer for a later deadline.
+    if (next !== 0 && (sweepTimer === null || next < sweepAt)) arm(next);
 }
 function MessageHandler(name, withReply) {
     defineProperty(this, 'postMessage', { enumerable: true, value: function postMessage(value) {
@@ -217,8 +236,9 @@ defineProperty(global, 'webkit', { value: { messageHandlers: messageHandlers }, 
 return {
 // A bridge's own channel (FlexComponent, WebViewJavascriptBridge), whatever the page did to
 // `webkit`: `post(name, value, withReply, hooks, tag)` posts to the bridge's handler `name`.
-// `hooks` (one object per bridge) is told about a reply: `settled(tag, fulfilled, value)` just
-// before its promise settles; `expired(tag)` at its deadline (`tag.wait` ms after the post, 0:
+// `hooks` (one object per bridge) is told about a reply: `settled(tag, fulfilled, value)` once
+// its promise has settled (before the promise's reactions run), or when the post is refused;
+// `expired(tag)` at its deadline (`tag.wait` ms after the post, 0:
 // none), returning the error it rejects with; `late(tag)` when an expired one is answered.
 bridge: {
     post: function (name, value, withReply, hooks, tag) { return send(name, value, withReply, true, hooks, tag); }

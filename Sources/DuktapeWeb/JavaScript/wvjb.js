@@ -34,9 +34,10 @@ function post(message) {
 
 var messageHandlers = setPrototypeOf({}, null);
 var responseCallbacks = setPrototypeOf({}, null);
-// Callback ids keep the original's form, `cb_<n>_<time>`, with the document's start time (the
-// number alone makes them unique; a time per call cost more than the call's own work).
-var uniqueId = 1, idSuffix = '_' + now();
+// Callback ids keep the original's form, `cb_<n>_<time>`, with the document's start time and
+// its number (a late response meant for an earlier document finds no callback here; a time per
+// call cost more than the call's own work).
+var uniqueId = 1, idSuffix = '_' + now() + '.' + natives.document;
 var dispatchLater = true;
 
 function registerHandler(handlerName, handler) {
