@@ -33,6 +33,11 @@ public final class ManualClock: Sendable {
         .nanoseconds(Int64(clamping: cell.nanoseconds))
     }
 
+    /// The time elapsed on this clock since its zero, in whole nanoseconds (saturated).
+    package var nanosecondsNow: Int64 {
+        Int64(clamping: cell.nanoseconds)
+    }
+
     /// Moves the clock forward; a negative duration is ignored (the clock never goes back).
     ///
     /// ```swift

@@ -25,11 +25,11 @@ extension JSEventLoop {
             return JSValue(newFunctionIn: context, name: name) { (handler: JSValue, delay: Double) -> Int? in
                 withExtendedLifetime(watch) {}
                 let callback = try Self.callback(handler, for: name)
-                let period = Duration.milliseconds(max(0, Self.webIDLLong(delay)))
+                let period = max(0, Self.webIDLLong(delay)) * 1_000_000  // at most 2^31 ms, in nanoseconds
                 let arguments = Self.callbackArguments(after: 2)
                 let entry = TimerQueue.Entry(
                     callback: callback, arguments: arguments, charged: try Self.charge(for: arguments, to: account),
-                    interval: repeating ? period : nil, due: (clock?.now ?? (ContinuousClock.now - origin)) + period, sequence: 0)
+                    interval: repeating ? period : nil, due: TimerQueue.adding(period, to: Self.nanosecondsNow(clock: clock, origin: origin)), sequence: 0)
                 return Self.queue(in: state, giveBack: entry.charged, to: account) { state in
                     let id = state.takeID()
                     state.timers.schedule(id, entry)

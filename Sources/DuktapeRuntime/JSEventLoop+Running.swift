@@ -73,7 +73,7 @@ extension JSEventLoop {
                 return (false, nil)
             }
             let now = self.now
-            let next = state.timers.nextDue()
+            let next = state.timers.nextDue().map { Duration.nanoseconds($0) }
             if let next, next <= now { return (false, nil) }
             switch mode {
             case .ready:
@@ -138,7 +138,7 @@ extension JSEventLoop {
             if !drainsItself, vm.hasPendingMicrotasks { vm.drainMicrotasks() }
         }
         var ran = 0
-        let now = self.now
+        let now = Self.nanosecondsNow(clock: clock, origin: origin)
         let lastSequence = state.withLock { $0.timers.lastSequence }
         while let (_, timer) = state.withLock({ $0.isStopped ? nil : $0.timers.popDue(at: now, upTo: lastSequence) }) {
             timer.callback.callDiscardingResult(withValues: timer.arguments)

@@ -29,7 +29,8 @@ public final class JSEventLoop: @unchecked Sendable {
     /// The context whose globals the loop installed, or nil once it was released.
     public private(set) weak var context: JSContext?
     let clock: ManualClock?
-    let origin = ContinuousClock.now
+    /// The monotonic clock's reading when the loop was made, in nanoseconds.
+    let origin = JSEventLoop.monotonicNanoseconds()
     let state = Guarded(State())
 
     /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
@@ -97,7 +98,21 @@ public final class JSEventLoop: @unchecked Sendable {
     /// let started = loop.now
     /// ```
     public var now: Duration {
-        clock?.now ?? (ContinuousClock.now - origin)
+        .nanoseconds(Self.nanosecondsNow(clock: clock, origin: origin))
+    }
+
+    /// The loop's time in nanoseconds, which its timers are kept in: the manual clock's, or the
+    /// monotonic clock's since `origin`.
+    static func nanosecondsNow(clock: ManualClock?, origin: Int64) -> Int64 {
+        if let clock { return clock.nanosecondsNow }
+        return monotonicNanoseconds() - origin
+    }
+
+    /// The system's monotonic clock, in nanoseconds.
+    static func monotonicNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// True while timers, immediates, posted work or `PendingWork` handles are outstanding.

@@ -68,10 +68,20 @@ public struct ChildProcess: Sendable {
 
         /// A field of the child's /proc/PID/status in kB (VmHWM: its peak resident memory since
         /// its exec), while it runs (Linux).
+        /// Read it only once `hasExecuted`: until then its status shows the test process's memory.
         public func statusKilobytes(_ field: String) -> Int? {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
                   let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
             return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+
+        /// False until the child has called `exec` (or after it was reaped): posix_spawn's
+        /// vfork-like clone shares the test process's memory until then, and its /proc status
+        /// shows that memory.
+        public var hasExecuted: Bool {
+            let own = try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8)
+            guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return false }
+            return name != own
         }
 
         /// The child's scheduler state (R running, S sleeping...) from /proc/PID/stat (Linux).

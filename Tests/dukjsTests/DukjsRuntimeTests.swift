@@ -487,6 +487,8 @@ struct DukjsMemoryLimitTests {
             DukjsRuntimeTests.executable, ["eval", "--memory-limit", "32M", "try { \(code) } catch (e) {}"])
         let samples = Samples()
         _ = await ChildProcess.waitUntil(within: 120) {
+            // Before its exec the child's status is the test process's memory.
+            guard child.hasExecuted else { return child.schedulerState == nil }  // or it is gone
             guard let peak = child.statusKilobytes("VmHWM") else { return true }  // it ended
             return samples.record(peak: peak, idle: child.schedulerState == "S") >= 50
         }
