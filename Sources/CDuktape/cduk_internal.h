@@ -262,6 +262,37 @@ int cduk_get_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
 void cduk_put_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
 int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
 
+/* ---- Slots by position (engine.c) -------------------------------------------
+ * An object the library makes with cduk_define_slots has its first own properties in a fixed
+ * order: a slot is then reached by position, its key checked by pointer (one compare), and read
+ * or written in place, where a lookup by name interns the key and searches the property table.
+ * Whatever is not such a slot (another object, a key elsewhere) falls back to the lookup, so
+ * the position is an optimization, never an assumption. Keys are interned once per heap and
+ * kept alive in the heap stash (cduk_pin_keys). */
+
+/* Interns `count` hidden keys (C strings), keeps them alive in the heap stash under
+ * `stash_key`, and stores their interned strings in `out`. May throw (memory). */
+void cduk_pin_keys(duk_context *ctx, const char *stash_key, const char *_Nonnull const *_Nonnull keys, void *_Nullable *_Nonnull out, duk_uint32_t count);
+/* Defines the `count` keys as the first own properties (writable, configurable, undefined) of
+ * the new, empty ordinary object at obj_idx. May throw (memory). */
+void cduk_define_slots(duk_context *ctx, duk_idx_t obj_idx, void *_Nullable const *_Nonnull keys, duk_uint32_t count);
+/* [] -> [value] and 1 when own property `position` of the object at obj_idx has key `key` (a
+ * data property); else 0 and nothing pushed. */
+int cduk_slot_get(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key);
+/* [value] -> [] and 1 when that slot is there (it is overwritten in place, the old value
+ * released after); else 0 and the stack unchanged. */
+int cduk_slot_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key);
+/* The slot's value as an integer when it is there and a number; `missing` otherwise. */
+duk_int_t cduk_slot_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key, duk_int_t missing);
+
+/* For the library's own bare arrays (the job queue), indices start..start+n-1:
+ * - put: [v0 ... vn-1] -> [], the values written there (in place when the array part holds
+ *   them, the length raised to cover them; else by duk_put_prop_index);
+ * - take: [] -> [v0 ... vn-1], the values read and their places left undefined.
+ * May throw (memory, or what a put or a get on another kind of array throws). engine.c. */
+void cduk_array_put_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count);
+void cduk_array_take_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count);
+
 /* Grows obj's property table to hold `count` properties (when it holds fewer), so that the
  * next definitions do not reallocate it one by one. May throw (allocation). engine.c. */
 void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count);

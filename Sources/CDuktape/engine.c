@@ -619,6 +619,162 @@ void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which) {
     }
 }
 
+/* ---- Slots by position (see cduk_internal.h) ---- */
+
+void cduk_pin_keys(duk_context *ctx, const char *stash_key, const char *_Nonnull const *_Nonnull keys, void *_Nullable *_Nonnull out, duk_uint32_t count) {
+    duk_push_heap_stash(ctx);
+    duk_push_bare_array(ctx);
+    for (duk_uint32_t i = 0; i < count; i++) {
+        duk_push_string(ctx, keys[i]);
+        out[i] = duk_get_heapptr(ctx, -1);
+        duk_put_prop_index(ctx, -2, i);
+    }
+    duk_put_prop_string(ctx, -2, stash_key);
+    duk_pop(ctx);
+}
+
+void cduk_define_slots(duk_context *ctx, duk_idx_t obj_idx, void *_Nullable const *_Nonnull keys, duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_require_hobject(thr, obj_idx);
+    if (DUK_HOBJECT_GET_ESIZE(h) < count) {
+        duk_hobject_resize_entrypart(thr, h, count);
+    }
+    int plain = DUK_HOBJECT_GET_ENEXT(h) == 0 && DUK_HOBJECT_GET_ESIZE(h) >= count && !DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(h);
+#if defined(DUK_USE_HOBJECT_HASH_PART)
+    plain = plain && DUK_HOBJECT_GET_HSIZE(h) == 0;
+#endif
+    if (plain) {
+        /* A fresh entry part without a hash part: the entries are written as the engine's
+         * internal definition writes them (key, its reference, flags, value), in one go. */
+        for (duk_uint32_t i = 0; i < count; i++) {
+            duk_hstring *key = (duk_hstring *) keys[i];
+            DUK_HOBJECT_E_SET_KEY(thr->heap, h, i, key);
+            DUK_HSTRING_INCREF(thr, key);
+            DUK_HOBJECT_E_SET_FLAGS(thr->heap, h, i, DUK_PROPDESC_FLAGS_WC);
+            DUK_TVAL_SET_UNDEFINED(DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, i));
+        }
+        DUK_HOBJECT_SET_ENEXT(h, count);
+        return;
+    }
+    for (duk_uint32_t i = 0; i < count; i++) {
+        duk_push_undefined(thr);
+        duk_hobject_define_property_internal(thr, h, (duk_hstring *) keys[i], DUK_PROPDESC_FLAGS_WC);
+    }
+}
+
+/* The value of own property `position` of h when its key is `key` and it is a data property. */
+static duk_tval *cduk__slot(duk_hthread *thr, duk_hobject *h, duk_uint32_t position, void *_Nullable key) {
+    if (h == NULL || key == NULL || position >= DUK_HOBJECT_GET_ENEXT(h) ||
+        DUK_HOBJECT_E_GET_KEY(thr->heap, h, position) != (duk_hstring *) key ||
+        DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, h, position)) {
+        return NULL;
+    }
+    return DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, position);
+}
+
+int cduk_slot_get(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *slot = cduk__slot(thr, duk_get_hobject(thr, obj_idx), position, key);
+    if (slot == NULL) {
+        return 0;
+    }
+    duk_push_tval(thr, slot);
+    return 1;
+}
+
+int cduk_slot_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *slot = cduk__slot(thr, duk_get_hobject(thr, obj_idx), position, key);
+    if (slot == NULL) {
+        return 0;
+    }
+    DUK_TVAL_SET_TVAL_UPDREF(thr, slot, duk_require_tval(thr, -1));
+    duk_pop(thr);
+    return 1;
+}
+
+duk_int_t cduk_slot_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key, duk_int_t missing) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *slot = cduk__slot(thr, duk_get_hobject(thr, obj_idx), position, key);
+    if (slot == NULL || !DUK_TVAL_IS_NUMBER(slot)) {
+        return missing;
+    }
+    return (duk_int_t) DUK_TVAL_GET_NUMBER(slot);
+}
+
+/* The array part's items [start, start + count) of the bare array (no prototype: a hole reads
+ * as undefined) at arr_idx, or NULL when it is not one or they are not all in its array part.
+ * `extend`: the array's length is raised to cover them (the items between are unused: holes). */
+static duk_tval *cduk__bare_array_items(duk_hthread *thr, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count,
+                                        int extend) {
+    duk_hobject *h = duk_get_hobject(thr, arr_idx);
+    if (h == NULL || !DUK_HOBJECT_IS_ARRAY(h) || !DUK_HOBJECT_HAS_ARRAY_PART(h) ||
+        DUK_HOBJECT_GET_PROTOTYPE(thr->heap, h) != NULL || start > DUK_HOBJECT_GET_ASIZE(h) ||
+        count > DUK_HOBJECT_GET_ASIZE(h) - start) {
+        return NULL;
+    }
+    duk_harray *array = (duk_harray *) h;
+    if (array->length < start + count) {
+        if (!extend || DUK_HARRAY_LENGTH_NONWRITABLE(array)) {
+            return NULL;
+        }
+        array->length = start + count;
+    }
+    return DUK_HOBJECT_A_GET_BASE(thr->heap, h) + start;
+}
+
+void cduk_array_put_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    arr_idx = duk_require_normalize_index(thr, arr_idx);
+    duk_tval *items = cduk__bare_array_items(thr, arr_idx, start, count, 1);
+    if (items == NULL) {
+        for (duk_uint32_t i = count; i > 0; i--) {
+            duk_put_prop_index(thr, arr_idx, start + i - 1); /* the last value is on top */
+        }
+        return;
+    }
+    /* Every item is written before a released old value can run a finalizer (which could
+     * move the array part). */
+    duk_tval *values = thr->valstack_top - count;
+    for (duk_uint32_t i = 0; i < count; i++) {
+        duk_tval old = items[i];
+        DUK_TVAL_SET_TVAL(items + i, values + i);
+        DUK_TVAL_INCREF(thr, items + i);
+        DUK_TVAL_DECREF_NORZ(thr, &old);
+    }
+    duk_pop_n(thr, (duk_idx_t) count);
+    DUK_REFZERO_CHECK_SLOW(thr);
+}
+
+void cduk_array_take_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    arr_idx = duk_require_normalize_index(thr, arr_idx);
+    duk_require_stack(thr, (duk_idx_t) count);
+    duk_tval *items = cduk__bare_array_items(thr, arr_idx, start, count, 0);
+    if (items == NULL) {
+        for (duk_uint32_t i = 0; i < count; i++) {
+            duk_get_prop_index(thr, arr_idx, start + i);
+        }
+        for (duk_uint32_t i = 0; i < count; i++) {
+            duk_push_undefined(thr);
+            duk_put_prop_index(thr, arr_idx, start + i);
+        }
+        return;
+    }
+    /* Each value moves to the stack: pushed (a reference more), then its item emptied (one
+     * less, never the last: nothing is freed, nothing runs). */
+    for (duk_uint32_t i = 0; i < count; i++) {
+        if (DUK_TVAL_IS_UNUSED(items + i)) {
+            duk_push_undefined(thr);
+            continue;
+        }
+        duk_push_tval(thr, items + i);
+        duk_tval old = items[i];
+        DUK_TVAL_SET_UNDEFINED(items + i);
+        DUK_TVAL_DECREF_NORZ(thr, &old);
+    }
+}
+
 void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);

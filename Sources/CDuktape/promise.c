@@ -35,8 +35,23 @@
 #define CDUK__P_ON_FULFILLED DUK_HIDDEN_SYMBOL("PromiseOnFulfilled")
 #define CDUK__P_ON_REJECTED DUK_HIDDEN_SYMBOL("PromiseOnRejected")
 #define CDUK__P_DERIVED DUK_HIDDEN_SYMBOL("PromiseDerived")
-/* Property slots a promise gets at once: state, result, the first reaction, the others. */
-#define CDUK__PROMISE_SLOTS 6U
+/* A promise's slots, defined in this order when it is made and reached by position
+ * (cduk_slot_get/put; a lookup by name when an object does not have them there). */
+enum {
+    CDUK__SLOT_STATE,
+    CDUK__SLOT_RESULT,
+    CDUK__SLOT_ON_FULFILLED,
+    CDUK__SLOT_ON_REJECTED,
+    CDUK__SLOT_DERIVED,
+    CDUK__SLOT_REACTIONS,
+    CDUK__PROMISE_SLOTS
+};
+static const char *const cduk__slot_names[CDUK__PROMISE_SLOTS] = {
+    CDUK__P_STATE, CDUK__P_RESULT, CDUK__P_ON_FULFILLED, CDUK__P_ON_REJECTED, CDUK__P_DERIVED, CDUK__P_REACTIONS};
+static const duk_size_t cduk__slot_lengths[CDUK__PROMISE_SLOTS] = {
+    sizeof(CDUK__P_STATE) - 1U,        sizeof(CDUK__P_RESULT) - 1U,  sizeof(CDUK__P_ON_FULFILLED) - 1U,
+    sizeof(CDUK__P_ON_REJECTED) - 1U, sizeof(CDUK__P_DERIVED) - 1U, sizeof(CDUK__P_REACTIONS) - 1U};
+#define CDUK__HEAP_SLOT_KEYS "PromiseSlotKeys"
 #define CDUK__P_TARGET DUK_HIDDEN_SYMBOL("PromiseTarget")    /* on resolving records: the promise */
 #define CDUK__P_DONE DUK_HIDDEN_SYMBOL("PromiseDone")        /* on records and element functions */
 #define CDUK__P_RECORD DUK_HIDDEN_SYMBOL("PromiseRecord")    /* on functions: their shared record */
@@ -119,6 +134,11 @@ static void cduk__ensure_promise(duk_context *ctx);
 
 /* The state word of the promise at idx, or -1 when it is not a promise. */
 static int cduk__promise_state(duk_context *ctx, duk_idx_t idx) {
+    cduk_heap_state *heap = cduk__state(ctx);
+    duk_int_t fast = cduk_slot_int(ctx, idx, CDUK__SLOT_STATE, heap->promise_keys[CDUK__SLOT_STATE], DUK_INT_MIN);
+    if (fast != DUK_INT_MIN) {
+        return (int) fast;
+    }
     if (!duk_is_object(ctx, idx)) {
         return -1;
     }
@@ -128,10 +148,36 @@ static int cduk__promise_state(duk_context *ctx, duk_idx_t idx) {
     return state;
 }
 
+/* [] -> [slot's value] of the promise at idx. */
+static void cduk__get_slot(duk_context *ctx, duk_idx_t idx, int slot) {
+    if (!cduk_slot_get(ctx, idx, (duk_uint32_t) slot, cduk__state(ctx)->promise_keys[slot])) {
+        cduk_get_own_hidden_raw(ctx, idx, cduk__slot_names[slot], cduk__slot_lengths[slot]);
+    }
+}
+
+/* [value] -> []: the promise's slot set to it. */
+static void cduk__put_slot(duk_context *ctx, duk_idx_t idx, int slot) {
+    idx = duk_normalize_index(ctx, idx);
+    if (!cduk_slot_put(ctx, idx, (duk_uint32_t) slot, cduk__state(ctx)->promise_keys[slot])) {
+        cduk_put_own_hidden_raw(ctx, idx, cduk__slot_names[slot], cduk__slot_lengths[slot]);
+    }
+}
+
 static void cduk__set_state(duk_context *ctx, duk_idx_t idx, int state) {
     idx = duk_normalize_index(ctx, idx);
     duk_push_int(ctx, state);
-    cduk_put_own_hidden(ctx, idx, CDUK__P_STATE);
+    cduk__put_slot(ctx, idx, CDUK__SLOT_STATE);
+}
+
+/* Gives the fresh, empty object at idx a promise's slots, in order, its state pending. */
+static void cduk__make_promise_slots(duk_context *ctx, duk_idx_t idx) {
+    cduk_heap_state *heap = cduk__state(ctx);
+    idx = duk_normalize_index(ctx, idx);
+    if (heap->promise_keys[0] == NULL) {
+        cduk_pin_keys(ctx, CDUK__HEAP_SLOT_KEYS, cduk__slot_names, heap->promise_keys, CDUK__PROMISE_SLOTS);
+    }
+    cduk_define_slots(ctx, idx, heap->promise_keys, CDUK__PROMISE_SLOTS);
+    cduk__set_state(ctx, idx, CDUK__PENDING);
 }
 
 /* A value ES treats as an object (functions and buffers included). */
@@ -146,13 +192,16 @@ static void cduk__push_function(duk_context *ctx, duk_c_function fn, duk_idx_t n
 
 /* [] -> [new pending promise of ctx's realm]. */
 static void cduk__push_new_promise(duk_context *ctx) {
-    /* A promise of another realm (its `then` called from here) can be this realm's first. */
-    cduk__ensure_promise(ctx);
     duk_push_object(ctx);
-    cduk_reserve_properties(ctx, -1, CDUK__PROMISE_SLOTS);
+    cduk__make_promise_slots(ctx, -1);
     cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
+    if (!duk_is_object(ctx, -1)) {
+        /* A promise of another realm (its `then` called from here) can be this realm's first. */
+        duk_pop(ctx);
+        cduk__ensure_promise(ctx);
+        cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
+    }
     duk_set_prototype(ctx, -2);
-    cduk__set_state(ctx, -1, CDUK__PENDING);
 }
 
 /* ---- The job queue ---------------------------------------------------------------------- */
@@ -193,25 +242,22 @@ static void cduk__push_realm_thread(duk_context *ctx) {
 }
 
 /* Queues a job of `kind` with the values at a, b, c (absolute indices). The slots are reserved
- * first (writing them can run a finalizer that queues a job of its own) and the kind is written
- * last: a job whose writing failed (memory) has no kind and is skipped. */
+ * first (writing them can run a finalizer that queues a job of its own); they are written
+ * together, once every value is on the stack: a job whose writing failed (memory) has no kind
+ * and is skipped. */
 static void cduk__enqueue(duk_context *ctx, int kind, duk_idx_t a, duk_idx_t b, duk_idx_t c) {
     cduk_heap_state *state = cduk__state(ctx);
-    duk_require_stack(ctx, 4);
+    duk_require_stack(ctx, 7);
     cduk__push_heap_list(ctx, &state->job_queue, CDUK__HEAP_QUEUE);
     duk_uarridx_t tail = state->job_tail;
     state->job_tail = tail + CDUK__JOB_SLOTS;
     cduk_reserve_array(ctx, -1, tail + CDUK__JOB_SLOTS);
-    duk_dup(ctx, a);
-    duk_put_prop_index(ctx, -2, tail + 1);
-    duk_dup(ctx, b);
-    duk_put_prop_index(ctx, -2, tail + 2);
-    duk_dup(ctx, c);
-    duk_put_prop_index(ctx, -2, tail + 3);
-    cduk__push_realm_thread(ctx);
-    duk_put_prop_index(ctx, -2, tail + 4);
     duk_push_int(ctx, kind);
-    duk_put_prop_index(ctx, -2, tail);
+    duk_dup(ctx, a);
+    duk_dup(ctx, b);
+    duk_dup(ctx, c);
+    cduk__push_realm_thread(ctx);
+    cduk_array_put_range(ctx, -6, tail, CDUK__JOB_SLOTS);
     duk_pop(ctx);
 }
 
@@ -246,7 +292,7 @@ static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejecte
     }
     duk_require_stack(ctx, 8);
     duk_dup(ctx, v);
-    cduk_put_own_hidden(ctx, p, CDUK__P_RESULT);
+    cduk__put_slot(ctx, p, CDUK__SLOT_RESULT);
     cduk__set_state(ctx, p, (state & ~(CDUK__STATE_MASK | CDUK__HAS_FIRST_REACTION)) |
                                 (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
     if (rejected && !(state & CDUK__HANDLED)) {
@@ -258,25 +304,25 @@ static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejecte
     /* The reactions, in order: the first one's slots, then the list (each emptied: a settled
      * promise keeps no handler alive). */
     if (rejected) {
-        cduk_get_own_hidden(ctx, p, CDUK__P_ON_REJECTED);
+        cduk__get_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
     } else {
-        cduk_get_own_hidden(ctx, p, CDUK__P_ON_FULFILLED);
+        cduk__get_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
     }
-    cduk_get_own_hidden(ctx, p, CDUK__P_DERIVED);
+    cduk__get_slot(ctx, p, CDUK__SLOT_DERIVED);
     duk_idx_t top = duk_get_top(ctx);
     cduk__enqueue(ctx, rejected ? CDUK__JOB_REJECT : CDUK__JOB_FULFILL, top - 2, top - 1, v);
     duk_pop_2(ctx);
     duk_push_undefined(ctx);
-    cduk_put_own_hidden(ctx, p, CDUK__P_ON_FULFILLED);
+    cduk__put_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
     duk_push_undefined(ctx);
-    cduk_put_own_hidden(ctx, p, CDUK__P_ON_REJECTED);
+    cduk__put_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
     duk_push_undefined(ctx);
-    cduk_put_own_hidden(ctx, p, CDUK__P_DERIVED);
-    cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS); /* [.. reactions] */
+    cduk__put_slot(ctx, p, CDUK__SLOT_DERIVED);
+    cduk__get_slot(ctx, p, CDUK__SLOT_REACTIONS); /* [.. reactions] */
     duk_idx_t reactions = duk_get_top_index(ctx);
     if (duk_is_array(ctx, reactions)) {
         duk_push_undefined(ctx);
-        cduk_put_own_hidden(ctx, p, CDUK__P_REACTIONS);
+        cduk__put_slot(ctx, p, CDUK__SLOT_REACTIONS);
         duk_size_t count = duk_get_length(ctx, reactions);
         for (duk_size_t i = 0; i + 2 < count; i += 3) {
             duk_get_prop_index(ctx, reactions, (duk_uarridx_t) (i + (rejected ? 1 : 0))); /* handler */
@@ -393,21 +439,21 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
     case CDUK__PENDING: {
         if (!(state & CDUK__HAS_FIRST_REACTION)) {
             duk_dup(ctx, on_fulfilled);
-            cduk_put_own_hidden(ctx, p, CDUK__P_ON_FULFILLED);
+            cduk__put_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
             duk_dup(ctx, on_rejected);
-            cduk_put_own_hidden(ctx, p, CDUK__P_ON_REJECTED);
+            cduk__put_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
             duk_dup(ctx, d);
-            cduk_put_own_hidden(ctx, p, CDUK__P_DERIVED);
+            cduk__put_slot(ctx, p, CDUK__SLOT_DERIVED);
             state |= CDUK__HAS_FIRST_REACTION;
             cduk__set_state(ctx, p, state);
             break;
         }
-        cduk_get_own_hidden(ctx, p, CDUK__P_REACTIONS);
+        cduk__get_slot(ctx, p, CDUK__SLOT_REACTIONS);
         if (!duk_is_array(ctx, -1)) {
             duk_pop(ctx);
             duk_push_bare_array(ctx);
             duk_dup(ctx, -1);
-            cduk_put_own_hidden(ctx, p, CDUK__P_REACTIONS);
+            cduk__put_slot(ctx, p, CDUK__SLOT_REACTIONS);
         }
         duk_uarridx_t end = (duk_uarridx_t) duk_get_length(ctx, -1);
         duk_dup(ctx, on_fulfilled);
@@ -420,7 +466,7 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
         break;
     }
     case CDUK__FULFILLED:
-        cduk_get_own_hidden(ctx, p, CDUK__P_RESULT);
+        cduk__get_slot(ctx, p, CDUK__SLOT_RESULT);
         cduk__enqueue(ctx, CDUK__JOB_FULFILL, on_fulfilled, d, duk_get_top_index(ctx));
         duk_pop(ctx);
         break;
@@ -428,7 +474,7 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
         if ((state & CDUK__REPORTED) && !(state & CDUK__HANDLED)) {
             cduk__track_rejection(ctx, p, CDUK__EVENT_HANDLED);
         }
-        cduk_get_own_hidden(ctx, p, CDUK__P_RESULT);
+        cduk__get_slot(ctx, p, CDUK__SLOT_RESULT);
         cduk__enqueue(ctx, CDUK__JOB_REJECT, on_rejected, d, duk_get_top_index(ctx));
         duk_pop(ctx);
         break;
@@ -542,8 +588,7 @@ static duk_ret_t cduk__promise_constructor(duk_context *ctx) {
         return duk_type_error(ctx, "Promise constructor needs an executor function");
     }
     duk_push_this(ctx); /* the new object, with Promise.prototype as its prototype */
-    cduk_reserve_properties(ctx, 1, CDUK__PROMISE_SLOTS);
-    cduk__set_state(ctx, 1, CDUK__PENDING);
+    cduk__make_promise_slots(ctx, 1);
     cduk__push_resolving_record(ctx, 1);     /* [executor this record] */
     cduk__push_resolving_functions(ctx, 2); /* [executor this record resolve reject] */
     duk_dup(ctx, 0);
@@ -1012,14 +1057,7 @@ static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
 /* [list] -> [list v0 .. v(count-1)]: the values of `count` slots from `head`, each slot emptied
  * (a taken job or event keeps nothing alive). */
 static void cduk__take_slots(duk_context *ctx, duk_uarridx_t head, duk_uarridx_t count) {
-    duk_idx_t list = duk_get_top_index(ctx);
-    for (duk_uarridx_t i = 0; i < count; i++) {
-        duk_get_prop_index(ctx, list, head + i);
-    }
-    for (duk_uarridx_t i = 0; i < count; i++) {
-        duk_push_undefined(ctx);
-        duk_put_prop_index(ctx, list, head + i);
-    }
+    cduk_array_take_range(ctx, -1, head, count);
 }
 
 /* Takes the next job: [] -> [thread kind a b c]. */
@@ -1095,7 +1133,7 @@ static int cduk__take_rejection(duk_context *ctx, cduk_heap_state *state, cduk_j
         } else {
             report->event = CDUK_JOBS_HANDLED;
         }
-        cduk_get_own_hidden(ctx, -1, CDUK__P_RESULT);
+        cduk__get_slot(ctx, -1, CDUK__SLOT_RESULT);
         return 1;
     }
     return 0;
@@ -1252,7 +1290,7 @@ static duk_ret_t cduk__promise_result_of(duk_context *ctx, void *udata) {
     int state = cduk__promise_state(ctx, -1);
     *(int *) udata = state;
     if (state >= 0 && (state & CDUK__STATE_MASK) != CDUK__PENDING) {
-        cduk_get_own_hidden(ctx, -1, CDUK__P_RESULT);
+        cduk__get_slot(ctx, -1, CDUK__SLOT_RESULT);
     } else {
         duk_push_undefined(ctx);
     }

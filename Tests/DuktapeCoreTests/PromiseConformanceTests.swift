@@ -388,3 +388,56 @@ struct PromiseSurfaceTests {
             """, in: context) == "then(undefined,function) result then(function,function)")
     }
 }
+
+/// A promise's slots are reached by position (they are its first own properties) and the job
+/// queue's slots are written in place: whatever a script does to a promise object or however
+/// the queue grows and compacts, the results are the lookups' results.
+@Suite("Promise slots and the job queue")
+struct PromiseSlotTests {
+    @Test func promisesWithManyOwnPropertiesAddedAndDeletedStillSettle() {
+        #expect(logAfter("""
+            var resolve, p = new Promise(function (res) { resolve = res });
+            // Enough properties for a hash part, some deleted, then a collection (which may
+            // compact the property table), and a frozen promise besides.
+            for (var i = 0; i < 200; i++) p['k' + i] = i;
+            for (var i = 0; i < 200; i += 2) delete p['k' + i];
+            Duktape.gc(); Duktape.compact(p);
+            p.then(function (v) { log.push('p:' + v + ':' + p.k1 + ':' + Object.keys(p).length) });
+            resolve('ok');
+            var q = Object.freeze(Promise.resolve('frozen'));
+            q.then(function (v) { log.push('q:' + v) });
+            """) == "p:ok:1:100 q:frozen")
+    }
+
+    @Test func objectsThatOnlyLookLikePromisesAreRefused() {
+        #expect(logAfter("""
+            [Object.create(Promise.prototype), {}, function () {}].forEach(function (o, i) {
+                try { Promise.prototype.then.call(o, function () {}); log.push('accepted' + i) }
+                catch (e) { log.push(e instanceof TypeError ? 'refused' + i : 'other' + i) }
+            });
+            """) == "refused0 refused1 refused2")
+    }
+
+    /// Jobs that queue jobs keep the queue from emptying; it compacts past 1,024 slots and
+    /// grows for bursts: every job runs once, in order.
+    @Test func theQueueKeepsOrderWhileItGrowsAndCompacts() {
+        #expect(logAfter("""
+            var order = [], expected = [];
+            // A burst of 3,000 reactions, each queueing one more behind the rest.
+            var ps = [];
+            for (var i = 0; i < 3000; i++) {
+                (function (i) {
+                    ps.push(Promise.resolve(i).then(function (v) {
+                        order.push(v);
+                        return Promise.resolve().then(function () { order.push(-v - 1) });
+                    }));
+                })(i);
+            }
+            for (var i = 0; i < 3000; i++) expected.push(i);
+            for (var i = 0; i < 3000; i++) expected.push(-i - 1);
+            Promise.all(ps).then(function (values) {
+                log.push(values.length + ':' + (order.join(',') === expected.join(',')));
+            });
+            """) == "3000:true")
+    }
+}
