@@ -13,22 +13,43 @@
 
 #include <string.h>
 
-size_t cduk_utf8_four_byte_lead(const unsigned char *bytes, size_t length) {
-    enum { block = 256 };
-    size_t index = 0;
-    for (; index + block <= length; index += block) {
-        /* ASCII, the common case, is one OR a vector; other blocks are looked at again. */
-        unsigned char any = 0;
-        for (size_t offset = 0; offset < block; offset++) any |= bytes[index + offset];
-        if (!(any & 0x80)) continue;
-        unsigned char found = 0;
-        for (size_t offset = 0; offset < block; offset++) found |= bytes[index + offset] >= 0xF0;
-        if (found) break;
-    }
-    for (; index < length; index++) {
-        if (bytes[index] >= 0xF0) return index;
-    }
+/* The scan, written so that the compiler vectorizes it: per 256-byte block, ASCII (the common
+ * case) is one OR a vector; other blocks are looked at again. Compiled twice: for AVX2 (32-byte
+ * vectors, half the instructions of the baseline's SSE2) where the processor has it, and for
+ * the baseline. */
+#define CDUK__FOUR_BYTE_LEAD_BODY \
+    enum { block = 256 }; \
+    size_t index = 0; \
+    for (; index + block <= length; index += block) { \
+        unsigned char any = 0; \
+        for (size_t offset = 0; offset < block; offset++) any |= bytes[index + offset]; \
+        if (!(any & 0x80)) continue; \
+        unsigned char found = 0; \
+        for (size_t offset = 0; offset < block; offset++) found |= bytes[index + offset] >= 0xF0; \
+        if (found) break; \
+    } \
+    for (; index < length; index++) { \
+        if (bytes[index] >= 0xF0) return index; \
+    } \
     return length;
+
+#if defined(__x86_64__) && defined(__clang__)
+__attribute__((target("avx2"))) static size_t cduk__four_byte_lead_avx2(const unsigned char *bytes, size_t length) {
+    CDUK__FOUR_BYTE_LEAD_BODY
+}
+#endif
+
+static size_t cduk__four_byte_lead(const unsigned char *bytes, size_t length) {
+    CDUK__FOUR_BYTE_LEAD_BODY
+}
+
+size_t cduk_utf8_four_byte_lead(const unsigned char *bytes, size_t length) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (__builtin_cpu_supports("avx2")) {
+        return cduk__four_byte_lead_avx2(bytes, length);
+    }
+#endif
+    return cduk__four_byte_lead(bytes, length);
 }
 
 size_t cduk_utf8_to_cesu8(const unsigned char *bytes, size_t length, unsigned char *out) {
