@@ -296,19 +296,20 @@ if os.path.exists(web_path):
     lines += ["", f"## W12: the web host against curl ({gib:g} GiB streamed download, 1,000 requests)", "",
               "`scripts/web_bench.py`: Python's `http.server` on 127.0.0.1 serves the files; `dukjs fetch -o` (WebLoader's",
               "`downloadStream`: the page's `fetch`, its reader, the bridge, a file written chunk by chunk) and `curl -o`",
-              "fetch the same file in the same run, three times each, both checked by SHA-256; dukjs's resident memory",
+              f"fetch the same file in the same run, in {web.get('rounds', 3)} alternating rounds, both checked by SHA-256 (the",
+              "ratio is the median of the rounds' ratios); dukjs's resident memory",
               "is sampled every 50 ms. The 1,000 GETs of a small JSON file go through one WebLoader (one page), one after",
               "another; curl fetches the same 1,000 URLs in one process, and so does bare async-http-client (the",
               "transport under the page: the floor of our stack).", "",
               "| measure | ours | curl | ours/curl | bare async-http-client | ours/bare |", "| --- | --- | --- | --- | --- | --- |",
-              f"| streamed download, MiB/s (median of 3) | {web['ours_mib_s']:.0f} | {web['curl_mib_s']:.0f} | {web['throughput_ratio']:.2f} | – | – |",
+              f"| streamed download, MiB/s (median of {web.get('rounds', 3)}) | {web['ours_mib_s']:.0f} | {web['curl_mib_s']:.0f} | {web['throughput_ratio']:.2f} | – | – |",
               f"| requests per second (best of 3) | {web['ours_requests_per_s']:.0f} | {web['curl_requests_per_s']:.0f} | "
               f"{web['ours_requests_per_s'] / web['curl_requests_per_s']:.2f} | "
               + (f"{web['bare_requests_per_s']:.0f} | {web['ours_requests_per_s'] / web['bare_requests_per_s']:.2f} |"
                  if "bare_requests_per_s" in web else "– | – |"),
               "",
               f"Resident memory of `dukjs fetch` during the download: growth {max(web['rss_growth_mib']):.1f} MiB at most "
-              f"(peak {max(web['rss_peak_mib']):.0f} MiB) over three runs."]
+              f"(peak {max(web['rss_peak_mib']):.0f} MiB) over {web.get('rounds', 3)} runs."]
     bridge = web.get("bridge", {})
     if bridge:
         lines += ["", "Bytes across the bridge (`downloadFile` of a 16 MiB body, best of 3):", "",
