@@ -354,6 +354,40 @@ struct HTTPCacheTests {
         }
     }
 
+    /// Refreshes in quick succession (a page revalidating a resource on every request) rewrite
+    /// the meta file once an interval, not once each; the index serves every refresh at once,
+    /// and the last one reaches the disk when the writes are flushed.
+    @Test func refreshesInQuickSuccessionRewriteTheMetaFileOnce() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, capacity: 1 << 20)
+        let writer = cache.writer(url: "http://x/a", partition: nil, status: 200, statusText: "OK",
+                                  headers: ["ETag", "\"1\"", "X-Version", "0"], requestHeaders: [])
+        writer?.append(Data("body".utf8))
+        writer?.commit()
+        let start = Date()
+        for round in 1...100 {
+            let current = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+            // All within one interval of the first (a manual time: no waiting).
+            let refreshed = cache.refresh(current, with: ["X-Version", "\(round)"], now: start.addingTimeInterval(Double(round) / 1000))
+            #expect(refreshed.header("x-version") == "\(round)")
+            if round == 1 { cache.waitForMetaWrites() }  // the first is written at once
+        }
+        #expect(cache.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("x-version") == "100")
+        #expect(cache.metaRewrites == 1)
+        cache.waitForMetaWrites()  // flushes the last
+        #expect(cache.metaRewrites == 2)
+        let reopened = try HTTPCache(directory: directory, capacity: 1 << 20)
+        #expect(reopened.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("x-version") == "100")
+        // A refresh past the interval is written again without a flush.
+        let current = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+        _ = cache.refresh(current, with: ["X-Version", "late"], now: Date().addingTimeInterval(HTTPCache.metaRewriteInterval + 1))
+        let files = { try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }
+        cache.metaWriteQueueDrained()
+        #expect(cache.metaRewrites == 3)
+        #expect(try files().allSatisfy { !$0.hasSuffix(".partial") })
+    }
+
     @Test func noStoreResponsesAreNeverStored() async throws {
         try await withCachedPage { page, server, cache in
             try await expectText(page, "/no-store", is: "not stored")
