@@ -35,23 +35,6 @@
 #define CDUK__P_ON_FULFILLED DUK_HIDDEN_SYMBOL("PromiseOnFulfilled")
 #define CDUK__P_ON_REJECTED DUK_HIDDEN_SYMBOL("PromiseOnRejected")
 #define CDUK__P_DERIVED DUK_HIDDEN_SYMBOL("PromiseDerived")
-/* A promise's slots, defined in this order when it is made and reached by position
- * (cduk_slot_get/put; a lookup by name when an object does not have them there). */
-enum {
-    CDUK__SLOT_STATE,
-    CDUK__SLOT_RESULT,
-    CDUK__SLOT_ON_FULFILLED,
-    CDUK__SLOT_ON_REJECTED,
-    CDUK__SLOT_DERIVED,
-    CDUK__SLOT_REACTIONS,
-    CDUK__PROMISE_SLOTS
-};
-static const char *const cduk__slot_names[CDUK__PROMISE_SLOTS] = {
-    CDUK__P_STATE, CDUK__P_RESULT, CDUK__P_ON_FULFILLED, CDUK__P_ON_REJECTED, CDUK__P_DERIVED, CDUK__P_REACTIONS};
-static const duk_size_t cduk__slot_lengths[CDUK__PROMISE_SLOTS] = {
-    sizeof(CDUK__P_STATE) - 1U,        sizeof(CDUK__P_RESULT) - 1U,  sizeof(CDUK__P_ON_FULFILLED) - 1U,
-    sizeof(CDUK__P_ON_REJECTED) - 1U, sizeof(CDUK__P_DERIVED) - 1U, sizeof(CDUK__P_REACTIONS) - 1U};
-#define CDUK__HEAP_SLOT_KEYS "PromiseSlotKeys"
 #define CDUK__P_TARGET DUK_HIDDEN_SYMBOL("PromiseTarget")    /* on resolving records: the promise */
 #define CDUK__P_DONE DUK_HIDDEN_SYMBOL("PromiseDone")        /* on records and element functions */
 #define CDUK__P_RECORD DUK_HIDDEN_SYMBOL("PromiseRecord")    /* on functions: their shared record */
@@ -60,6 +43,43 @@ static const duk_size_t cduk__slot_lengths[CDUK__PROMISE_SLOTS] = {
 #define CDUK__P_REMAINING DUK_HIDDEN_SYMBOL("PromiseRemaining")
 #define CDUK__P_CAPABILITY DUK_HIDDEN_SYMBOL("PromiseCapability") /* a resolving record */
 #define CDUK__P_VALUE DUK_HIDDEN_SYMBOL("PromiseValue")      /* finally's callbacks and thunks */
+
+/* The hidden keys reached by position (cduk_slot_get/put; a lookup by name when an object does
+ * not have them there). A promise's six are defined in this order when it is made, at positions
+ * 0-5 (its key number is its position); an element function of all/allSettled/any has RECORD,
+ * INDEX and DONE at 0-2; a combinator's record CAPABILITY, VALUES, REMAINING and INDEX (its
+ * "reject with AggregateError" flag) at 0-3. */
+enum {
+    CDUK__SLOT_STATE,
+    CDUK__SLOT_RESULT,
+    CDUK__SLOT_ON_FULFILLED,
+    CDUK__SLOT_ON_REJECTED,
+    CDUK__SLOT_DERIVED,
+    CDUK__SLOT_REACTIONS,
+    CDUK__PROMISE_SLOTS,
+    CDUK__KEY_RECORD = CDUK__PROMISE_SLOTS,
+    CDUK__KEY_INDEX,
+    CDUK__KEY_DONE,
+    CDUK__KEY_CAPABILITY,
+    CDUK__KEY_VALUES,
+    CDUK__KEY_REMAINING,
+    CDUK__SLOT_KEYS
+};
+static const char *const cduk__slot_names[CDUK__SLOT_KEYS] = {
+    CDUK__P_STATE, CDUK__P_RESULT, CDUK__P_ON_FULFILLED, CDUK__P_ON_REJECTED, CDUK__P_DERIVED, CDUK__P_REACTIONS,
+    CDUK__P_RECORD, CDUK__P_INDEX, CDUK__P_DONE, CDUK__P_CAPABILITY, CDUK__P_VALUES, CDUK__P_REMAINING};
+static const duk_size_t cduk__slot_lengths[CDUK__SLOT_KEYS] = {
+    sizeof(CDUK__P_STATE) - 1U,      sizeof(CDUK__P_RESULT) - 1U,     sizeof(CDUK__P_ON_FULFILLED) - 1U,
+    sizeof(CDUK__P_ON_REJECTED) - 1U, sizeof(CDUK__P_DERIVED) - 1U,  sizeof(CDUK__P_REACTIONS) - 1U,
+    sizeof(CDUK__P_RECORD) - 1U,     sizeof(CDUK__P_INDEX) - 1U,      sizeof(CDUK__P_DONE) - 1U,
+    sizeof(CDUK__P_CAPABILITY) - 1U, sizeof(CDUK__P_VALUES) - 1U,     sizeof(CDUK__P_REMAINING) - 1U};
+/* Positions of the keys on an element function and on a combinator's record. */
+enum { CDUK__ELEMENT_RECORD, CDUK__ELEMENT_INDEX, CDUK__ELEMENT_DONE, CDUK__ELEMENT_SLOTS };
+enum { CDUK__RECORD_CAPABILITY, CDUK__RECORD_VALUES, CDUK__RECORD_REMAINING, CDUK__RECORD_ANY, CDUK__RECORD_SLOTS };
+static const int cduk__element_keys[CDUK__ELEMENT_SLOTS] = {CDUK__KEY_RECORD, CDUK__KEY_INDEX, CDUK__KEY_DONE};
+static const int cduk__record_keys[CDUK__RECORD_SLOTS] = {CDUK__KEY_CAPABILITY, CDUK__KEY_VALUES, CDUK__KEY_REMAINING, CDUK__KEY_INDEX};
+/* Where the heap stash keeps the interned keys alive. */
+#define CDUK__HEAP_SLOT_KEYS "PromiseSlotKeys"
 
 /* Global stash (per realm; no script can reach it). */
 #define CDUK__STASH_PROTOTYPE "PromisePrototype"
@@ -148,20 +168,43 @@ static int cduk__promise_state(duk_context *ctx, duk_idx_t idx) {
     return state;
 }
 
-/* [] -> [slot's value] of the promise at idx. */
-static void cduk__get_slot(duk_context *ctx, duk_idx_t idx, int slot) {
-    if (!cduk_slot_get(ctx, idx, (duk_uint32_t) slot, cduk__state(ctx)->promise_keys[slot])) {
-        cduk_get_own_hidden_raw(ctx, idx, cduk__slot_names[slot], cduk__slot_lengths[slot]);
+/* The heap's interned slot keys, made on first use. */
+static void *const *cduk__slot_keys(duk_context *ctx) {
+    cduk_heap_state *heap = cduk__state(ctx);
+    if (heap->promise_keys[0] == NULL) {
+        cduk_pin_keys(ctx, CDUK__HEAP_SLOT_KEYS, cduk__slot_names, heap->promise_keys, CDUK__SLOT_KEYS);
+    }
+    return heap->promise_keys;
+}
+
+/* [] -> [value of hidden key `key`] of the object at idx, found at `position` when it is there. */
+static void cduk__get_at(duk_context *ctx, duk_idx_t idx, int position, int key) {
+    if (!cduk_slot_get(ctx, idx, (duk_uint32_t) position, cduk__state(ctx)->promise_keys[key])) {
+        cduk_get_own_hidden_raw(ctx, idx, cduk__slot_names[key], cduk__slot_lengths[key]);
     }
 }
 
-/* [value] -> []: the promise's slot set to it. */
-static void cduk__put_slot(duk_context *ctx, duk_idx_t idx, int slot) {
+/* [value] -> []: the object's hidden key `key` set to it, in place at `position` when it is there. */
+static void cduk__put_at(duk_context *ctx, duk_idx_t idx, int position, int key) {
     idx = duk_normalize_index(ctx, idx);
-    if (!cduk_slot_put(ctx, idx, (duk_uint32_t) slot, cduk__state(ctx)->promise_keys[slot])) {
-        cduk_put_own_hidden_raw(ctx, idx, cduk__slot_names[slot], cduk__slot_lengths[slot]);
+    if (!cduk_slot_put(ctx, idx, (duk_uint32_t) position, cduk__state(ctx)->promise_keys[key])) {
+        cduk_put_own_hidden_raw(ctx, idx, cduk__slot_names[key], cduk__slot_lengths[key]);
     }
 }
+
+/* Gives the fresh, empty object at idx the hidden keys `keys` (key numbers), in order. */
+static void cduk__define_keyed_slots(duk_context *ctx, duk_idx_t idx, const int *keys, int count) {
+    void *const *interned = cduk__slot_keys(ctx);
+    void *ordered[CDUK__SLOT_KEYS];
+    for (int i = 0; i < count; i++) {
+        ordered[i] = interned[keys[i]];
+    }
+    cduk_define_slots(ctx, idx, ordered, (duk_uint32_t) count);
+}
+
+/* A promise's slot: its key number is its position. */
+#define cduk__get_slot(ctx, idx, slot) cduk__get_at((ctx), (idx), (slot), (slot))
+#define cduk__put_slot(ctx, idx, slot) cduk__put_at((ctx), (idx), (slot), (slot))
 
 static void cduk__set_state(duk_context *ctx, duk_idx_t idx, int state) {
     idx = duk_normalize_index(ctx, idx);
@@ -171,12 +214,8 @@ static void cduk__set_state(duk_context *ctx, duk_idx_t idx, int state) {
 
 /* Gives the fresh, empty object at idx a promise's slots, in order, its state pending. */
 static void cduk__make_promise_slots(duk_context *ctx, duk_idx_t idx) {
-    cduk_heap_state *heap = cduk__state(ctx);
     idx = duk_normalize_index(ctx, idx);
-    if (heap->promise_keys[0] == NULL) {
-        cduk_pin_keys(ctx, CDUK__HEAP_SLOT_KEYS, cduk__slot_names, heap->promise_keys, CDUK__PROMISE_SLOTS);
-    }
-    cduk_define_slots(ctx, idx, heap->promise_keys, CDUK__PROMISE_SLOTS);
+    cduk_define_slots(ctx, idx, cduk__slot_keys(ctx), CDUK__PROMISE_SLOTS);
     cduk__set_state(ctx, idx, CDUK__PENDING);
 }
 
@@ -642,16 +681,16 @@ static void cduk__push_aggregate_error(duk_context *ctx, duk_idx_t errors, const
  * record (CDUK__P_CAPABILITY), the values (or errors) array and the remaining count. */
 static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
     record = duk_normalize_index(ctx, record);
-    cduk_get_own_hidden(ctx, record, CDUK__P_REMAINING);
+    cduk__get_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
     double remaining = duk_get_number(ctx, -1) - 1;
     duk_pop(ctx);
     duk_push_number(ctx, remaining);
-    cduk_put_own_hidden(ctx, record, CDUK__P_REMAINING);
+    cduk__put_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
     if (remaining != 0) {
         return;
     }
-    cduk_get_own_hidden(ctx, record, CDUK__P_CAPABILITY);
-    cduk_get_own_hidden(ctx, record, CDUK__P_VALUES); /* [.. capability values] */
+    cduk__get_at(ctx, record, CDUK__RECORD_CAPABILITY, CDUK__KEY_CAPABILITY);
+    cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [.. capability values] */
     /* The values array was bare while private; the result is an ordinary array. */
     duk_push_array(ctx);
     duk_size_t count = duk_get_length(ctx, -2);
@@ -660,7 +699,7 @@ static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
         cduk_define_index(ctx, -2, (duk_uarridx_t) i);
     }
     duk_remove(ctx, -2);
-    cduk_get_own_hidden(ctx, record, CDUK__P_INDEX); /* on a record: true for `any` */
+    cduk__get_at(ctx, record, CDUK__RECORD_ANY, CDUK__KEY_INDEX); /* on a record: true for `any` */
     int is_any = duk_to_boolean(ctx, -1);
     duk_pop(ctx);
     if (is_any) {
@@ -678,18 +717,18 @@ static duk_ret_t cduk__combinator_element(duk_context *ctx) {
     /* [value] */
     int magic = duk_get_current_magic(ctx);
     duk_push_current_function(ctx); /* [value fn] */
-    cduk_get_own_hidden(ctx, 1, CDUK__P_DONE);
+    cduk__get_at(ctx, 1, CDUK__ELEMENT_DONE, CDUK__KEY_DONE);
     if (duk_to_boolean(ctx, -1)) {
         return 0;
     }
     duk_pop(ctx);
     duk_push_true(ctx);
-    cduk_put_own_hidden(ctx, 1, CDUK__P_DONE);
-    cduk_get_own_hidden(ctx, 1, CDUK__P_RECORD); /* [value fn record] */
-    cduk_get_own_hidden(ctx, 1, CDUK__P_INDEX);
+    cduk__put_at(ctx, 1, CDUK__ELEMENT_DONE, CDUK__KEY_DONE);
+    cduk__get_at(ctx, 1, CDUK__ELEMENT_RECORD, CDUK__KEY_RECORD); /* [value fn record] */
+    cduk__get_at(ctx, 1, CDUK__ELEMENT_INDEX, CDUK__KEY_INDEX);
     duk_uarridx_t index = (duk_uarridx_t) duk_get_uint(ctx, -1);
     duk_pop(ctx);
-    cduk_get_own_hidden(ctx, 2, CDUK__P_VALUES); /* [value fn record values] */
+    cduk__get_at(ctx, 2, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [value fn record values] */
     if (magic == CDUK__SETTLED_FULFILLED || magic == CDUK__SETTLED_REJECTED) {
         duk_push_object(ctx);
         duk_push_string(ctx, magic == CDUK__SETTLED_FULFILLED ? "fulfilled" : "rejected");
@@ -760,11 +799,11 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
     duk_idx_t items = duk_get_top_index(ctx);
     duk_size_t count = duk_get_length(ctx, items);
     if (kind != CDUK__RACE) {
-        cduk_get_own_hidden(ctx, record, CDUK__P_VALUES);
+        cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES);
         cduk_reserve_array(ctx, -1, (duk_uint32_t) count);
         duk_pop(ctx);
     }
-    cduk_get_own_hidden(ctx, record, CDUK__P_CAPABILITY); /* [.. items capability] */
+    cduk__get_at(ctx, record, CDUK__RECORD_CAPABILITY, CDUK__KEY_CAPABILITY); /* [.. items capability] */
     cduk__push_resolving_functions(ctx, -1);               /* [.. items capability resolve reject] */
     duk_idx_t resolve = duk_get_top(ctx) - 2, reject = resolve + 1;
     for (duk_size_t i = 0; i < count; i++) {
@@ -776,13 +815,13 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
             duk_pop_3(ctx);
             continue;
         }
-        cduk_get_own_hidden(ctx, record, CDUK__P_VALUES);
+        cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES);
         duk_push_undefined(ctx);
         duk_put_prop_index(ctx, -2, (duk_uarridx_t) i);
         duk_pop(ctx);
-        cduk_get_own_hidden(ctx, record, CDUK__P_REMAINING);
+        cduk__get_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
         duk_push_number(ctx, duk_get_number(ctx, -1) + 1);
-        cduk_put_own_hidden(ctx, record, CDUK__P_REMAINING);
+        cduk__put_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
         duk_pop(ctx);
         /* [.. item next onFulfilled onRejected] */
         int on_fulfilled_magic = kind == CDUK__ANY ? -1 : kind == CDUK__ALL ? CDUK__ALL_ELEMENT : CDUK__SETTLED_FULFILLED;
@@ -794,11 +833,11 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
                 continue;
             }
             cduk__push_function(ctx, cduk__combinator_element, 1, magics[side]);
-            cduk_reserve_properties(ctx, -1, 3); /* record, index and done: no growth per slot */
+            cduk__define_keyed_slots(ctx, -1, cduk__element_keys, CDUK__ELEMENT_SLOTS);
             duk_dup(ctx, record);
-            cduk_put_own_hidden(ctx, -2, CDUK__P_RECORD);
+            cduk__put_at(ctx, -2, CDUK__ELEMENT_RECORD, CDUK__KEY_RECORD);
             duk_push_uint(ctx, (duk_uint_t) i);
-            cduk_put_own_hidden(ctx, -2, CDUK__P_INDEX);
+            cduk__put_at(ctx, -2, CDUK__ELEMENT_INDEX, CDUK__KEY_INDEX);
         }
         duk_push_undefined(ctx);
         cduk__perform_then(ctx, -4, -3, -2, -1);
@@ -819,14 +858,15 @@ static duk_ret_t cduk__promise_combinator(duk_context *ctx) {
     cduk__push_new_promise(ctx);                /* [iterable result] */
     cduk__push_resolving_record(ctx, 1);        /* [iterable result capability] */
     duk_push_bare_object(ctx);                  /* [iterable result capability record] */
+    cduk__define_keyed_slots(ctx, 3, cduk__record_keys, CDUK__RECORD_SLOTS);
     duk_dup(ctx, 2);
-    cduk_put_own_hidden(ctx, 3, CDUK__P_CAPABILITY);
+    cduk__put_at(ctx, 3, CDUK__RECORD_CAPABILITY, CDUK__KEY_CAPABILITY);
     duk_push_bare_array(ctx);
-    cduk_put_own_hidden(ctx, 3, CDUK__P_VALUES);
+    cduk__put_at(ctx, 3, CDUK__RECORD_VALUES, CDUK__KEY_VALUES);
     duk_push_int(ctx, 1);
-    cduk_put_own_hidden(ctx, 3, CDUK__P_REMAINING);
+    cduk__put_at(ctx, 3, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
     duk_push_boolean(ctx, kind == CDUK__ANY);
-    cduk_put_own_hidden(ctx, 3, CDUK__P_INDEX); /* on the record: "reject with AggregateError" */
+    cduk__put_at(ctx, 3, CDUK__RECORD_ANY, CDUK__KEY_INDEX); /* "reject with AggregateError" */
     duk_dup(ctx, 0);
     duk_dup(ctx, 2);
     duk_dup(ctx, 3);                            /* [.. iterable capability record] */

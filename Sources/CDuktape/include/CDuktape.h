@@ -54,7 +54,7 @@ typedef struct cduk_heap_state {
     void *_Nullable engine_heap; /* the duk_heap, once created: to see whether a finalizer is being called */
     void *_Nullable swift_owner; /* the Swift engine (unretained), for finalizer reports */
     void *_Nullable box_key; /* the interned hidden key of box slots (kept alive in the heap stash) */
-    void *_Nullable promise_keys[6]; /* the interned keys of a promise's slots, in slot order (promise.c; kept alive in the heap stash) */
+    void *_Nullable promise_keys[12]; /* the interned keys of the slots promise.c reaches by position (kept alive in the heap stash) */
     const struct cduk_clock *_Nullable clock; /* the heap's clock; NULL = CLOCK_MONOTONIC */
     struct cduk_deaths *_Nullable undecided; /* finalized objects that may have been rescued */
     struct cduk_deaths *_Nullable freed;     /* undecided objects since freed, to report */
