@@ -270,8 +270,10 @@ int cduk_del_own_keyed(duk_context *ctx, duk_idx_t obj_idx);
  * the position is an optimization, never an assumption. Keys are interned once per heap and
  * kept alive in the heap stash (cduk_pin_keys). */
 
-/* Interns `count` hidden keys (C strings), keeps them alive in the heap stash under
- * `stash_key`, and stores their interned strings in `out`. May throw (memory). */
+/* Interns `count` (at most CDUK_PINNED_KEYS_MAX) hidden keys (C strings), keeps them alive in
+ * the heap stash under `stash_key`, and then stores their interned strings in `out`: when it
+ * throws (memory), `out` is left as it was. */
+#define CDUK_PINNED_KEYS_MAX 32
 void cduk_pin_keys(duk_context *ctx, const char *stash_key, const char *_Nonnull const *_Nonnull keys, void *_Nullable *_Nonnull out, duk_uint32_t count);
 /* Defines the `count` keys as the first own properties (writable, configurable, undefined) of
  * the new, empty ordinary object at obj_idx. May throw (memory). */

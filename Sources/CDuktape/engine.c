@@ -622,15 +622,24 @@ void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which) {
 /* ---- Slots by position (see cduk_internal.h) ---- */
 
 void cduk_pin_keys(duk_context *ctx, const char *stash_key, const char *_Nonnull const *_Nonnull keys, void *_Nullable *_Nonnull out, duk_uint32_t count) {
+    /* The pointers are published only once the stash holds the keys: a failure (memory) part
+     * way leaves `out` as it was, and the strings pushed so far are freed with the array. */
+    void *interned[CDUK_PINNED_KEYS_MAX];
+    if (count > CDUK_PINNED_KEYS_MAX) {
+        (void) duk_range_error(ctx, "too many pinned keys");
+    }
     duk_push_heap_stash(ctx);
     duk_push_bare_array(ctx);
     for (duk_uint32_t i = 0; i < count; i++) {
         duk_push_string(ctx, keys[i]);
-        out[i] = duk_get_heapptr(ctx, -1);
+        interned[i] = duk_get_heapptr(ctx, -1);
         duk_put_prop_index(ctx, -2, i);
     }
     duk_put_prop_string(ctx, -2, stash_key);
     duk_pop(ctx);
+    for (duk_uint32_t i = 0; i < count; i++) {
+        out[i] = interned[i];
+    }
 }
 
 void cduk_define_slots(duk_context *ctx, duk_idx_t obj_idx, void *_Nullable const *_Nonnull keys, duk_uint32_t count) {

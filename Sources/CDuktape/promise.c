@@ -946,8 +946,6 @@ static void cduk__make_promise(duk_context *ctx) {
     cduk_push_to_string_tag_symbol(ctx);
     duk_push_string(ctx, "Promise");
     duk_def_prop(ctx, -3, CDUK_NAME_PROP);
-    duk_dup(ctx, -1);
-    duk_put_prop_string(ctx, -4, CDUK__STASH_PROTOTYPE);
     duk_push_string(ctx, "prototype");
     duk_insert(ctx, -2);
     duk_def_prop(ctx, -3, CDUK_FIXED_PROP); /* [stash Promise] */
@@ -958,7 +956,12 @@ static void cduk__make_promise(duk_context *ctx) {
     cduk__def_method(ctx, "allSettled", cduk__promise_combinator, 1, CDUK__ALL_SETTLED);
     cduk__def_method(ctx, "any", cduk__promise_combinator, 1, CDUK__ANY);
     cduk__def_method(ctx, "race", cduk__promise_combinator, 1, CDUK__RACE);
-    duk_put_prop_string(ctx, -2, CDUK__STASH_CONSTRUCTOR); /* [stash] */
+    duk_get_prop_string(ctx, -1, "prototype");             /* [stash Promise proto] (fixed) */
+    duk_swap_top(ctx, -2);
+    duk_put_prop_string(ctx, -3, CDUK__STASH_CONSTRUCTOR); /* [stash proto] */
+    /* The prototype last: a new promise finds it only once the constructor is there too
+     * (cduk__push_new_promise looks for it alone). */
+    duk_put_prop_string(ctx, -2, CDUK__STASH_PROTOTYPE);   /* [stash] */
 
     /* AggregateError and its prototype (inheriting Error.prototype) */
     duk_push_c_function(ctx, cduk__aggregate_error_constructor, 2); /* [stash AE] */

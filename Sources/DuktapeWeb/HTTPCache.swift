@@ -263,9 +263,15 @@ public final class HTTPCache: @unchecked Sendable {
             entry.refresh = refreshes
             entry.metaBytes = current.metaBytes  // the file on disk until the new one is in place
             entry.metaWrittenAt = current.metaWrittenAt
-            // Rewritten at most once an interval: a refresh within it is kept in memory and
-            // written by the next refresh after it (or `waitForMetaWrites`).
-            let recent = current.metaWrittenAt.map { now.timeIntervalSince($0) < Self.metaRewriteInterval } ?? false
+            // Rewritten at most once an interval when only the times changed (Date, Age and
+            // when it was stored: a meta file left behind then makes a reopened entry look
+            // older, never fresher); kept in memory and written by the next refresh after the
+            // interval (or `waitForMetaWrites`). Any other header is written at once.
+            let withinInterval = current.metaWrittenAt.map { written in
+                let elapsed = now.timeIntervalSince(written)
+                return elapsed >= 0 && elapsed < Self.metaRewriteInterval
+            } ?? false
+            let recent = withinInterval && Self.headersExceptTimes(current.headers) == Self.headersExceptTimes(merged)
             entry.metaDirty = recent
             put(entry, at: key)
             evict(keeping: key, evenItself: false)  // its body is about to be served
@@ -277,11 +283,25 @@ public final class HTTPCache: @unchecked Sendable {
         return updated
     }
 
-    /// The shortest time between two rewrites of one entry's meta file after refreshes (a page
-    /// that revalidates a resource on every request got a file written per request: 9.5 % of
-    /// W12's CPU). The index in memory has every refresh; a meta file left one refresh behind
-    /// costs a reopened cache a revalidation, as a lost one does.
+    /// The shortest time between two rewrites of one entry's meta file after refreshes that
+    /// change only its times (a page that revalidates a resource on every request got a file
+    /// written per request: 9.5 % of W12's CPU). The index in memory has every refresh; a meta
+    /// file left behind by such refreshes makes a reopened cache see the entry as older than it
+    /// is (revalidated sooner), never fresher. A refresh that changes another header (freshness,
+    /// validators) is written at once.
     static let metaRewriteInterval: TimeInterval = 1
+
+    /// A header list without the headers a 304 changes every time (Date, Age), names lowercased.
+    static func headersExceptTimes(_ headers: [String]) -> [String] {
+        var kept: [String] = []
+        var index = 0
+        while index + 1 < headers.count {
+            let name = headers[index].lowercased()
+            if name != "date" && name != "age" { kept += [name, headers[index + 1]] }
+            index += 2
+        }
+        return kept
+    }
 
     /// Returns once the meta writes queued so far are done, without flushing (tests).
     func metaWriteQueueDrained() {

@@ -409,6 +409,30 @@ struct PromiseSlotTests {
             """) == "p:ok:1:100 q:frozen")
     }
 
+    /// The first promise of a heap interns its slot keys: at the memory limit, a failure part way
+    /// must leave no key half-published (which would be used after the failure freed it). The
+    /// script fills the heap, then frees a little at a time and tries again, so that some
+    /// attempt fails inside the interning; afterwards promises work.
+    @Test func thePromiseKeysSurviveFailuresAtTheMemoryLimit() throws {
+        let vm = try #require(JSVirtualMachine())
+        vm.memoryLimit = 4 * 1024 * 1024
+        let context = try #require(JSContext(virtualMachine: vm))
+        eval(context, """
+            var hog = [], made = 0, failed = 0;
+            try { for (;;) hog.push('x' + hog.length + new Array(64).join('y')) } catch (e) {}
+            while (hog.length > 0) {
+                hog.length = Math.max(0, hog.length - 8);
+                try { new Promise(function () {}); made++; break } catch (e) { failed++ }
+            }
+            hog = null;
+            """)
+        #expect(eval(context, "made").toInt32() == 1)
+        #expect(logAfter("""
+            Promise.all([Promise.resolve(1), 2, new Promise(function (r) { r(3) })])
+                .then(function (v) { log.push(v.join('+')) });
+            """, in: context) == "1+2+3")
+    }
+
     @Test func objectsThatOnlyLookLikePromisesAreRefused() {
         #expect(logAfter("""
             [Object.create(Promise.prototype), {}, function () {}].forEach(function (o, i) {

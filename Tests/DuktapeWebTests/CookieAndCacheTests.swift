@@ -354,38 +354,53 @@ struct HTTPCacheTests {
         }
     }
 
-    /// Refreshes in quick succession (a page revalidating a resource on every request) rewrite
-    /// the meta file once an interval, not once each; the index serves every refresh at once,
-    /// and the last one reaches the disk when the writes are flushed.
+    /// Refreshes in quick succession that change only the times (a page revalidating a resource
+    /// on every request: each 304 brings a new Date) rewrite the meta file once an interval, not
+    /// once each; the index serves every refresh at once, and the last reaches the disk when the
+    /// writes are flushed. A refresh that changes another header is written at once.
     @Test func refreshesInQuickSuccessionRewriteTheMetaFileOnce() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = try HTTPCache(directory: directory, capacity: 1 << 20)
         let writer = cache.writer(url: "http://x/a", partition: nil, status: 200, statusText: "OK",
-                                  headers: ["ETag", "\"1\"", "X-Version", "0"], requestHeaders: [])
+                                  headers: ["ETag", "\"1\"", "Cache-Control", "max-age=60"], requestHeaders: [])
         writer?.append(Data("body".utf8))
         writer?.commit()
+        func date(_ second: Int) -> String { "Sun, 29 Nov 2026 08:\(10 + second / 60):\(String(format: "%02d", second % 60)) GMT" }
+        let first = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+        _ = cache.refresh(first, with: ["Date", date(1), "Age", "1"])
+        cache.metaWriteQueueDrained()  // the first is written at once
         let start = Date()
-        for round in 1...100 {
+        for round in 2...100 {
             let current = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
-            // All within one interval of the first (a manual time: no waiting).
-            let refreshed = cache.refresh(current, with: ["X-Version", "\(round)"], now: start.addingTimeInterval(Double(round) / 1000))
-            #expect(refreshed.header("x-version") == "\(round)")
-            if round == 1 { cache.waitForMetaWrites() }  // the first is written at once
+            // All within one interval of the first write (a given time: no waiting).
+            let refreshed = cache.refresh(current, with: ["Date", date(round), "Age", "\(round)"], now: start.addingTimeInterval(Double(round) / 1000))
+            #expect(refreshed.header("date") == date(round))
         }
-        #expect(cache.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("x-version") == "100")
+        #expect(cache.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("date") == date(100))
+        cache.metaWriteQueueDrained()
         #expect(cache.metaRewrites == 1)
         cache.waitForMetaWrites()  // flushes the last
         #expect(cache.metaRewrites == 2)
         let reopened = try HTTPCache(directory: directory, capacity: 1 << 20)
-        #expect(reopened.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("x-version") == "100")
-        // A refresh past the interval is written again without a flush.
-        let current = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
-        _ = cache.refresh(current, with: ["X-Version", "late"], now: Date().addingTimeInterval(HTTPCache.metaRewriteInterval + 1))
-        let files = { try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }
+        #expect(reopened.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("date") == date(100))
+        // Within the interval, a header other than the times (freshness) is written at once, so
+        // that a reopened cache never sees the entry fresher than the server last said.
+        let changed = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+        _ = cache.refresh(changed, with: ["Cache-Control", "no-cache"], now: Date())
         cache.metaWriteQueueDrained()
         #expect(cache.metaRewrites == 3)
-        #expect(try files().allSatisfy { !$0.hasSuffix(".partial") })
+        let reread = try HTTPCache(directory: directory, capacity: 1 << 20)
+        #expect(reread.lookup("http://x/a", partition: nil, requestHeaders: [])?.header("cache-control") == "no-cache")
+        // Past the interval, the times alone are written again without a flush; a clock that
+        // went back does not hold writes off.
+        for (offset, expected) in [(HTTPCache.metaRewriteInterval + 1, 4), (-3600, 5)] {
+            let current = try #require(cache.lookup("http://x/a", partition: nil, requestHeaders: []))
+            _ = cache.refresh(current, with: ["Date", date(200 + expected)], now: Date().addingTimeInterval(offset))
+            cache.metaWriteQueueDrained()
+            #expect(cache.metaRewrites == expected)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasSuffix(".partial") })
     }
 
     @Test func noStoreResponsesAreNeverStored() async throws {

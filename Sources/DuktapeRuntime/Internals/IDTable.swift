@@ -84,7 +84,12 @@ struct IDTable<Value> {
             index[lastSlot] = position + 1
         }
         let removed = items.removeLast().value
-        if index.count > Self.minimumCapacity, items.count * 8 < index.count { reindex(capacity: index.count / 2) }
+        if index.count > Self.minimumCapacity, items.count * 8 < index.count {
+            reindex(capacity: index.count / 2)
+            if items.capacity > 4 * Swift.max(items.count, Self.minimumCapacity) {
+                items = Array(items)  // the storage a burst grew, given back
+            }
+        }
         return removed
     }
 

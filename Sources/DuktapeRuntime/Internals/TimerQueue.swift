@@ -167,7 +167,9 @@ struct TimerQueue {
     private mutating func takeLaneHead() {
         laneHead += 1
         if laneHead == lane.count {
-            lane.removeAll(keepingCapacity: true)
+            // Emptied: a small lane keeps its storage (timers that re-arm themselves), a burst's
+            // is given back.
+            lane.removeAll(keepingCapacity: lane.capacity <= 1024)
             laneHead = 0
         } else if laneHead >= 1024, laneHead * 2 >= lane.count {
             lane.removeFirst(laneHead)
