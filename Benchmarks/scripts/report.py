@@ -121,8 +121,9 @@ lines = ["# Benchmark results", "",
          "the honest floor; `jsc` = JavaScriptCore's C API (WebKitGTK, JIT enabled).",
          "This 2-core VM has stretches of seconds running about 1.7x slower, which can land on",
          "either engine of a pair measured separately. The **paired** ratios are steadier: each",
-         "sample times ours and the baseline back to back (ours, base, base, ours) and takes their",
-         "ratio; median (min–max) over the samples. ours/jsc is a ratio of medians.", "",
+         "sample times four batches of each, interleaved (ours, base, base, ours, base, ours, ours, base:",
+         "a linear drift cancels, and each side runs once after itself), and takes the ratio of their",
+         "sums; median (min–max) over the samples. ours/jsc is a ratio of medians.", "",
          "| workload | unit | ours | raw | raw protected | JavaScriptCore | ours/raw paired"
          " | ours/raw protected paired | ours/jsc |",
          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
