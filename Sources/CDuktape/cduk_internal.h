@@ -41,8 +41,6 @@ uint32_t cduk_callstack_limit(void *_Nullable udata);
  * backtracking regexp) stop at the deadline too. shims.c. */
 int cduk_native_check(void *_Nullable udata);
 
-/* CLOCK_MONOTONIC in nanoseconds. shims.c. */
-uint64_t cduk_monotonic_ns(void);
 
 /* True while Duktape is calling a finalizer on `engine_heap` (a duk_heap; NULL gives 0).
  * engine.c. */

@@ -30,7 +30,7 @@ public final class ManualClock: Sendable {
     /// clock.advance(by: .milliseconds(5)); clock.now   // 5 ms
     /// ```
     public var now: Duration {
-        .nanoseconds(Int64(clamping: cell.nanoseconds))
+        .nanoseconds(nanosecondsNow)
     }
 
     /// The time elapsed on this clock since its zero, in whole nanoseconds (saturated).

@@ -30,7 +30,7 @@ public final class JSEventLoop: @unchecked Sendable {
     public private(set) weak var context: JSContext?
     let clock: ManualClock?
     /// The monotonic clock's reading when the loop was made, in nanoseconds.
-    let origin = JSEventLoop.monotonicNanoseconds()
+    let origin = MonotonicClock.nanoseconds
     let state = Guarded(State())
 
     /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
@@ -105,14 +105,7 @@ public final class JSEventLoop: @unchecked Sendable {
     /// monotonic clock's since `origin`.
     static func nanosecondsNow(clock: ManualClock?, origin: Int64) -> Int64 {
         if let clock { return clock.nanosecondsNow }
-        return monotonicNanoseconds() - origin
-    }
-
-    /// The system's monotonic clock, in nanoseconds.
-    static func monotonicNanoseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+        return MonotonicClock.nanoseconds - origin
     }
 
     /// True while timers, immediates, posted work or `PendingWork` handles are outstanding.

@@ -318,7 +318,7 @@ public final class HTTPCache: @unchecked Sendable {
         for (key, refresh) in dirty {
             metaWrites.async { self.rewriteMeta(key, refresh: refresh) }
         }
-        metaWrites.sync {}
+        metaWriteQueueDrained()
     }
 
     /// Writes the meta file of `key`'s entry as refresh number `refresh` made it, unless the

@@ -137,6 +137,8 @@ cduk_clock *_Nullable cduk_clock_create(uint64_t start_ns);
 void cduk_clock_destroy(cduk_clock *clock);
 void cduk_clock_advance(cduk_clock *clock, uint64_t nanoseconds);
 uint64_t cduk_clock_read(const cduk_clock *clock);
+/* CLOCK_MONOTONIC in nanoseconds (a heap without a manual clock reads it). shims.c. */
+uint64_t cduk_monotonic_ns(void);
 
 /* The time of `state`'s clock in nanoseconds: the manual clock's when it has one, else
  * CLOCK_MONOTONIC. */
