@@ -111,11 +111,11 @@ public final class HTTPCache: @unchecked Sendable {
                                                 attributes: [.posixPermissions: 0o700])
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in files where name.hasSuffix(".partial") {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // a run that stopped mid-write
+            Self.removeFile(directory.appendingPathComponent(name, isDirectory: false))  // a run that stopped mid-write
         }
         for name in files where name.hasSuffix(".meta") {
             let key = String(name.dropLast(5))
-            let path = directory.appendingPathComponent(name).path
+            let path = directory.appendingPathComponent(name, isDirectory: false).path
             // A meta file is read only when it could be an entry's (headers within the bound).
             guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
                   size.intValue <= 4 * maximumHeaderBytes + 4096,
@@ -130,7 +130,7 @@ public final class HTTPCache: @unchecked Sendable {
             put(entry, at: key)
         }
         for name in files where name.hasSuffix(".body") && index[String(name.dropLast(5))] == nil {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // a body without its meta
+            Self.removeFile(directory.appendingPathComponent(name, isDirectory: false))  // a body without its meta
         }
         evict(keeping: nil)  // within this cache's capacity and entry count, whatever made the files
     }
@@ -348,7 +348,7 @@ public final class HTTPCache: @unchecked Sendable {
     /// that follows makes it the entry's, and a meta file lost in a crash costs a
     /// revalidation). Its URL, or nil (nothing left behind). `init` removes partial files.
     private func partialMeta(_ data: Data, named name: String) -> URL? {
-        let partial = directory.appendingPathComponent(name)
+        let partial = directory.appendingPathComponent(name, isDirectory: false)
         let descriptor = open(partial.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
         let written = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
@@ -371,7 +371,7 @@ public final class HTTPCache: @unchecked Sendable {
 
     /// Renames `partial` to `key`'s meta file; false (and the partial removed) when it cannot.
     private func commitMeta(_ partial: URL, key: String) -> Bool {
-        guard rename(partial.path, directory.appendingPathComponent(key + ".meta").path) == 0 else {
+        guard rename(partial.path, directory.appendingPathComponent(key + ".meta", isDirectory: false).path) == 0 else {
             try? FileManager.default.removeItem(at: partial)
             return false
         }
@@ -418,7 +418,7 @@ public final class HTTPCache: @unchecked Sendable {
             self.cache = cache
             self.entry = entry
             self.key = key
-            temporary = cache.directory.appendingPathComponent("\(key)-\(UUID().uuidString).partial")
+            temporary = cache.directory.appendingPathComponent("\(key)-\(UUID().uuidString).partial", isDirectory: false)
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]),
                   let handle = try? FileHandle(forWritingTo: temporary) else { return nil }
             self.handle = handle
@@ -541,12 +541,18 @@ public final class HTTPCache: @unchecked Sendable {
     }
 
     private func bodyFile(_ key: String) -> URL {
-        directory.appendingPathComponent(key + ".body")
+        directory.appendingPathComponent(key + ".body", isDirectory: false)
     }
 
     private func removeFiles(_ key: String) {
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(key + ".meta"))
-        try? FileManager.default.removeItem(at: bodyFile(key))
+        Self.removeFile(directory.appendingPathComponent(key + ".meta", isDirectory: false))
+        Self.removeFile(bodyFile(key))
+    }
+
+    /// Removes the file at `url`; anything else there (a directory someone put in the cache's
+    /// directory under an entry's name) is left alone.
+    private static func removeFile(_ url: URL) {
+        _ = unlink(url.path)
     }
 
     // MARK: - Helpers

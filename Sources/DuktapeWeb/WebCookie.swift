@@ -226,7 +226,56 @@ public struct WebCookie: Sendable, Equatable, Codable {
     }
 
     /// A cookie date (§5.1.1): the tokens for time, day of month, month and year, in any order.
+    /// The form every HTTP server sends (RFC 9110's IMF-fixdate) is read directly; any other
+    /// goes through the algorithm (`parseDateTokens`), which gives the same date for it.
     static func parseDate(_ text: String) -> Date? {
+        var text = text
+        if let date = text.withUTF8(parseIMFFixdate) { return date }
+        return parseDateTokens(text)
+    }
+
+    /// "Sun, 06 Nov 1994 08:49:37 GMT" exactly; nil (the general algorithm decides) for
+    /// anything else, including an invalid date in that form.
+    private static func parseIMFFixdate(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count == 29, bytes[3] == 0x2C, bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20, bytes[16] == 0x20,
+              bytes[19] == 0x3A, bytes[22] == 0x3A, bytes[25] == 0x20, bytes[26] == 0x47, bytes[27] == 0x4D, bytes[28] == 0x54
+        else { return nil }
+        func name(_ at: Int) -> UInt32 { UInt32(bytes[at]) << 16 | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) }
+        func number(_ at: Int, _ count: Int) -> Int? {
+            var value = 0
+            for index in at..<(at + count) {
+                let digit = Int(bytes[index]) - 0x30
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        // The weekday must be one (a month's name there would be the month to the algorithm).
+        guard imfWeekdays.contains(name(0)), let monthIndex = imfMonths.firstIndex(of: name(8)), let day = number(5, 2),
+              let year = number(12, 4), let hour = number(17, 2), let minute = number(20, 2), let second = number(23, 2),
+              year >= 1601, hour <= 23, minute <= 59, second <= 59, day >= 1
+        else { return nil }
+        let month = monthIndex + 1
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= lengths[monthIndex] else { return nil }
+        // Days from 1970-01-01 to the civil date (proleptic Gregorian, March-based years).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = shifted / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    private static let imfWeekdays: [UInt32] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map(threeBytes)
+    private static let imfMonths: [UInt32] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        .map(threeBytes)
+    private static func threeBytes(_ text: String) -> UInt32 { text.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
+
+    /// RFC 6265 §5.1.1's algorithm.
+    static func parseDateTokens(_ text: String) -> Date? {
         let delimiters = CharacterSet(charactersIn: "\t !\"#$%&'()*+,-./;<=>?@[\\]^_`{|}~")
         var time: (Int, Int, Int)?, day: Int?, month: Int?, year: Int?
         let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]

@@ -236,7 +236,7 @@ public final class WebLoader: @unchecked Sendable {
         let (running, loading) = lock.withLock { () -> ([LoaderTransfer], [Task<WebPage, any Error>]) in
             closed = true
             defer { transfers = [:]; pages = [:]; claimed = [:] }
-            for pooled in pages.values { pooled.idleCloser?.cancel() }
+            for pooled in pages.values { pooled.idleCloser.map(Deadlines.shared.cancel) }
             return (Array(transfers.values), pages.values.map(\.task))
         }
         for transfer in running { transfer.fail(.cancelled(requestID: transfer.request.requestID, url: transfer.request.url)) }
@@ -396,22 +396,23 @@ public final class WebLoader: @unchecked Sendable {
     private func watch(_ transfer: LoaderTransfer, timeout: TimeInterval, grace: Bool) {
         guard timeout.isFinite, timeout >= 0 else { return }
         let limit = Duration.milliseconds(Int64(min(timeout, 1e9) * 1000)) + (grace ? .seconds(1) : .zero)
-        transfer.own(Task { [weak self, weak transfer] in
-            while let current = transfer, !current.isEnded {
-                let deadline = current.lastActivity + limit
-                if ContinuousClock.now >= deadline {
-                    let page = current.page
-                    current.fail(.timedOut(requestID: current.request.requestID, url: current.request.url,
-                                           reason: "timed out: nothing arrived for \(timeout) seconds (WebLoaderConfiguration.timeout)"))
-                    self?.abortInPage(current, on: page)
-                    return
-                }
-                do {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                } catch {
-                    return  // the request ended
-                }
+        Self.arm(transfer, limit: limit, timeout: timeout, loader: self)
+    }
+
+    /// Schedules `transfer`'s watchdog for `limit` after its last news; when it fires before
+    /// that (news came meanwhile), it schedules itself again.
+    private static func arm(_ transfer: LoaderTransfer, limit: Duration, timeout: TimeInterval, loader: WebLoader?) {
+        let deadline = transfer.lastActivity + limit
+        transfer.own(Deadlines.shared.schedule(after: ContinuousClock.now.duration(to: deadline)) { [weak loader, weak transfer] in
+            guard let current = transfer, !current.isEnded else { return }
+            guard ContinuousClock.now >= current.lastActivity + limit else {
+                arm(current, limit: limit, timeout: timeout, loader: loader)
+                return
             }
+            let page = current.page
+            current.fail(.timedOut(requestID: current.request.requestID, url: current.request.url,
+                                   reason: "timed out: nothing arrived for \(timeout) seconds (WebLoaderConfiguration.timeout)"))
+            loader?.abortInPage(current, on: page)
         })
     }
 
@@ -463,7 +464,7 @@ public final class WebLoader: @unchecked Sendable {
         let origin = Self.origin(of: url)
         let removed = lock.withLock { () -> Bool in
             guard let pooled = pages[origin], pooled.task == task else { return false }
-            pooled.idleCloser?.cancel()
+            pooled.idleCloser.map(Deadlines.shared.cancel)
             pages[origin] = nil
             return true
         }
@@ -524,7 +525,7 @@ public final class WebLoader: @unchecked Sendable {
         var running = 0
         var lastUsed = ContinuousClock.now
         /// Closes the page once it has been idle for `pageIdleTimeout` (cancelled when it is used).
-        var idleCloser: Task<Void, Never>?
+        var idleCloser: Deadlines.Token?
     }
 
     /// Counts `transfer` as running on the page of `task` until it is forgotten; false when the
@@ -534,8 +535,7 @@ public final class WebLoader: @unchecked Sendable {
         let claimedNow = lock.withLock { () -> Bool in
             guard !transfer.isEnded, var pooled = pages[origin], pooled.task == task else { return false }
             pooled.running += 1
-            pooled.idleCloser?.cancel()
-            pooled.idleCloser = nil
+            pooled.idleCloser.take().map(Deadlines.shared.cancel)
             pages[origin] = pooled
             claimed[ObjectIdentifier(transfer)] = origin
             return true
@@ -546,20 +546,14 @@ public final class WebLoader: @unchecked Sendable {
         return claimedNow
     }
 
-    /// A task that closes the page of `origin` after `pageIdleTimeout`, if it is still `task`'s
+    /// A deadline that closes the page of `origin` after `pageIdleTimeout`, if it is still `task`'s
     /// and idle then. Caller holds the lock.
-    private func closeWhenIdle(_ origin: String, _ task: Task<WebPage, any Error>) -> Task<Void, Never>? {
+    private func closeWhenIdle(_ origin: String, _ task: Task<WebPage, any Error>) -> Deadlines.Token? {
         guard let timeout = configuration.pageIdleTimeout, timeout.isFinite else { return nil }
         let delay = Duration.milliseconds(Int64(max(0, min(timeout, 1e9)) * 1000))
-        // Counted in the loader's activity, so that `shutdown()` (which cancels it) returns only
-        // once it has ended: nothing of the loader outlives it.
-        return activity.task { [weak self] in
-            if delay > .zero {
-                do { try await Task.sleep(for: delay) } catch { return }  // used again, or closed
-            }
-            // Held for this statement only: the loader is not held when the task counts as ended.
-            self?.retireIfIdle(origin, task)
-        }
+        // Cancelled when the page is used again, dropped, or the loader shuts down; holds
+        // neither the loader nor the page's task strongly past its run.
+        return Deadlines.shared.schedule(after: delay) { [weak self] in self?.retireIfIdle(origin, task) }
     }
 
     /// Closes the page of `origin` if it is still `task`'s and idle.
@@ -583,7 +577,7 @@ public final class WebLoader: @unchecked Sendable {
                     + "a request to another origin waits for one of them to end")
         }
         pages[origin] = nil
-        pooled.idleCloser?.cancel()
+        pooled.idleCloser.map(Deadlines.shared.cancel)
         retire(pooled.task)
     }
 

@@ -106,6 +106,29 @@ struct CookieTests {
         }
         #expect(WebCookie.parseDate("31 Feb 2020 00:00:00") == nil)
         #expect(WebCookie.parseDate("garbage") == nil)
+        // IMF-fixdate, read directly, gives what the algorithm gives: every weekday and month,
+        // leap days of leap and common centuries, the last second of a day, the earliest year.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var instant: TimeInterval = -11_644_473_600  // 1601-01-01
+        while instant < 13_000_000_000 {
+            let text = formatter.string(from: Date(timeIntervalSince1970: instant))
+            #expect(WebCookie.parseDate(text) == WebCookie.parseDateTokens(text), "\(text)")
+            #expect(WebCookie.parseDate(text) == Date(timeIntervalSince1970: instant), "\(text)")
+            instant += 86_400 * 97 + 3_599
+        }
+        for text in ["Sun, 29 Feb 2000 23:59:59 GMT", "Mon, 29 Feb 1900 00:00:00 GMT", "Thu, 29 Feb 2024 12:00:00 GMT",
+                     "Sat, 29 Feb 2100 12:00:00 GMT", "Mon, 31 Apr 2023 00:00:00 GMT", "Mon, 01 Jan 1601 00:00:00 GMT",
+                     "Sun, 31 Dec 1600 23:59:59 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:37 GMT",
+                     "Sun, 00 Nov 1994 08:49:37 GMT", "Nov, 06 Dec 1994 08:49:37 GMT", "SUN, 06 NOV 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:3a GMT", "Sun, 6  Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 0994 08:49:37 GMT", "Sun, 06 Nov 9999 23:59:59 GMT"] {
+            #expect(WebCookie.parseDate(text) == WebCookie.parseDateTokens(text), "\(text)")
+        }
+        #expect(WebCookie.parseDate("Sat, 29 Feb 2100 12:00:00 GMT") == nil)
+        #expect(WebCookie.parseDate("Thu, 29 Feb 2024 12:00:00 GMT") == Date(timeIntervalSince1970: 1_709_208_000))
         // Matching: host-only, subdomains, paths, secure.
         let domainCookie = try #require(cookie("x=1; Domain=example.com; Path=/a", http))
         #expect(domainCookie.applies(to: try #require(URL(string: "http://deep.www.example.com/a/x")), now: Date()))
@@ -639,5 +662,28 @@ struct HTTPCacheTests {
         defer { try? FileManager.default.removeItem(at: few.directory) }
         for index in 0..<20 { store(few, "http://z/\(index)", body: 100) }
         #expect(few.storedURLs.count == 5 && few.storedURLs.contains("http://z/19"))
+    }
+
+    /// Opening a cache removes its own leftovers (partial files, bodies without meta, meta
+    /// files it cannot read), never a directory someone put there under such a name.
+    @Test func openingACacheLeavesDirectoriesWithEntryNamesAlone() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let names = ["a.partial", "0123456789abcdef.body", "fedcba9876543210.meta"]
+        for name in names {
+            let inner = directory.appendingPathComponent(name, isDirectory: true)
+            try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+            try Data("kept".utf8).write(to: inner.appendingPathComponent("inside.txt"))
+        }
+        try Data("left over".utf8).write(to: directory.appendingPathComponent("b.partial"))
+        try Data("orphan".utf8).write(to: directory.appendingPathComponent("1111111111111111.body"))
+        let cache = try HTTPCache(directory: directory, capacity: 1 << 20)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set(names))
+        for name in names {
+            #expect(FileManager.default.contents(atPath: directory.appendingPathComponent(name).appendingPathComponent("inside.txt").path)
+                == Data("kept".utf8))
+        }
+        #expect(cache.storedURLs.isEmpty)
     }
 }

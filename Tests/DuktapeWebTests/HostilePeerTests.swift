@@ -274,7 +274,7 @@ struct TransferBoundTests {
             _ = try await page.callAsyncJavaScript("controllers[0].abort(); return 0")
             // The transfer that starts is the first waiting one (n=4, the fifth server's): wait
             // for it there, not for a count any server could make.
-            await servers[4].wait { !$0.received.isEmpty }
+            try await servers[4].wait { !$0.received.isEmpty }
             let targets = servers.map { $0.received.map(\.target) }
             #expect(servers[4].received.first?.target == "/slow-body?n=4", "requests by server: \(targets)")
             #expect(arrived() == 5, "requests by server: \(targets)")
@@ -291,7 +291,7 @@ struct TransferBoundTests {
                 for (var i = 0; i < 10; i++) fetch('/slow-body?n=' + i).then(function (r) { r.body.getReader().read() }, function () {});
                 return 0
                 """)
-            await server.wait { $0.received.count >= 8 }
+            try await server.wait { $0.received.count >= 8 }
             #expect(server.received.count == 8)
             #expect(page.network.runningCount == 10)
         }

@@ -116,7 +116,7 @@ struct LoaderLimitsTests {
         try await using(loader { $0.maximumPages = 1 }) { loader in
             let busy = WebLoader.body(url: URL(string: slow.baseURL + "/hang"), method: .getData)
             loader.evaluate(busy) { _, _ in }
-            await slow.wait { $0.received.contains { $0.path == "/hang" } }
+            try await slow.wait { $0.received.contains { $0.path == "/hang" } }
             do {
                 _ = try await loader.evaluate(WebLoader.body(url: URL(string: other.baseURL + "/json"), method: .getData))
                 Issue.record("no error")

@@ -276,7 +276,7 @@ struct ScriptLoadingTests {
         defer { server.stop() }
         let page = try WebPage()
         let load = Task { try await page.load(html: "<script src=\"/hang\"></script>", baseURL: URL(string: server.baseURL + "/index.html")) }
-        await server.wait { $0.received.contains { $0.path == "/hang" } }
+        try await server.wait { $0.received.contains { $0.path == "/hang" } }
         await page.shutdown()
         let ended = await endsWithin(.seconds(30)) { _ = try? await load.value }
         #expect(ended)

@@ -64,6 +64,14 @@ private let parsingCases: [(String, String?, String?)] = [
     ("http://b\u{FC}cher.de/", nil, "http://xn--bcher-kva.de/"),
     ("http://M\u{FC}nchen.DE/", nil, "http://xn--mnchen-3ya.de/"),
     ("http://a\u{3002}b/", nil, "http://a.b/"),
+    // ASCII hosts (read in one pass) and Punycode labels in any case (checked by decoding).
+    ("http://XN--BCHER-KVA.de/", nil, "http://xn--bcher-kva.de/"),
+    ("http://Xn--ls8h.LA/", nil, "http://xn--ls8h.la/"),
+    ("http://xn--/", nil, nil),
+    ("http://xn--abc-.com/", nil, nil),
+    ("http://axn--b.c/", nil, "http://axn--b.c/"),
+    ("http://a..B./", nil, "http://a..b./"),
+    ("http://a\u{7F}b/", nil, nil),
     ("http:///x", nil, "http://x/"),
     ("http://", nil, nil),
     // IPv4 in its legacy forms.
@@ -218,6 +226,15 @@ struct URLTests {
                      "new URLSearchParams(Symbol())"] {
             #expect(try page.run("try { \(call); 'no error' } catch (e) { e.name }") == "TypeError", "\(call)")
         }
+    }
+
+    /// A label of up to `longestLabel` code points is kept, ASCII or not; a longer one is
+    /// refused.
+    @Test func labelsAreBoundedInLength() {
+        let longest = String(repeating: "A", count: URLHost.longestLabel)
+        #expect(URLRecord.parse("http://\(longest).com/")?.host == longest.lowercased() + ".com")
+        #expect(URLRecord.parse("http://x.\(longest)a/") == nil)
+        #expect(URLRecord.parse("http://" + String(repeating: "\u{E9}", count: URLHost.longestLabel + 1) + "/") == nil)
     }
 
     @Test func punycodeRefusesWhatWouldOverflowInsteadOfTrapping() {

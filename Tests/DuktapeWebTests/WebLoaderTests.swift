@@ -293,7 +293,7 @@ struct WebLoaderTests {
             for try await message in loader.stream(WebLoader.body(url: try url(server, "/slow-body"), method: .downloadStream)) {
                 if case .streaming = message.type { break }
             }
-            await server.wait { $0.closedByClient.contains("/slow-body") }
+            try await server.wait { $0.closedByClient.contains("/slow-body") }
             let started = ContinuousClock.now
             while !((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).isEmpty,
                   ContinuousClock.now - started < .seconds(30) {
@@ -556,13 +556,13 @@ struct WebLoaderTests {
             let (responses, error) = await messages.terminal()
             #expect(cancelled(error, body.requestID))
             #expect(responses.filter(\.isTerminal).count == 1)
-            await server.wait { $0.closedByClient.contains("/slow-body") }
+            try await server.wait { $0.closedByClient.contains("/slow-body") }
             #expect(files(in: directory).isEmpty)
             // cancelAll, and a request after close.
             let first = Messages(), second = Messages()
             loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: first.handler)
             loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .downloadStream), completionHandler: second.handler)
-            await server.wait { $0.received.filter { $0.path == "/hang" }.count == 2 }
+            try await server.wait { $0.received.filter { $0.path == "/hang" }.count == 2 }
             loader.cancelAll()
             #expect(await first.terminal().error is WebLoaderError)
             #expect(await second.terminal().error is WebLoaderError)
@@ -586,7 +586,7 @@ struct WebLoaderTests {
             _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/json"), method: .getData))
             let hanging = Messages()
             loader.evaluate(WebLoader.body(url: try url(server, "/hang"), method: .getData), completionHandler: hanging.handler)
-            await server.wait { $0.received.contains { $0.path == "/hang" } }
+            try await server.wait { $0.received.contains { $0.path == "/hang" } }
             await loader.shutdown()
             #expect(hanging.isFinished)  // its terminal message was handed over first
             #expect(made.network.activity.isIdle)

@@ -577,7 +577,7 @@ struct WebPageTests {
             _ = try await page.callAsyncJavaScript(
                 "fetch(url); webkit.messageHandlers.slow.postMessage(1); return 0", arguments: ["url": server.baseURL + "/hang"])
             await started.wait(for: 1)
-            await server.wait { $0.received.contains { $0.path == "/hang" } }
+            try await server.wait { $0.received.contains { $0.path == "/hang" } }
             if closedFirst { page.close() }
             let finished = Guarded(false)
             let shutdown = Task {

@@ -121,7 +121,7 @@ struct WebViewJavascriptBridgeTests {
             let url = try #require(URL(string: server.baseURL + "/second"))
             let navigation = Task { try await page.load(url: url) }
             // The second document is loading (its script is held): what is sent now waits for it.
-            await server.wait { $0.received.contains { $0.path == "/slow.js" } }
+            try await server.wait { $0.received.contains { $0.path == "/slow.js" } }
             for index in 1...3 { try bridge.callHandler("collect", data: index, responseCallback: nil) }
             release.open()
             _ = try await navigation.value

@@ -59,39 +59,72 @@ public final class TestHTTPServer: @unchecked Sendable {
     private let lock = NSRecursiveLock()  // recursive: waiters' conditions read the state under it
     private var requests: [Request] = []
     private var closedEarly: [String] = []
-    private var waiters: [(condition: @Sendable (TestHTTPServer) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [Waiter] = []
+    private var nextWaiter = 0
     private var channel: (any Channel)?
     public private(set) var port = 0
 
     public var received: [Request] { lock.withLock { requests } }
 
-    /// Returns once `condition` holds (checked at every request and early close; the caller's
-    /// test has its time limit).
-    public func wait(until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async {
-        await withCheckedContinuation { continuation in
+    private struct Waiter {
+        let id: Int
+        let condition: @Sendable (TestHTTPServer) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+        let timer: Task<Void, Never>
+    }
+
+    /// A `wait` whose condition did not hold within its time.
+    public struct WaitTimedOut: Error, CustomStringConvertible {
+        public let timeout: Duration
+        public var description: String { "the test server's condition did not hold within \(timeout)" }
+    }
+
+    /// Returns once `condition` holds (checked at every request and early close); throws
+    /// `WaitTimedOut` when it has not held after `timeout` (a test fails, never hangs).
+    public func wait(timeout: Duration = .seconds(60), until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async throws {
+        let held = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let id = lock.withLock { () -> Int in
+                nextWaiter += 1
+                return nextWaiter
+            }
+            let timer = Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }  // the condition held
+                let expired = self.lock.withLock { () -> CheckedContinuation<Bool, Never>? in
+                    guard let index = self.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return self.waiters.remove(at: index).continuation
+                }
+                expired?.resume(returning: false)
+            }
             let now = lock.withLock { () -> Bool in
                 if condition(self) { return true }
-                waiters.append((condition, continuation))
+                waiters.append(Waiter(id: id, condition: condition, continuation: continuation, timer: timer))
                 return false
             }
-            if now { continuation.resume() }
+            if now {
+                timer.cancel()
+                continuation.resume(returning: true)
+            }
         }
+        if !held { throw WaitTimedOut(timeout: timeout) }
     }
 
     /// Changes the state and wakes the waiters whose condition now holds, in one locked step
     /// (no change can slip between a check and a wait).
     private func record(_ change: () -> Void) {
-        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+        let ready = lock.withLock { () -> [Waiter] in
             change()
-            var ready: [CheckedContinuation<Void, Never>] = []
+            var ready: [Waiter] = []
             waiters.removeAll { waiter in
                 guard waiter.condition(self) else { return false }
-                ready.append(waiter.continuation)
+                ready.append(waiter)
                 return true
             }
             return ready
         }
-        for continuation in ready { continuation.resume() }
+        for waiter in ready {
+            waiter.timer.cancel()
+            waiter.continuation.resume(returning: true)
+        }
     }
     /// The targets of requests whose connection the client closed before the response ended.
     public var closedByClient: [String] { lock.withLock { closedEarly } }

@@ -54,6 +54,7 @@ final class FetchTransfer: Sendable {
         var waiter: (@Sendable () -> Void)?
         var ended = false
         var tasks: [Task<Void, Never>] = []
+        var timeout: Deadlines.Token?
     }
 
     /// `onPause` is told the unread count each time the task waits for the page (tests);
@@ -74,6 +75,19 @@ final class FetchTransfer: Sendable {
             return state.ended
         }
         if cancelNow { task.cancel() }
+    }
+
+    /// Runs `expire` after `delay` unless the transfer ended first (its timeout).
+    func expire(after delay: Duration, _ expire: @escaping @Sendable (FetchTransfer) -> Void) {
+        let token = Deadlines.shared.schedule(after: delay) { [weak self] in
+            guard let self else { return }
+            expire(self)
+        }
+        let cancelNow = state.withLock { state -> Bool in
+            state.timeout = token
+            return state.ended
+        }
+        if cancelNow { Deadlines.shared.cancel(token) }
     }
 
     var isEnded: Bool { state.withLock { $0.ended } }
@@ -192,12 +206,13 @@ final class FetchTransfer: Sendable {
     /// Marks the transfer ended and wakes a task waiting for the page to read; returns its
     /// tasks to cancel, or nil when it had already ended.
     private func endOnce() -> [Task<Void, Never>]? {
-        let (tasks, waiter) = state.withLock { state -> ([Task<Void, Never>]?, (@Sendable () -> Void)?) in
-            guard !state.ended else { return (nil, nil) }
+        let (tasks, waiter, timeout) = state.withLock { state -> ([Task<Void, Never>]?, (@Sendable () -> Void)?, Deadlines.Token?) in
+            guard !state.ended else { return (nil, nil, nil) }
             state.ended = true
             defer { state.tasks = [] }
-            return (state.tasks, state.waiter.take())
+            return (state.tasks, state.waiter.take(), state.timeout.take())
         }
+        if let timeout { Deadlines.shared.cancel(timeout) }
         waiter?()
         return tasks
     }

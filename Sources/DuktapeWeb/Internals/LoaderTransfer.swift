@@ -39,8 +39,8 @@ final class LoaderTransfer: @unchecked Sendable {
     private var fileURL: URL?
     private var received: Int64 = 0
     private var lastNews = ContinuousClock.now
-    /// Tasks to cancel when the request ends (its watchdog).
-    private var tasks: [Task<Void, Never>] = []
+    /// The request's watchdog, cancelled when the request ends.
+    private var watchdog: Deadlines.Token?
     /// The page the request runs on, once known (for aborting it there).
     private var runningPage: WebPage?
 
@@ -65,14 +65,15 @@ final class LoaderTransfer: @unchecked Sendable {
         set { lock.withLock { if !isEnded { runningPage = newValue } } }
     }
 
-    /// Keeps `task` until the request ends, then cancels it.
-    func own(_ task: Task<Void, Never>) {
+    /// Keeps `token` (the request's watchdog, replacing the one that armed it) until the
+    /// request ends, then cancels it.
+    func own(_ token: Deadlines.Token) {
         let cancelNow = lock.withLock { () -> Bool in
             if isEnded { return true }
-            tasks.append(task)
+            watchdog = token
             return false
         }
-        if cancelNow { task.cancel() }
+        if cancelNow { Deadlines.shared.cancel(token) }
     }
 
     /// Handles one bridge message of this request and returns once the handler has seen what
@@ -266,7 +267,7 @@ final class LoaderTransfer: @unchecked Sendable {
         deliveries.send(response, error)
     }
 
-    /// Marks the request ended, removes an unfinished stream file, cancels its tasks, then
+    /// Marks the request ended, removes an unfinished stream file, cancels its watchdog, then
     /// queues the terminal message.
     private func finish(_ terminal: WebLoaderResponse, error: (any Error)?) {
         ended.store(true, ordering: .releasing)
@@ -283,8 +284,8 @@ final class LoaderTransfer: @unchecked Sendable {
         }
         for (_, kept) in early { kept.turn.end(written: false) }
         early = [:]
-        for task in tasks { task.cancel() }
-        tasks = []
+        if let watchdog { Deadlines.shared.cancel(watchdog) }
+        watchdog = nil
         runningPage = nil
         deliver(terminal, error: error)
         let onEnd = self.onEnd

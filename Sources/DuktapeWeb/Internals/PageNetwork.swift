@@ -305,8 +305,7 @@ final class PageNetwork: @unchecked Sendable {
     /// free (at most `maximumConcurrentTransfers` do network work at once; the rest wait).
     private func begin(_ request: FetchRequest, on transfer: FetchTransfer, to sink: some TransferSink) {
         if let timeout = request.timeout {
-            start(transfer) { (transfer: FetchTransfer) in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            transfer.expire(after: timeout) { transfer in
                 sink.fail(transfer, .requestTimeout("\(request.method) \(request.url.href) timed out after \(timeout)"))
             }
         }

@@ -44,6 +44,7 @@ enum URLHost {
     /// unassigned and C1 control code points and U+FFFD refused; non-ASCII labels as
     /// Punycode, and `xn--` labels checked to decode to something that is not plain ASCII.
     static func domainToASCII(_ domain: String) -> String? {
+        if let plain = plainASCIIDomain(domain) { return plain }
         var text = domain
         if !text.unicodeScalars.allSatisfy(\.isASCII) {
             let kept = text.unicodeScalars.filter { !isIgnored($0) }
@@ -82,6 +83,35 @@ enum URLHost {
         let result = labels.joined(separator: ".")
         guard !result.isEmpty, !result.unicodeScalars.contains(where: isForbiddenDomain) else { return nil }
         return result
+    }
+
+    /// The common case in one pass over the bytes: an ASCII domain, no `xn--` label, no label
+    /// longer than `longestLabel`, no forbidden code point, not empty is its lowercase form.
+    /// Nil for anything else, which the full algorithm decides (with the same result for this
+    /// case: ASCII labels are only lowercased).
+    private static func plainASCIIDomain(_ domain: String) -> String? {
+        var domain = domain
+        return domain.withUTF8 { bytes -> String? in
+            guard !bytes.isEmpty else { return nil }
+            var labelStart = 0
+            for (index, byte) in bytes.enumerated() {
+                guard byte < 0x80, !isForbiddenDomain(Unicode.Scalar(byte)) else { return nil }
+                if byte == 0x2E {
+                    labelStart = index + 1
+                    continue
+                }
+                guard index - labelStart < longestLabel else { return nil }
+                // "xn--", in any case: a Punycode label, which the full algorithm checks.
+                if index - labelStart == 3, bytes[index] == 0x2D, bytes[index - 1] == 0x2D, bytes[index - 2] | 0x20 == 0x6E,
+                   bytes[index - 3] | 0x20 == 0x78 {
+                    return nil
+                }
+            }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for (index, byte) in bytes.enumerated() { buffer[index] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                return bytes.count
+            }
+        }
     }
 
     /// The longest label (in code points) that domain to ASCII accepts.
