@@ -619,6 +619,227 @@ void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which) {
     }
 }
 
+/* ---- Plain data copies (a posted message) -------------------------------------------------
+ *
+ * DuktapeWeb's page copies every value a script posts to the host (page.js, copyForMessage):
+ * objects without a prototype, holes as undefined, within limits, a function, symbol or cycle
+ * refused. Interpreted, that copy was a third of the bytecode a WebLoader request ran. This is
+ * the same copy for plain data only: objects of class Object (prototype Object.prototype or
+ * none, no accessor, array index or @@toStringTag key, Object.prototype without an own
+ * @@toStringTag either), arrays with every element present (any prototype), and primitives
+ * other than symbols. Anything else (a Date, bytes, an Error, a Proxy, a getter, a hole, a
+ * cycle, a limit passed, an error such as running out of memory) gives undefined: page.js then
+ * makes the copy, and its errors.
+ *
+ * As JSON.stringify's fast path does, the copy runs protected with finalizers held back and
+ * object compaction off: no script runs during it (no getter is read, no finalizer runs), and no
+ * property table it reads is resized or moved, so it reads the original's tables in place. */
+
+#define CDUK__COPY_MAX_DEPTH 256
+#define CDUK__COPY_MAX_LENGTH (1L << 24)
+#define CDUK__COPY_MAX_VALUES 1000000L
+
+typedef struct {
+    long values;
+    int depth;
+    duk_hobject *path[CDUK__COPY_MAX_DEPTH + 2];
+    duk_hobject *object_prototype;
+    duk_hstring *tag_key;
+} cduk__copy_state;
+
+/* Whether `tv` may be copied as it is (a primitive other than a symbol). */
+static int cduk__copy_primitive(duk_tval *tv) {
+    switch (DUK_TVAL_GET_TAG(tv)) {
+    case DUK_TAG_UNDEFINED:
+    case DUK_TAG_NULL:
+    case DUK_TAG_BOOLEAN:
+        return 1;
+    case DUK_TAG_STRING:
+        return !DUK_HSTRING_HAS_SYMBOL(DUK_TVAL_GET_STRING(tv));
+    case DUK_TAG_OBJECT:
+    case DUK_TAG_BUFFER:
+    case DUK_TAG_LIGHTFUNC:
+    case DUK_TAG_POINTER:
+    case DUK_TAG_UNUSED:
+        return 0;
+    default:
+        return DUK_TVAL_IS_NUMBER(tv);
+    }
+}
+
+static int cduk__copy_value(duk_hthread *thr, cduk__copy_state *st);
+
+/* Whether every own property for-in would list on plain object `h` can be copied as a data
+ * property: none is an accessor or an array index, and `h` has no @@toStringTag. */
+static int cduk__copyable_entries(duk_hthread *thr, cduk__copy_state *st, duk_hobject *h) {
+    for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(h); i++) {
+        duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
+        if (k == NULL) {
+            continue;
+        }
+        if (k == st->tag_key) {
+            return 0;
+        }
+        if (DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, h, i) && !DUK_HSTRING_HAS_SYMBOL(k) &&
+            (DUK_HSTRING_HAS_ARRIDX(k) || DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, h, i))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* [.. obj] -> [.. copy] and 1; 0 (what is left on the stack is dropped) when the object is
+ * not plain data. */
+static int cduk__copy_object(duk_hthread *thr, cduk__copy_state *st, duk_hobject *h) {
+    if (st->depth > CDUK__COPY_MAX_DEPTH || DUK_HOBJECT_IS_PROXY(h) || !duk_check_stack(thr, 8)) {
+        return 0;
+    }
+    for (int i = 0; i < st->depth; i++) {
+        if (st->path[i] == h) {
+            return 0; /* a cycle: page.js names it */
+        }
+    }
+    duk_idx_t base = duk_get_top_index(thr);
+    int is_array = DUK_HOBJECT_GET_CLASS_NUMBER(h) == DUK_HOBJECT_CLASS_ARRAY && DUK_HOBJECT_IS_ARRAY(h);
+    duk_uint32_t length = 0;
+    if (is_array) {
+        length = ((duk_harray *) h)->length;
+        if (!DUK_HOBJECT_HAS_ARRAY_PART(h) || length > DUK_HOBJECT_GET_ASIZE(h) || (long) length > CDUK__COPY_MAX_LENGTH ||
+            st->values + (long) length > CDUK__COPY_MAX_VALUES) {
+            return 0;
+        }
+        duk_push_array(thr);
+        duk_push_undefined(thr); /* duk_set_prototype's "none" */
+        duk_set_prototype(thr, -2);
+    } else {
+        duk_hobject *proto = DUK_HOBJECT_GET_PROTOTYPE(thr->heap, h);
+        if (DUK_HOBJECT_GET_CLASS_NUMBER(h) != DUK_HOBJECT_CLASS_OBJECT || DUK_HOBJECT_HAS_EXOTIC_BEHAVIOR(h) ||
+            DUK_HOBJECT_HAS_ARRAY_PART(h) || (proto != NULL && proto != st->object_prototype) || !cduk__copyable_entries(thr, st, h)) {
+            return 0;
+        }
+        duk_push_bare_object(thr);
+    }
+    st->path[st->depth++] = h;
+    duk_idx_t copy = base + 1;
+    if (is_array) {
+        for (duk_uint32_t i = 0; i < length; i++) {
+            duk_tval *tv = DUK_HOBJECT_A_GET_VALUE_PTR(thr->heap, h, i);
+            if (DUK_TVAL_IS_UNUSED(tv)) {
+                return 0; /* a hole */
+            }
+            duk_push_tval(thr, tv);
+            if (!cduk__copy_value(thr, st)) {
+                return 0;
+            }
+            duk_put_prop_index(thr, copy, (duk_uarridx_t) i);
+        }
+    } else {
+        for (duk_uint_fast32_t i = 0; i < (duk_uint_fast32_t) DUK_HOBJECT_GET_ENEXT(h); i++) {
+            duk_hstring *k = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
+            if (k == NULL || !DUK_HOBJECT_E_SLOT_IS_ENUMERABLE(thr->heap, h, i) || DUK_HSTRING_HAS_SYMBOL(k)) {
+                continue; /* Object.keys leaves it out */
+            }
+            duk_push_hstring(thr, k);
+            duk_push_tval(thr, DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, i));
+            if (!cduk__copy_value(thr, st)) {
+                return 0;
+            }
+            duk_put_prop(thr, copy);
+        }
+    }
+    st->depth--;
+    duk_replace(thr, base);
+    return 1;
+}
+
+/* [.. value] -> [.. copy] and 1, or 0 (see cduk__copy_object). */
+static int cduk__copy_value(duk_hthread *thr, cduk__copy_state *st) {
+    if (++st->values > CDUK__COPY_MAX_VALUES) {
+        return 0;
+    }
+    duk_tval *tv = duk_get_tval(thr, -1);
+    if (cduk__copy_primitive(tv)) {
+        return 1;
+    }
+    return DUK_TVAL_IS_OBJECT(tv) ? cduk__copy_object(thr, st, DUK_TVAL_GET_OBJECT(tv)) : 0;
+}
+
+/* [value] -> [copy] or [undefined] (not plain data). */
+static duk_ret_t cduk__copy_plain_raw(duk_context *ctx, void *udata) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    cduk__copy_state *st = (cduk__copy_state *) udata;
+    duk_int_t e_idx, h_idx;
+    if (st->object_prototype != NULL && duk_hobject_find_entry(thr->heap, st->object_prototype, st->tag_key, &e_idx, &h_idx)) {
+        duk_push_undefined(ctx);
+        return 1;
+    }
+    if (!cduk__copy_value(thr, st)) {
+        duk_push_undefined(ctx);
+    }
+    return 1;
+}
+
+static duk_ret_t cduk__copy_plain(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    cduk__copy_state st;
+    st.values = 0;
+    st.depth = 0;
+    st.object_prototype = thr->builtins[DUK_BIDX_OBJECT_PROTOTYPE];
+    st.tag_key = DUK_HTHREAD_STRING_WELLKNOWN_SYMBOL_TO_STRING_TAG(thr);
+    duk_set_top(ctx, 1);
+    duk_small_uint_t flags = thr->heap->ms_base_flags;
+    thr->heap->ms_base_flags |= DUK_MS_FLAG_NO_OBJECT_COMPACTION;
+    thr->heap->pf_prevent_count++;
+    duk_int_t rc = duk_safe_call(ctx, cduk__copy_plain_raw, &st, 1, 1);
+    thr->heap->pf_prevent_count--;
+    thr->heap->ms_base_flags = flags;
+    if (rc != DUK_EXEC_SUCCESS) {
+        duk_pop(ctx); /* the error: page.js copies, and meets it itself */
+        return 0;
+    }
+    return 1;
+}
+
+/* ownSlot(self, key, unknown): DuktapeWeb's helpers.js `own` (the value of self's own property
+ * `key`, or undefined when it has none or self is not an object), for its internal state under
+ * hidden keys: one native call instead of Reflect.apply, hasOwnProperty and an arguments array.
+ * Returns `unknown` where script must decide: a key that is not a hidden symbol, a Proxy, an
+ * accessor (its getter runs there). */
+static duk_ret_t cduk__own_slot(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *key = duk_get_tval(thr, 1);
+    if (key == NULL || !DUK_TVAL_IS_STRING(key) || !DUK_HSTRING_HAS_HIDDEN(DUK_TVAL_GET_STRING(key))) {
+        duk_dup(thr, 2);
+        return 1;
+    }
+    duk_hobject *h = duk_get_hobject(thr, 0);
+    if (h == NULL) {
+        return 0; /* a primitive, a lightfunc or a plain buffer has no hidden own property */
+    }
+    if (DUK_HOBJECT_IS_PROXY(h)) {
+        duk_dup(thr, 2);
+        return 1;
+    }
+    duk_int_t e_idx, h_idx;
+    if (!duk_hobject_find_entry(thr->heap, h, DUK_TVAL_GET_STRING(key), &e_idx, &h_idx)) {
+        return 0;
+    }
+    if (DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, h, e_idx)) {
+        duk_dup(thr, 2);
+        return 1;
+    }
+    duk_push_tval(thr, DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, e_idx));
+    return 1;
+}
+
+void cduk_push_native_helper(duk_context *ctx, cduk_native_helper which) {
+    switch (which) {
+    case CDUK_HELPER_PLAIN_COPY: duk_push_c_function(ctx, cduk__copy_plain, 1); break;
+    case CDUK_HELPER_OWN_SLOT: duk_push_c_function(ctx, cduk__own_slot, 3); break;
+    default: duk_push_undefined(ctx); break;
+    }
+}
+
 /* ---- Slots by position (see cduk_internal.h) ---- */
 
 void cduk_pin_keys(duk_context *ctx, const char *stash_key, const char *_Nonnull const *_Nonnull keys, void *_Nullable *_Nonnull out, duk_uint32_t count) {

@@ -104,7 +104,8 @@ public final class WebPage: @unchecked Sendable {
             store.setFromScript(text, url: url)
         }
         control = try PageSeam.installPage(
-            in: context, globals: globals, natives: PageSeam.PageNatives(post: post, getCookie: getCookie, setCookie: setCookie))
+            in: context, globals: globals, natives: PageSeam.PageNatives(post: post, getCookie: getCookie, setCookie: setCookie,
+                                                                  copyPlain: try context.nativeHelper(.plainDataCopy)))
         guard let global = context.globalObject else { throw WebPageError.cannotCreateContext }
         environment = PageSeam.BridgeEnvironment(global: global, bridge: control.bridge)
         try control.setLocation(URLRecord.blankAttributes)

@@ -144,6 +144,22 @@ struct WebLoaderTests {
                 default: Issue.record("\(type) gave \(response.type)")
                 }
             }
+            // JSON is read as json() reads it: UTF-8, a UTF-8 BOM dropped, invalid sequences
+            // replaced; a UTF-16 BOM decodes as UTF-16; text that is not JSON is a bad response.
+            let encodings: [(String, Any)] = [
+                ("EFBBBF5B315D", [1]), ("5B22E282AC225D", ["\u{20AC}"]), ("5B22FF225D", ["\u{FFFD}"]),
+                ("FFFE5B0031005D00", [1]), ("FEFF005B0032005D", [2]), ("5B22F09F9880225D", ["\u{1F600}"]),
+            ]
+            for (hex, expected) in encodings {
+                let response = try await loader.evaluate(WebLoader.body(url: try url(server, "/hex?type=application%2Fjson&body=\(hex)"), method: .getData))
+                guard case .json(let value) = response.type else { Issue.record("\(hex): \(response.type)"); continue }
+                #expect((value as? NSArray)?.isEqual(to: expected as? [Any] ?? []) == true, "\(hex): \(value)")
+            }
+            for hex in ["5B31", "EFBBBF", "7B2261223A7D"] {
+                await #expect(throws: WebLoaderError.self, "\(hex)") {
+                    _ = try await loader.evaluate(WebLoader.body(url: try url(server, "/hex?type=application%2Fjson&body=\(hex)"), method: .getData))
+                }
+            }
             let untyped = try await loader.evaluate(WebLoader.body(url: try url(server, "/untyped"), method: .downloadFile))
             guard case .data(let bytes) = untyped.type else { Issue.record("\(untyped.type)"); return }
             #expect(bytes == Data([1, 2, 3]) && untyped.contentType == "")

@@ -516,6 +516,32 @@ struct WebPageTests {
         }
     }
 
+    /// Plain data is copied natively (`NativeHelper.plainDataCopy`), anything else by page.js:
+    /// the handler gets the same body either way, and a value whose copy needs script (a Date
+    /// beside the data) still arrives whole.
+    @Test func plainAndScriptCopiesCarryTheSameData() async throws {
+        let inbox = Inbox()
+        let configuration = WebPageConfiguration()
+        configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
+        try await using(try WebPage(configuration: configuration)) { page in
+            _ = try await page.evaluateJavaScript("""
+                var data = JSON.parse('{"items":[{"id":1,"name":"a","tags":["x","y"]},{"id":2.5,"name":null,"ok":false}],"n":-0,"s":"\\ud800"}');
+                webkit.messageHandlers.bridge.postMessage({ data: data });
+                webkit.messageHandlers.bridge.postMessage({ data: data, when: new Date(0) });
+                webkit.messageHandlers.bridge.postMessage([data, [1, , 3]]);
+                0
+                """)
+            await inbox.wait(for: 3)
+            let bodies = inbox.all.map(\.body)
+            let plain = (bodies[0] as? [String: Any])?["data"] as? NSDictionary
+            let scripted = (bodies[1] as? [String: Any])?["data"] as? NSDictionary
+            #expect(plain != nil && plain == scripted)
+            #expect((bodies[1] as? [String: Any])?["when"] as? Date == Date(timeIntervalSince1970: 0))
+            let holed = bodies[2] as? [Any]
+            #expect((holed?.first as? NSDictionary) == plain && (holed?.last as? [Any])?.count == 3)
+        }
+    }
+
     @Test func aListenerThatTimesOutIsAnErrorOfTheLoad() async throws {
         var configuration = WebPageConfiguration()
         // Each step of the load has this much (0.3 s was too little for the others under

@@ -263,6 +263,10 @@ public final class TestHTTPServer: @unchecked Sendable {
             try await responder.respond(headers: ["Content-Type: application/json"], text: #"{"hello":"world","n":1,"list":[1,2,3]}"#)
         case "/typed":
             try await responder.respond(headers: ["Content-Type: \(query["type"] ?? "")"], text: query["body"] ?? "")
+        case "/hex":  // a body given as hex bytes (any bytes, not only UTF-8 text)
+            let hex = Array((query["body"] ?? "").utf8)
+            let bytes = stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) }
+            try await responder.respond(headers: ["Content-Type: \(query["type"] ?? "")"], body: bytes)
         case "/script.js":
             let caching = query["cache"] != nil ? ["Cache-Control: max-age=600"] : []  // storable for the HTTP cache
             try await responder.respond(headers: ["Content-Type: text/javascript; charset=utf-8"] + caching, text: query["text"] ?? "")

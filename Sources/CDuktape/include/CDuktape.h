@@ -177,6 +177,16 @@ typedef enum cduk_class {
 /* The class of the value at idx (CDUK_CLASS_NONE for primitives). Never throws. */
 cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx);
 
+/* Native functions of DuktapeWeb's page (engine.c says what each does and when it defers to
+ * script): `copy(value)`, the copy of a posted message for plain data, else undefined;
+ * `ownSlot(self, hiddenKey, unknown)`, an own internal-state slot. */
+typedef enum {
+    CDUK_HELPER_PLAIN_COPY = 0,
+    CDUK_HELPER_OWN_SLOT = 1
+} cduk_native_helper;
+
+void cduk_push_native_helper(duk_context *ctx, cduk_native_helper which);
+
 /* True when two Duktape threads share one realm (one global object): a coroutine made with
  * `new Duktape.Thread` and the thread that made it. Never throws. */
 int cduk_same_realm(duk_context *a, duk_context *b);

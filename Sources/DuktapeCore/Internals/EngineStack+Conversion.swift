@@ -218,9 +218,19 @@ extension EngineStack {
             try push(anyValue: wrapped, depth: depth)
             return
         }
-        if type(of: value) is AnyClass {
+        let dynamicType = type(of: value)
+        if dynamicType is AnyClass {
             try pushClassInstance(value, depth: depth)
             return
+        }
+        // The commonest containers by their exact type: each cast below to a protocol
+        // (`any BinaryInteger`, `any AnyElements`…) is a conformance lookup, and an array or a
+        // dictionary would fail six of them first. A cast to its own exact type is a copy.
+        if dynamicType == [Any].self, let array = value as? [Any] { return try pushArray(array, depth: depth) }
+        if dynamicType == [String].self, let array = value as? [String] { return try pushArray(array, depth: depth) }
+        if dynamicType == [String: Any].self, let dictionary = value as? [String: Any] { return try pushObject(dictionary, depth: depth) }
+        if dynamicType == [String: String].self, let dictionary = value as? [String: String] {
+            return try pushObject(dictionary, depth: depth)
         }
         switch value {
         case let integer as any BinaryInteger: duk_push_number(ctx, Double(integer))

@@ -16,7 +16,7 @@ import NIOCore
 ///                 ◀── TransferEvents ───── head / available / end / fail, by transfer id
 ///  PageWebSockets ── WebSocketNatives ────▶ websocket.js         (open / send / close)
 ///                 ◀── WebSocketEvents ──── open / message / written / closing / error / close
-///  WebPage        ── PageNatives ─────────▶ page.js              (post, cookies)
+///  WebPage        ── PageNatives ─────────▶ page.js              (post, copy, cookies)
 ///                 ◀── Control ──────────── location, user agent, ready state, handlers, replies
 ///  FlexComponent  ── FlexNatives ─────────▶ flex.js              ($flex, at every document start)
 ///                 ◀── FlexControl ──────── callWeb
@@ -115,6 +115,9 @@ enum PageSeam {
         var post: JSValue
         /// `getCookie() → string`, `setCookie(text)`: `document.cookie`.
         var getCookie, setCookie: JSValue
+        /// `copyPlain(value) → copy | undefined`: a message's copy made natively when it is
+        /// plain data (`NativeHelper.plainDataCopy`).
+        var copyPlain: JSValue
     }
 
     /// What every bridge's file is given (`natives.<name>`), besides its own: its channel to its
@@ -245,7 +248,7 @@ enum PageSeam {
             ("utf8Decode", natives.utf8Decode), ("utf8Fits", natives.utf8Fits), ("urlParse", natives.urlParse),
             ("urlSet", natives.urlSet), ("usv", natives.usv), ("formParse", natives.formParse),
             ("formSerialize", natives.formSerialize), ("report", natives.report),
-            ("hiddenKeys", try HostScript.table(keys, in: context)),
+            ("hiddenKeys", try HostScript.table(keys, in: context)), ("ownSlot", try context.nativeHelper(.ownSlot)),
             ("urlAttributeNames", JSValue(object: URLRecord.attributeNames, in: context)),
         ]
         var scripts = globals
@@ -273,6 +276,7 @@ enum PageSeam {
         // The page's timers as they are before any document runs (the bridges' deadlines).
         guard let global = context.globalObject else { throw WebPageError.cannotCreateContext }
         let table = try HostScript.table([("post", natives.post), ("getCookie", natives.getCookie), ("setCookie", natives.setCookie),
+                                          ("copyPlain", natives.copyPlain),
                                           ("setTimeout", global.forProperty("setTimeout")),
                                           ("clearTimeout", global.forProperty("clearTimeout"))], in: context)
         let shared = try HostScript.run(page, in: context, natives: table, shared: globals.shared)

@@ -41,7 +41,20 @@ function headerValue(value) {
     if (apply(testPattern, invalidValue, [text])) throw new TypeErrorCtor('Invalid header value');
     return text;
 }
-function lower(text) { return apply(toLowerCase, text, []); }
+// Names lowercased, remembered (a lookup instead of a native call per list entry and read);
+// at most LOWERED_MAX of them, then forgotten all at once.
+var NO_ARGUMENTS = [], lowered = setPrototypeOf({}, null), loweredCount = 0, LOWERED_MAX = 512;
+function lower(text) {
+    var known = lowered[text];
+    if (known !== undefined) return known;
+    known = apply(toLowerCase, text, NO_ARGUMENTS);
+    if (++loweredCount > LOWERED_MAX) {
+        lowered = setPrototypeOf({}, null);
+        loweredCount = 1;
+    }
+    lowered[text] = known;
+    return known;
+}
 function writable(state) {
     if (state.immutable) throw new TypeErrorCtor("Headers are immutable");
 }

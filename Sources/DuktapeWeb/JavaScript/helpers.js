@@ -18,7 +18,11 @@ var hasOwnProperty = primordials.ObjectPrototypeHasOwnProperty;
 function call(f, self) { return apply(f, self, apply(arraySlice, arguments, [2])); }
 // The value of `self`'s own property `key` (internal state: never an inherited one, so that an
 // object made with Object.create(instance) is not an instance), or undefined.
+// Read natively (`natives.ownSlot`) unless that needs script (a Proxy, an accessor).
+var ownSlot = natives.ownSlot, UNDECIDED = setPrototypeOf({}, null);
 function own(self, key) {
+    var value = ownSlot(self, key, UNDECIDED);
+    if (value !== UNDECIDED) return value;
     return self !== null && (typeof self === 'object' || typeof self === 'function') && apply(hasOwnProperty, self, [key])
         ? self[key] : undefined;
 }

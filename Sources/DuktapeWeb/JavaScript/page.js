@@ -28,6 +28,7 @@ var O = primordials.Object,
     toTag = primordials.ObjectPrototypeToString,
     dispatch = shared.dispatch,
     post = natives.post,
+    copyPlain = natives.copyPlain,
     setTimer = natives.setTimeout,
     clearTimer = natives.clearTimeout;
 
@@ -144,6 +145,12 @@ var idleBudget = { seen: setPrototypeOf([], null), values: 0 };
 function copyOf(value) {
     var type = typeof value;
     if (value === null || (type !== 'object' && type !== 'function' && type !== 'symbol')) return value;
+    // Plain data (objects, arrays, primitives) is copied natively, to the same copy; anything
+    // else, and every error, is copyForMessage's.
+    if (type === 'object') {
+        var plain = copyPlain(value);
+        if (plain !== undefined) return plain;
+    }
     var budget = idleBudget;
     if (budget === null) return copyForMessage(value, { seen: setPrototypeOf([], null), values: 0 }, 0);
     idleBudget = null;
