@@ -626,7 +626,7 @@ void cduk_push_realm_object(duk_context *ctx, cduk_realm_object which) {
  * refused. Interpreted, that copy was a third of the bytecode a WebLoader request ran. This is
  * the same copy for plain data only: objects of class Object (prototype Object.prototype or
  * none, no accessor, array index or @@toStringTag key, Object.prototype without an own
- * @@toStringTag either), arrays with every element present (any prototype), and primitives
+ * @@toStringTag or a prototype), arrays with every element present (any prototype), and primitives
  * other than symbols. Anything else (a Date, bytes, an Error, a Proxy, a getter, a hole, a
  * cycle, a limit passed, an error such as running out of memory) gives undefined: page.js then
  * makes the copy, and its errors.
@@ -691,7 +691,8 @@ static int cduk__copyable_entries(duk_hthread *thr, cduk__copy_state *st, duk_ho
 /* [.. obj] -> [.. copy] and 1; 0 (what is left on the stack is dropped) when the object is
  * not plain data. */
 static int cduk__copy_object(duk_hthread *thr, cduk__copy_state *st, duk_hobject *h) {
-    if (st->depth > CDUK__COPY_MAX_DEPTH || DUK_HOBJECT_IS_PROXY(h) || !duk_check_stack(thr, 8)) {
+    /* The native stack guard too: a script may post from just above its floor. */
+    if (st->depth > CDUK__COPY_MAX_DEPTH || DUK_HOBJECT_IS_PROXY(h) || cduk_native_stack_low() || !duk_check_stack(thr, 8)) {
         return 0;
     }
     for (int i = 0; i < st->depth; i++) {
@@ -769,7 +770,12 @@ static duk_ret_t cduk__copy_plain_raw(duk_context *ctx, void *udata) {
     duk_hthread *thr = (duk_hthread *) ctx;
     cduk__copy_state *st = (cduk__copy_state *) udata;
     duk_int_t e_idx, h_idx;
-    if (st->object_prototype != NULL && duk_hobject_find_entry(thr->heap, st->object_prototype, st->tag_key, &e_idx, &h_idx)) {
+    /* A plain object's tag (Object.prototype.toString) reads @@toStringTag through its whole
+     * prototype chain: Object.prototype must have none of its own, and no prototype (a script
+     * can give it one). */
+    if (st->object_prototype != NULL &&
+        (DUK_HOBJECT_GET_PROTOTYPE(thr->heap, st->object_prototype) != NULL ||
+         duk_hobject_find_entry(thr->heap, st->object_prototype, st->tag_key, &e_idx, &h_idx))) {
         duk_push_undefined(ctx);
         return 1;
     }

@@ -472,8 +472,8 @@ public final class WebLoader: @unchecked Sendable {
     }
 
     /// Shuts the page of `task` down (once it is made), counted until it is.
-    private func retire(_ task: Task<WebPage, any Error>) {
-        activity.task { await (try? await task.value)?.shutdown() }
+    private func retire(_ task: Task<WebPage, any Error>, continuing token: UInt64? = nil) {
+        activity.task(continuing: token ?? activity.begin()) { await (try? await task.value)?.shutdown() }
     }
 
     private static func pageConfiguration(_ configuration: WebLoaderConfiguration, loader: WebLoader?) -> WebPageConfiguration {
@@ -558,12 +558,14 @@ public final class WebLoader: @unchecked Sendable {
 
     /// Closes the page of `origin` if it is still `task`'s and idle.
     private func retireIfIdle(_ origin: String, _ task: Task<WebPage, any Error>) {
-        let idle = lock.withLock { () -> Bool in
-            guard let pooled = pages[origin], pooled.task == task, pooled.running == 0 else { return false }
+        // The page's shutdown counts in the loader's activity from the moment it leaves the pool
+        // (under the lock): a `shutdown()` that no longer finds it waits for it all the same.
+        let token = lock.withLock { () -> UInt64? in
+            guard let pooled = pages[origin], pooled.task == task, pooled.running == 0 else { return nil }
             pages[origin] = nil
-            return true
+            return activity.begin()
         }
-        if idle { retire(task) }
+        if let token { retire(task, continuing: token) }
     }
 
     /// Makes room for one more page: the least recently used idle page is closed when the pool

@@ -656,7 +656,9 @@ struct FetchTests {
             #expect(result?.hasPrefix("TimeoutError: GET \(server.baseURL)/hang timed out") == true)
             #expect(try await failure(page, "return fetch('/json', { timeout: -1 })")?.contains("timeout must be") == true)
             // The timeout counts from the call: on a busy machine it can end the request before
-            // its connection reached the server. A request the server received is closed.
+            // its connection reached the server. Once the transfer's work has ended (nothing of
+            // it can send later), a request the server received is one the client closed.
+            await page.network.activity.idle()
             try await server.wait { !$0.received.contains { $0.path == "/hang" } || $0.closedByClient.contains("/hang") }
         }
     }

@@ -542,6 +542,40 @@ struct WebPageTests {
         }
     }
 
+    /// What a script does to the built-ins changes both copies alike: a Symbol.hasInstance of
+    /// its own is never asked (kinds go by prototype), and a tag Object.prototype inherits
+    /// makes plain objects what the tag says in the native copy's absence as in page.js's.
+    @Test func tamperedBuiltInsChangeBothCopiesAlike() async throws {
+        let inbox = Inbox()
+        let configuration = WebPageConfiguration()
+        configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
+        try await using(try WebPage(configuration: configuration)) { page in
+            let asked = try await page.evaluateJavaScript("""
+                var asked = 0;
+                [ArrayBuffer, Error].forEach(function (C) {
+                    Object.defineProperty(C, Symbol.hasInstance, { value: function () { asked++; return true; } });
+                });
+                webkit.messageHandlers.bridge.postMessage({ a: 1 });
+                webkit.messageHandlers.bridge.postMessage({ a: 1, d: new Date(0) });
+                asked
+                """) as? Int
+            #expect(asked == 0)
+            await inbox.wait(for: 2)
+            #expect((inbox.all[0].body as? [String: Any])?["a"] as? Int == 1)
+            #expect((inbox.all[1].body as? [String: Any])?["a"] as? Int == 1)
+            _ = try await page.evaluateJavaScript("""
+                var tagged = Object.create(null); tagged[Symbol.toStringTag] = 'Error';
+                Object.setPrototypeOf(Object.prototype, tagged);
+                webkit.messageHandlers.bridge.postMessage({ a: 1 });
+                webkit.messageHandlers.bridge.postMessage({ a: 1, d: new Date(0) });
+                0
+                """)
+            await inbox.wait(for: 4)
+            let keys = inbox.all[2...].map { ($0.body as? [String: Any]).map { Set($0.keys) } }
+            #expect(keys == [["name", "message"], ["name", "message"]])
+        }
+    }
+
     @Test func aListenerThatTimesOutIsAnErrorOfTheLoad() async throws {
         var configuration = WebPageConfiguration()
         // Each step of the load has this much (0.3 s was too little for the others under

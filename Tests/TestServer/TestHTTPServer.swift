@@ -70,7 +70,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         let id: Int
         let condition: @Sendable (TestHTTPServer) -> Bool
         let continuation: CheckedContinuation<Bool, Never>
-        let timer: Task<Void, Never>
+        var timer: Task<Void, Never>?
     }
 
     /// A `wait` whose condition did not hold within its time.
@@ -83,10 +83,14 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// `WaitTimedOut` when it has not held after `timeout` (a test fails, never hangs).
     public func wait(timeout: Duration = .seconds(60), until condition: @escaping @Sendable (TestHTTPServer) -> Bool) async throws {
         let held = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let id = lock.withLock { () -> Int in
+            let id = lock.withLock { () -> Int? in
+                if condition(self) { return nil }
                 nextWaiter += 1
+                waiters.append(Waiter(id: nextWaiter, condition: condition, continuation: continuation))
                 return nextWaiter
             }
+            guard let id else { return continuation.resume(returning: true) }
+            // Made once the waiter is in the list, so that it always finds it (or finds it gone).
             let timer = Task {
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }  // the condition held
                 let expired = self.lock.withLock { () -> CheckedContinuation<Bool, Never>? in
@@ -95,15 +99,12 @@ public final class TestHTTPServer: @unchecked Sendable {
                 }
                 expired?.resume(returning: false)
             }
-            let now = lock.withLock { () -> Bool in
-                if condition(self) { return true }
-                waiters.append(Waiter(id: id, condition: condition, continuation: continuation, timer: timer))
+            let cancelNow = lock.withLock { () -> Bool in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return true }
+                waiters[index].timer = timer
                 return false
             }
-            if now {
-                timer.cancel()
-                continuation.resume(returning: true)
-            }
+            if cancelNow { timer.cancel() }
         }
         if !held { throw WaitTimedOut(timeout: timeout) }
     }
@@ -122,7 +123,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             return ready
         }
         for waiter in ready {
-            waiter.timer.cancel()
+            waiter.timer?.cancel()
             waiter.continuation.resume(returning: true)
         }
     }

@@ -1,8 +1,8 @@
 import DuktapeCore
 import Foundation
 
-/// Timeouts that cost no task each: one thread keeps every pending deadline of the process in a
-/// binary heap and runs an action when its time comes.
+/// Timeouts that cost no task each: one thread keeps the pending deadlines in a binary heap and
+/// runs an action when its time comes.
 ///
 /// A request's watchdog was a `Task` sleeping until its deadline, cancelled when the request
 /// ended: per request, a task made, a timer armed on the dispatch manager's thread, a task
@@ -12,8 +12,10 @@ import Foundation
 /// top or when dropped nodes outnumber live ones (so a heap of cancelled 60 s timeouts cannot
 /// grow past twice the live count).
 ///
-/// Actions run on the deadlines thread, one after another, outside the lock: they must be
-/// short and must not block (a timeout fails its transfer and leaves any async work to a task).
+/// Times are on the monotonic clock (`CLOCK_MONOTONIC`, as the event loop's timers: time in a
+/// system suspend does not count). Actions run on the deadlines thread, one after another,
+/// outside the lock: each must be short (failing a transfer, closing a file, starting a task
+/// for anything that awaits), never a wait on something another action does.
 final class Deadlines: Sendable {
     /// The process's deadlines (its thread starts with the first deadline).
     static let shared = Deadlines()
@@ -33,9 +35,21 @@ final class Deadlines: Sendable {
         var actions: [UInt64: @Sendable () -> Void] = [:]
         var nextID: UInt64 = 1
         var started = false
+        /// Set when the instance goes: its thread ends (tests make instances of their own).
+        var stopped = false
     }
 
     private let state = Guarded(State())
+
+    deinit {
+        let dropped = state.withLockWaking { state -> [UInt64: @Sendable () -> Void] in
+            state.stopped = true
+            state.heap = []
+            defer { state.actions = [:] }
+            return state.actions
+        }
+        _ = dropped  // released after the lock, unrun
+    }
 
     /// Runs `action` once `delay` has passed on the monotonic clock, unless cancelled first.
     @discardableResult
@@ -43,7 +57,13 @@ final class Deadlines: Sendable {
         let (seconds, attoseconds) = max(delay, .zero).components
         let span = seconds >= Int64.max / 1_000_000_000 ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         let sum = MonotonicClock.nanoseconds.addingReportingOverflow(span)
-        let due = sum.overflow ? Int64.max : sum.partialValue
+        return schedule(atNanoseconds: sum.overflow ? .max : sum.partialValue, action)
+    }
+
+    /// Runs `action` once `MonotonicClock.nanoseconds` reaches `due`; actions due at the same
+    /// time run in the order they were scheduled.
+    @discardableResult
+    func schedule(atNanoseconds due: Int64, _ action: @escaping @Sendable () -> Void) -> Token {
         let (token, wake, start) = state.withLock { state -> (Token, Bool, Bool) in
             let id = state.nextID
             state.nextID += 1
@@ -54,7 +74,8 @@ final class Deadlines: Sendable {
             return (Token(id: id), state.heap[0].id == id, start)
         }
         if start {
-            let thread = Thread { [self] in run() }
+            // The thread holds the state, not the instance: the instance's deinit stops it.
+            let thread = Thread { [state] in Self.run(state) }
             thread.name = "DuktapeWeb.deadlines"
             thread.start()
         } else if wake {
@@ -79,24 +100,30 @@ final class Deadlines: Sendable {
     /// The actions waiting, and the heap's nodes (cancelled ones included) (tests).
     var counts: (pending: Int, nodes: Int) { state.withLock { ($0.actions.count, $0.heap.count) } }
 
-    private func run() {
+    private static func run(_ state: Guarded<State>) {
         while true {
             var due: [@Sendable () -> Void] = []
-            state.withLock { state -> (wait: Bool, timeout: Duration?) in
+            var stopped = false
+            state.withLock(waitingIf: { state -> (wait: Bool, timeout: Duration?) in
+                if state.stopped {
+                    stopped = true
+                    return (false, nil)
+                }
                 let now = MonotonicClock.nanoseconds
                 while let top = state.heap.first {
                     guard let action = state.actions[top.id] else {
-                        Self.popTop(&state.heap)
+                        popTop(&state.heap)
                         continue
                     }
                     guard top.due <= now else { break }
-                    Self.popTop(&state.heap)
+                    popTop(&state.heap)
                     state.actions[top.id] = nil
                     due.append(action)
                 }
                 if !due.isEmpty { return (false, nil) }
                 return (true, state.heap.first.map { .nanoseconds($0.due - now) })
-            }
+            })
+            if stopped { return }
             for action in due { action() }
         }
     }

@@ -41,13 +41,15 @@ function headerValue(value) {
     if (apply(testPattern, invalidValue, [text])) throw new TypeErrorCtor('Invalid header value');
     return text;
 }
-// Names lowercased, remembered (a lookup instead of a native call per list entry and read);
-// at most LOWERED_MAX of them, then forgotten all at once.
-var NO_ARGUMENTS = [], lowered = setPrototypeOf({}, null), loweredCount = 0, LOWERED_MAX = 512;
+// Names lowercased, remembered (a lookup instead of a native call per list entry and read):
+// names of at most LOWERED_LONGEST characters, at most LOWERED_MAX of them, then forgotten all
+// at once.
+var NO_ARGUMENTS = [], lowered = setPrototypeOf({}, null), loweredCount = 0, LOWERED_MAX = 512, LOWERED_LONGEST = 64;
 function lower(text) {
     var known = lowered[text];
     if (known !== undefined) return known;
     known = apply(toLowerCase, text, NO_ARGUMENTS);
+    if (text.length > LOWERED_LONGEST) return known;  // not kept: a long name would stay alive
     if (++loweredCount > LOWERED_MAX) {
         lowered = setPrototypeOf({}, null);
         loweredCount = 1;

@@ -17,7 +17,9 @@ var O = primordials.Object,
     ErrorCtor = primordials.Error,
     DateCtor = primordials.Date,
     Uint8 = primordials.Uint8Array,
-    ArrayBufferCtor = primordials.ArrayBuffer,
+    ArrayBufferPrototype = primordials.ArrayBufferPrototype,
+    ErrorPrototype = primordials.ErrorPrototype,
+    isPrototypeOf = primordials.ObjectPrototypeIsPrototypeOf,
     isView = primordials.ArrayBufferIsView,
     isArray = primordials.ArrayIsArray,
     arraySlice = primordials.ArrayPrototypeSlice,
@@ -124,9 +126,11 @@ function copyForMessage(value, budget, depth) {
     if (tag === '[object Date]') return new DateCtor(apply(getTime, value, noArguments));
     // Bytes travel as a Uint8Array view of the same memory, which the host copies when the message
     // is posted (Duktape cannot detach or resize a buffer in between).
-    if (value instanceof ArrayBufferCtor) return new Uint8(value);
+    // Kinds by prototype (a captured isPrototypeOf: a script's Symbol.hasInstance has no say,
+    // and no script runs while a message is copied).
+    if (apply(isPrototypeOf, ArrayBufferPrototype, [value])) return new Uint8(value);
     if (isView(value)) return new Uint8(value.buffer, value.byteOffset, value.byteLength);
-    if (value instanceof ErrorCtor || tag === '[object Error]') {
+    if (apply(isPrototypeOf, ErrorPrototype, [value]) || tag === '[object Error]') {
         var error = setPrototypeOf({}, null);
         error.name = Str(value.name);
         error.message = Str(value.message);
