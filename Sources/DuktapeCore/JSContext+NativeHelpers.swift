@@ -1,5 +1,3 @@
-import CDuktape
-
 /// Native functions this package's web host (DuktapeWeb) calls where doing the work in script
 /// was the cost. Not public: JavaScriptCore has no such thing.
 package enum NativeHelper: Sendable {
@@ -19,11 +17,7 @@ extension JSContext {
     package func nativeHelper(_ helper: NativeHelper) throws -> JSValue {
         try rethrowingSwiftErrors { () throws(JSException) -> JSValue in
             try withStack { stack throws(JSException) -> JSValue in
-                try stack.reserve(1)
-                switch helper {
-                case .plainDataCopy: cduk_push_native_helper(stack.ctx, CDUK_HELPER_PLAIN_COPY)
-                case .ownSlot: cduk_push_native_helper(stack.ctx, CDUK_HELPER_OWN_SLOT)
-                }
+                try stack.pushNativeHelper(helper)
                 return try stack.value(at: -1)
             }
         }

@@ -352,11 +352,16 @@ struct WebPageTests {
         }
     }
 
-    @Test func messagesReachTheirHandlersInOrderWithWebKitsConversions() async throws {
+    /// A page whose `bridge` handler puts every message in the inbox, shut down after `body`.
+    private func withBridgePage(_ body: (WebPage, Inbox) async throws -> Void) async throws {
         let inbox = Inbox()
         let configuration = WebPageConfiguration()
         configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
-        try await using(try WebPage(configuration: configuration)) { page in
+        try await using(try WebPage(configuration: configuration)) { page in try await body(page, inbox) }
+    }
+
+    @Test func messagesReachTheirHandlersInOrderWithWebKitsConversions() async throws {
+        try await withBridgePage { page, inbox in
             _ = try await page.evaluateJavaScript("""
                 webkit.messageHandlers.bridge.postMessage({ text: 'hi', n: 2.5, flag: true, none: null, skipped: undefined,
                     when: new Date(2000), bytes: new Uint8Array([1, 2, 3]).subarray(1), buffer: new Uint16Array([258]).buffer,
@@ -496,10 +501,7 @@ struct WebPageTests {
     }
 
     @Test func messageCopiesCarryOnlyOwnDataWithinLimits() async throws {
-        let inbox = Inbox()
-        let configuration = WebPageConfiguration()
-        configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
-        try await using(try WebPage(configuration: configuration)) { page in
+        try await withBridgePage { page, inbox in
             let outcome = try await page.evaluateJavaScript("""
                 Object.prototype.admin = true;
                 webkit.messageHandlers.bridge.postMessage({ user: 'x' });
@@ -520,10 +522,7 @@ struct WebPageTests {
     /// the handler gets the same body either way, and a value whose copy needs script (a Date
     /// beside the data) still arrives whole.
     @Test func plainAndScriptCopiesCarryTheSameData() async throws {
-        let inbox = Inbox()
-        let configuration = WebPageConfiguration()
-        configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
-        try await using(try WebPage(configuration: configuration)) { page in
+        try await withBridgePage { page, inbox in
             _ = try await page.evaluateJavaScript("""
                 var data = JSON.parse('{"items":[{"id":1,"name":"a","tags":["x","y"]},{"id":2.5,"name":null,"ok":false}],"n":-0,"s":"\\ud800"}');
                 webkit.messageHandlers.bridge.postMessage({ data: data });
@@ -546,10 +545,7 @@ struct WebPageTests {
     /// its own is never asked (kinds go by prototype), and a tag Object.prototype inherits
     /// makes plain objects what the tag says in the native copy's absence as in page.js's.
     @Test func tamperedBuiltInsChangeBothCopiesAlike() async throws {
-        let inbox = Inbox()
-        let configuration = WebPageConfiguration()
-        configuration.userContentController.add(name: "bridge") { inbox.receive($0) }
-        try await using(try WebPage(configuration: configuration)) { page in
+        try await withBridgePage { page, inbox in
             let asked = try await page.evaluateJavaScript("""
                 var asked = 0;
                 [ArrayBuffer, Error].forEach(function (C) {

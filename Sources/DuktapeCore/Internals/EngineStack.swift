@@ -272,6 +272,15 @@ struct EngineStack {
         try check(status)
     }
 
+    /// [..] -> [.. function]: the native function `helper` (`JSContext.nativeHelper`).
+    func pushNativeHelper(_ helper: NativeHelper) throws(JSException) {
+        try reserve(1)
+        switch helper {
+        case .plainDataCopy: cduk_push_native_helper(ctx, CDUK_HELPER_PLAIN_COPY)
+        case .ownSlot: cduk_push_native_helper(ctx, CDUK_HELPER_OWN_SLOT)
+        }
+    }
+
     /// [..] -> [.. symbol]: Duktape's hidden symbol `name` (the byte 0xFF, then `name` in
     /// UTF-8), pushed in a protected call as every string is.
     func pushHiddenSymbol(_ name: String) throws(JSException) {
