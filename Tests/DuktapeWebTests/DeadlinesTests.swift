@@ -24,30 +24,50 @@ struct DeadlinesTests {
         }
     }
 
-    /// A deadline earlier than every other wakes the thread (else this one would wait an hour
-    /// behind the first); actions run in the order of their times, equal times in the order
-    /// they were scheduled.
+    /// Holds the deadlines thread in an action of its own until `release`, so that a test can
+    /// schedule and cancel while the thread cannot run anything (no race with the clock, however
+    /// loaded the machine).
+    private final class Blocker: Sendable {
+        private let gate = DispatchSemaphore(value: 0)
+        func action(_ ran: Ran) -> @Sendable () -> Void {
+            { [gate] in
+                ran.continuation.yield("blocking")
+                gate.wait()
+            }
+        }
+        func release() { gate.signal() }
+    }
+
+    /// A deadline earlier than every other wakes the thread (else the blocker would wait an hour
+    /// behind the first, past the suite's time limit); actions run in the order of their times,
+    /// equal times in the order they were scheduled, whatever order they were scheduled in.
     @Test func actionsRunInTimeOrderAndEarlierOnesWakeTheThread() async {
-        let deadlines = Deadlines(), ran = Ran()
+        let deadlines = Deadlines(), ran = Ran(), blocker = Blocker()
         deadlines.schedule(after: .seconds(3600), ran.action("late"))
+        deadlines.schedule(after: .zero, blocker.action(ran))
+        #expect(await ran.next(1) == ["blocking"])
         let now = MonotonicClock.nanoseconds
         deadlines.schedule(atNanoseconds: now + 30_000_000, ran.action("d"))
         deadlines.schedule(atNanoseconds: now + 10_000_000, ran.action("b1"))
         deadlines.schedule(atNanoseconds: now + 10_000_000, ran.action("b2"))
         deadlines.schedule(atNanoseconds: now + 10_000_000, ran.action("b3"))
-        deadlines.schedule(after: .zero, ran.action("a"))
+        deadlines.schedule(atNanoseconds: now, ran.action("a"))
+        blocker.release()
         #expect(await ran.next(5) == ["a", "b1", "b2", "b3", "d"])
         #expect(deadlines.counts.pending == 1)
     }
 
-    /// A cancelled action never runs, even when its time has passed; cancelling twice, or after
-    /// the action ran, does nothing.
+    /// A cancelled action never runs, even when its time has passed before the thread looks;
+    /// cancelling twice, or after the action ran, does nothing.
     @Test func aCancelledActionNeverRuns() async {
-        let deadlines = Deadlines(), ran = Ran()
+        let deadlines = Deadlines(), ran = Ran(), blocker = Blocker()
+        deadlines.schedule(after: .zero, blocker.action(ran))
+        #expect(await ran.next(1) == ["blocking"])
         let now = MonotonicClock.nanoseconds
-        let cancelled = deadlines.schedule(atNanoseconds: now + 5_000_000, ran.action("cancelled"))
+        let cancelled = deadlines.schedule(atNanoseconds: now - 1_000_000, ran.action("cancelled"))
         deadlines.cancel(cancelled)
-        let kept = deadlines.schedule(atNanoseconds: now + 20_000_000, ran.action("kept"))
+        let kept = deadlines.schedule(atNanoseconds: now, ran.action("kept"))
+        blocker.release()
         #expect(await ran.next(1) == ["kept"])
         deadlines.cancel(cancelled)
         deadlines.cancel(kept)

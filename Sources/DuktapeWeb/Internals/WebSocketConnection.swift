@@ -3,8 +3,9 @@ import NIOCore
 import NIOWebSocket
 
 /// One WebSocket connection after its handshake: RFC 6455's protocol, with permessage-deflate
-/// (RFC 7692), over swift-nio's frame codec (`WebSocketFrameDecoder`/`Encoder`), for the page's
-/// `WebSocket` (the client) and `WebSocketServer` alike.
+/// (RFC 7692), over swift-nio's frame decoder (`WebSocketFrameDecoder`), for the page's
+/// `WebSocket` (the client) and `WebSocketServer` alike. Frames are masked, unmasked and
+/// written by `WebSocketFraming` (its comment says why not by swift-nio).
 ///
 /// What it does with what the peer sends:
 /// - messages are reassembled from their fragments, inflated when compressed, and handed on
@@ -72,6 +73,9 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     private let onEvent: (Event) -> Void
 
     private var context: ChannelHandlerContext?
+    /// The context of swift-nio's `WebSocketFrameEncoder`, which the upgrade put in the
+    /// pipeline: a frame's bytes written through it go on toward the socket as they are.
+    private var frameOutput: ChannelHandlerContext?
     /// The message being received: its kind, its bytes so far, whether it is compressed.
     private var message: (text: Bool, bytes: ByteBuffer, compressed: Bool)?
     private var validator = UTF8Validator()
@@ -110,6 +114,10 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        frameOutput = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        if frameOutput == nil {
+            pendingAbort = "the connection has no WebSocket frame encoder"
+        }
         if !context.channel.isActive {
             report(abnormally: "the connection closed during the handshake")
         } else if let why = pendingAbort {
@@ -124,6 +132,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         closeTimer = nil
         report(abnormally: "the connection's handler was removed")
         self.context = nil
+        frameOutput = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -205,12 +214,12 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         case .ping:
             if frame.rsv1 { return fail(1002, "a control frame with RSV1 set") }
             guard !sentClose else { return }
-            pong(frame.unmaskedData)
+            pong(WebSocketFraming.payload(of: frame))
         case .pong:
             if frame.rsv1 { return fail(1002, "a control frame with RSV1 set") }
         case .connectionClose:
             if frame.rsv1 { return fail(1002, "a control frame with RSV1 set") }
-            received(close: frame.unmaskedData)
+            received(close: WebSocketFraming.payload(of: frame))
         default:
             fail(1002, "a frame with the reserved opcode \(frame.opcode)")
         }
@@ -225,7 +234,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         }
         pongInFlight = true
         let promise = context.eventLoop.makePromise(of: Void.self)
-        write(WebSocketFrame(fin: true, opcode: .pong, data: data), promise: promise)
+        write(.pong, data, promise: promise)
         promise.futureResult.assumeIsolated().whenComplete { [self] result in
             pongInFlight = false
             if case .success = result, let next = pongToSend, !sentClose {
@@ -240,7 +249,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     private func append(_ frame: WebSocketFrame) {
         guard var current = message else { return }
         message = nil  // not kept twice while it grows
-        var payload = frame.unmaskedData
+        var payload = WebSocketFraming.payload(of: frame)
         if current.compressed, let deflate {
             do {
                 payload = try deflate.decompress(payload, final: frame.fin, limit: limits.maximumMessageBytes - current.bytes.readableBytes)
@@ -343,7 +352,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
             data.writeString(reason)
         }
         let promise = context.eventLoop.makePromise(of: Void.self)
-        write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: promise)
+        write(.connectionClose, data, promise: promise)
         return promise.futureResult
     }
 
@@ -389,14 +398,30 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: - Sending
 
-    private func write(_ frame: WebSocketFrame, promise: EventLoopPromise<Void>? = nil) {
-        guard let context else {
+    /// Payloads up to this size are copied behind their header (one buffer to write); longer
+    /// ones are written as they are, after it.
+    private static let coalescedPayloadBytes = 4096
+
+    /// Writes one final frame: masked with a new random key from a client (RFC 6455 §5.3), as
+    /// it is from a server.
+    private func write(_ opcode: WebSocketOpcode, rsv1: Bool = false, _ payload: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        guard let context, let frameOutput else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        var frame = frame
-        if role == .client { frame.maskKey = .random() }
-        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        var payload = payload
+        let key: WebSocketMaskingKey? = role == .client ? .random() : nil
+        if let key { WebSocketFraming.mask(&payload, with: key) }
+        let coalesced = payload.readableBytes <= Self.coalescedPayloadBytes
+        var frame = context.channel.allocator.buffer(capacity: WebSocketFraming.maximumHeaderBytes + (coalesced ? payload.readableBytes : 0))
+        WebSocketFraming.writeHeader(into: &frame, opcode: opcode, rsv1: rsv1, length: payload.readableBytes, maskKey: key)
+        if coalesced {
+            frame.writeBuffer(&payload)
+            frameOutput.writeAndFlush(NIOAny(frame), promise: promise)
+        } else {
+            frameOutput.write(NIOAny(frame), promise: nil)
+            frameOutput.writeAndFlush(NIOAny(payload), promise: promise)
+        }
     }
 
     /// Sends a whole message (compressed when agreed); the promise completes once it is written
@@ -407,9 +432,9 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if let deflate, deflate.compressesOutgoing, let compressed = deflate.compress(payload) {
-            write(WebSocketFrame(fin: true, rsv1: true, opcode: text ? .text : .binary, data: compressed), promise: promise)
+            write(text ? .text : .binary, rsv1: true, compressed, promise: promise)
         } else {
-            write(WebSocketFrame(fin: true, opcode: text ? .text : .binary, data: payload), promise: promise)
+            write(text ? .text : .binary, payload, promise: promise)
         }
     }
 
