@@ -77,6 +77,7 @@ let package = Package(
                 "DuktapeRuntime",
                 "TestServer",
                 "LoaderConsumer",
+                "ChildProcess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
