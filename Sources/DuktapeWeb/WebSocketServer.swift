@@ -179,9 +179,9 @@ public final class WebSocketServer: Sendable {
 
     /// Streams the file at `url` to `client` (LWWebSocket's `sendDataWithFileURL:`): a
     /// `streamStart` frame, the file in `chunkSize` chunks as `streaming` frames, then
-    /// `streamEnd`. It reads a chunk only once the client's socket has taken the ones before,
-    /// so a slow client does not make the server hold the file. Throws for a file that cannot
-    /// be opened (nothing is sent) and for a client that goes away.
+    /// `streamEnd`. At most 256 KiB (or 8 chunks, when larger) are read ahead of what the
+    /// client's socket has taken, so a slow client does not make the server hold the file.
+    /// Throws for a file that cannot be opened (nothing is sent) and for a client that goes away.
     ///
     /// ```swift
     /// try await server.send(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), to: client)
@@ -207,10 +207,18 @@ public final class WebSocketServer: Sendable {
             buffer.writeBytes(chunk[0..<count])
             inFlight.append((try core.write(buffer, to: client), count))
             outstanding += count
-            while outstanding > window, !inFlight.isEmpty {
-                let (future, size) = inFlight.removeFirst()
-                try await future.get()
-                outstanding -= size
+            if outstanding > window {
+                // Writes complete in order: the task waits for the write that brings the window
+                // down to half, sleeping through the others' completions instead of waking for
+                // each chunk.
+                var count = 0, bytes = 0
+                while count < inFlight.count && outstanding - bytes > window / 2 {
+                    bytes += inFlight[count].1
+                    count += 1
+                }
+                try await inFlight[count - 1].0.get()
+                inFlight.removeFirst(count)
+                outstanding -= bytes
             }
         }
         for (future, _) in inFlight { try await future.get() }

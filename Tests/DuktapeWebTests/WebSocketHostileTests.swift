@@ -1,3 +1,4 @@
+import ChildProcess
 import DuktapeCore
 import Foundation
 import NIOCore
@@ -61,6 +62,41 @@ struct WebSocketHostileTests {
                 if case .disconnected(_, _, _, _) = event { break }
             }
             #expect(server.clients.isEmpty)
+            _ = try? await peer
+        }
+    }
+
+    /// `send(fileAt:)` to a client that never reads keeps at most its window and a chunk
+    /// unwritten (256 KiB and 10,244 bytes, under the 1 MiB buffer limit past which a client is
+    /// closed): 8 MB wait in the file, not in the server, until the client goes (its process
+    /// ends after 3 s), and then the send throws.
+    @Test func aFileForAClientThatNeverReadsWaitsInTheFile() async throws {
+        let file = try randomFile(size: 8 << 20)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withWebSocketServer(configure: { $0.maximumBufferedBytes = 1 << 20; $0.heartbeatTimeout = nil }) { server in
+            let port = server.port
+            async let peer = onAThread { try PythonPeer.run([Self.hostile, "neverread", "\(port)", "3"]) }
+            var events = server.events.makeAsyncIterator()
+            var client: WebSocketServer.Client?
+            while let event = await events.next() {
+                if case .message(let from, _, "flood me") = event { client = from; break }
+            }
+            let reader = try #require(client)
+            let sending = Task { try await server.send(fileAt: file, to: reader) }
+            // The server forgets its count with the client: it is read (no event tells of it)
+            // until the client is gone.
+            let peak = Guarded(0)
+            _ = await ChildProcess.waitUntil(within: 60) {
+                guard let now = server.core.peakUnwritten(of: reader) else { return true }
+                peak.withLock { $0 = max($0, now) }
+                return false
+            }
+            while let event = await events.next() {
+                if case .disconnected = event { break }
+            }
+            await #expect(throws: WebSocketServerError.self) { try await sending.value }
+            let most = peak.withLock { $0 }
+            #expect(most > 0 && most <= (256 << 10) + 10_244, "\(most) bytes unwritten at most")
             _ = try? await peer
         }
     }

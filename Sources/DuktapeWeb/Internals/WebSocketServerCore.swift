@@ -26,8 +26,10 @@ extension WebSocketServer {
         struct Entry {
             let client: Client
             let handle: WebSocketConnection.Handle
-            /// Bytes handed to the connection and not yet written to its socket.
+            /// Bytes handed to the connection and not yet written to its socket, and the most
+            /// there ever were (tests: what `send(fileAt:)`'s window holds).
             var unwritten = 0
+            var peakUnwritten = 0
         }
 
         init(configuration: WebSocketServerConfiguration) {
@@ -49,6 +51,11 @@ extension WebSocketServer {
 
         func handle(ofClient id: Int) -> WebSocketConnection.Handle? {
             state.withLock { $0.clients[id]?.handle }
+        }
+
+        /// The most bytes `client` has had unwritten (nil once it is gone).
+        func peakUnwritten(of client: Client) -> Int? {
+            state.withLock { $0.clients[client.id]?.peakUnwritten }
         }
 
         /// An event of `client`'s: past the unread limit, its reading stops until the program
@@ -161,6 +168,7 @@ extension WebSocketServer {
             let admitted = state.withLock { state -> (WebSocketConnection.Handle, over: Bool)? in
                 guard var entry = state.clients[client.id] else { return nil }
                 entry.unwritten += size
+                entry.peakUnwritten = max(entry.peakUnwritten, entry.unwritten)
                 state.clients[client.id] = entry
                 return (entry.handle, entry.unwritten > limit)
             }
