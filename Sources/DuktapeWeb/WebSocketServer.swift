@@ -155,8 +155,11 @@ public final class WebSocketServer: Sendable {
     // MARK: - Sending
 
     /// Sends `text` as a raw text frame (LWWebSocket's `sendMessage:`) to `client`, or to every
-    /// client when nil; returns once it is written. Throws `WebSocketServerError.noSuchClient`
-    /// for a client that is gone.
+    /// client when nil. Returns once it is queued for the client's socket; when the client has
+    /// more than 64 KiB unwritten with it, once it is written (a client that reads slowly holds
+    /// its sender back). Throws `WebSocketServerError.noSuchClient` for a client that is gone,
+    /// `.connectionClosed` for one that goes while its sender waits or that has more than
+    /// `maximumBufferedBytes` unwritten (it is then closed with 1008).
     ///
     /// ```swift
     /// try await server.send(text: "hello", to: client)
@@ -168,7 +171,7 @@ public final class WebSocketServer: Sendable {
     }
 
     /// Sends `data` as a binary frame of `type` (default `.data`, LWWebSocket's `sendData:`):
-    /// the type's 4 little-endian bytes, then `data`.
+    /// the type's 4 little-endian bytes, then `data`. Returns and throws as `send(text:to:)`.
     ///
     /// ```swift
     /// try await server.send(data: Data([1, 2, 3]), to: client)
@@ -205,7 +208,7 @@ public final class WebSocketServer: Sendable {
             buffer.reserveCapacity(4 + count)
             buffer.writeInteger(WebSocketMessageType.streaming.rawValue, endianness: .little)
             buffer.writeBytes(chunk[0..<count])
-            inFlight.append((try core.write(buffer, to: client), count))
+            inFlight.append((try core.write(buffer, to: client).written, count))
             outstanding += count
             if outstanding > window {
                 // Writes complete in order: the task waits for the write that brings the window

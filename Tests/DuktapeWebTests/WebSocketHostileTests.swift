@@ -43,8 +43,8 @@ struct WebSocketHostileTests {
             let chunk = String(repeating: "x", count: 64 << 10)
             var sent = 0
             var failure: (any Error)?
-            // Each send returns once written to the socket; unwritten ones count against the
-            // limit, so the floods run concurrently, as a program's would.
+            // A send waits for its write once 64 KiB are unwritten; unwritten ones count against
+            // the limit, so the floods run concurrently, as a program's would.
             await withTaskGroup(of: (any Error)?.self) { group in
                 for _ in 0..<64 {
                     group.addTask {
@@ -66,13 +66,11 @@ struct WebSocketHostileTests {
         }
     }
 
-    /// `send(fileAt:)` to a client that never reads keeps at most its window and a chunk
-    /// unwritten (256 KiB and 10,244 bytes, under the 1 MiB buffer limit past which a client is
-    /// closed): 8 MB wait in the file, not in the server, until the client goes (its process
-    /// ends after 3 s), and then the send throws.
-    @Test func aFileForAClientThatNeverReadsWaitsInTheFile() async throws {
-        let file = try randomFile(size: 8 << 20)
-        defer { try? FileManager.default.removeItem(at: file) }
+    /// Sends with `send` to a client that never reads (1 MiB buffer limit, past which a client
+    /// is closed); returns the most bytes the client ever had unwritten, once `send` threw
+    /// because the client went (its process ends after 3 s).
+    static func peakUnwritten(toAClientThatNeverReads send: @escaping @Sendable (WebSocketServer, WebSocketServer.Client) async throws -> Void) async throws -> Int {
+        var most = 0
         try await withWebSocketServer(configure: { $0.maximumBufferedBytes = 1 << 20; $0.heartbeatTimeout = nil }) { server in
             let port = server.port
             async let peer = onAThread { try PythonPeer.run([Self.hostile, "neverread", "\(port)", "3"]) }
@@ -82,7 +80,7 @@ struct WebSocketHostileTests {
                 if case .message(let from, _, "flood me") = event { client = from; break }
             }
             let reader = try #require(client)
-            let sending = Task { try await server.send(fileAt: file, to: reader) }
+            let sending = Task { try await send(server, reader) }
             // The server forgets its count with the client: it is read (no event tells of it)
             // until the client is gone.
             let peak = Guarded(0)
@@ -95,10 +93,29 @@ struct WebSocketHostileTests {
                 if case .disconnected = event { break }
             }
             await #expect(throws: WebSocketServerError.self) { try await sending.value }
-            let most = peak.withLock { $0 }
-            #expect(most > 0 && most <= (256 << 10) + 10_244, "\(most) bytes unwritten at most")
+            most = peak.withLock { $0 }
             _ = try? await peer
         }
+        return most
+    }
+
+    /// `send(fileAt:)` keeps at most its window and a chunk unwritten (256 KiB and 10,244
+    /// bytes): 8 MB wait in the file, not in the server, until the client goes.
+    @Test func aFileForAClientThatNeverReadsWaitsInTheFile() async throws {
+        let file = try randomFile(size: 8 << 20)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let most = try await Self.peakUnwritten { server, client in try await server.send(fileAt: file, to: client) }
+        #expect(most > 0 && most <= (256 << 10) + 10_244, "\(most) bytes unwritten at most")
+    }
+
+    /// A program sending message after message waits once the client has 64 KiB unwritten:
+    /// at most that and one message are unwritten, until the client goes.
+    @Test func messagesForAClientThatNeverReadsWaitPastTheHighWaterMark() async throws {
+        let message = Data(repeating: 7, count: 16 << 10)
+        let most = try await Self.peakUnwritten { server, client in
+            for _ in 0..<512 { try await server.send(data: message, to: client) }  // 8 MiB
+        }
+        #expect(most > 0 && most <= (64 << 10) + 4 + (16 << 10), "\(most) bytes unwritten at most")
     }
 
     /// The client sends a byte every 200 ms (its request would take 30 s): the server closes it

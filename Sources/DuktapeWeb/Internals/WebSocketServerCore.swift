@@ -160,32 +160,41 @@ extension WebSocketServer {
 
         // MARK: - Sending
 
+        /// How many bytes a client may have unwritten before `send` waits for its writes (as
+        /// Python's websockets waits for its transport's buffer to drain past 64 KiB).
+        static let sendHighWater = 64 << 10
+
         /// Writes `payload` to `client` (counted as unwritten until its socket took it); a
-        /// client past `maximumBufferedBytes` is closed with 1008 instead.
-        func write(_ payload: ByteBuffer, text: Bool = false, to client: Client) throws -> EventLoopFuture<Void> {
+        /// client past `maximumBufferedBytes` is closed with 1008 instead. Returns the write's
+        /// future and the client's unwritten bytes with it.
+        func write(_ payload: ByteBuffer, text: Bool = false, to client: Client) throws -> (written: EventLoopFuture<Void>, unwritten: Int) {
             let size = payload.readableBytes
             let limit = configuration.maximumBufferedBytes
-            let admitted = state.withLock { state -> (WebSocketConnection.Handle, over: Bool)? in
+            let admitted = state.withLock { state -> (WebSocketConnection.Handle, unwritten: Int)? in
                 guard var entry = state.clients[client.id] else { return nil }
                 entry.unwritten += size
                 entry.peakUnwritten = max(entry.peakUnwritten, entry.unwritten)
                 state.clients[client.id] = entry
-                return (entry.handle, entry.unwritten > limit)
+                return (entry.handle, entry.unwritten)
             }
-            guard let (handle, over) = admitted else { throw WebSocketServerError.noSuchClient(client) }
+            guard let (handle, unwritten) = admitted else { throw WebSocketServerError.noSuchClient(client) }
+            let over = unwritten > limit
             if over {
                 handle.close(code: 1008, reason: "the client did not read \(limit) bytes sent to it")
                 throw WebSocketServerError.connectionClosed(client)
             }
-            return handle.send(text: text, payload).always { [self] (_: Result<Void, any Error>) in
+            let written = handle.send(text: text, payload).always { [self] (_: Result<Void, any Error>) in
                 state.withLock { state in state.clients[client.id]?.unwritten -= size }
             }.flatMapErrorThrowing { _ in throw WebSocketServerError.connectionClosed(client) }
+            return (written, unwritten)
         }
 
-        /// Sends to `client`, or to every client, and waits for the writes.
+        /// Sends to `client`, or to every client; waits for the writes of each client that has
+        /// more than `sendHighWater` bytes unwritten with this message.
         func send(text: Bool, _ payload: ByteBuffer, to client: Client?) async throws {
             if let client {
-                try await write(payload, text: text, to: client).get()
+                let (written, unwritten) = try write(payload, text: text, to: client)
+                if unwritten > Self.sendHighWater { try await written.get() }
                 return
             }
             // Every client's write is started before any is awaited: one that does not read
@@ -193,7 +202,12 @@ extension WebSocketServer {
             var writes: [EventLoopFuture<Void>] = []
             var firstError: (any Error)?
             for client in clients {
-                do { writes.append(try write(payload, text: text, to: client)) } catch { firstError = firstError ?? error }
+                do {
+                    let (written, unwritten) = try write(payload, text: text, to: client)
+                    if unwritten > Self.sendHighWater { writes.append(written) }
+                } catch {
+                    firstError = firstError ?? error
+                }
             }
             for written in writes {
                 do { try await written.get() } catch { firstError = firstError ?? error }
