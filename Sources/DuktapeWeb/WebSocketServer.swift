@@ -155,9 +155,9 @@ public final class WebSocketServer: Sendable {
     // MARK: - Sending
 
     /// Sends `text` as a raw text frame (LWWebSocket's `sendMessage:`) to `client`, or to every
-    /// client when nil. Returns once it is queued for the client's socket; when the client has
-    /// more than 64 KiB unwritten with it, once it is written (a client that reads slowly holds
-    /// its sender back). Throws `WebSocketServerError.noSuchClient` for a client that is gone,
+    /// client when nil. Returns once it is queued for the client's socket; when the client
+    /// already had more than 64 KiB unwritten, once it is written (a client that reads slowly
+    /// holds its sender back). Throws `WebSocketServerError.noSuchClient` for a client that is gone,
     /// `.connectionClosed` for one that goes while its sender waits or that has more than
     /// `maximumBufferedBytes` unwritten (it is then closed with 1008).
     ///

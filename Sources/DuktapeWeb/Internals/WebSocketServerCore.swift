@@ -160,8 +160,10 @@ extension WebSocketServer {
 
         // MARK: - Sending
 
-        /// How many bytes a client may have unwritten before `send` waits for its writes (as
-        /// Python's websockets waits for its transport's buffer to drain past 64 KiB).
+        /// How many bytes a client may have unwritten before `send` waits for the write of the
+        /// next message (as Python's websockets waits for its transport's buffer to drain): a
+        /// sender that sends one message after another leaves at most this and two messages
+        /// unwritten.
         static let sendHighWater = 64 << 10
 
         /// Writes `payload` to `client` (counted as unwritten until its socket took it); a
@@ -189,12 +191,13 @@ extension WebSocketServer {
             return (written, unwritten)
         }
 
-        /// Sends to `client`, or to every client; waits for the writes of each client that has
-        /// more than `sendHighWater` bytes unwritten with this message.
+        /// Sends to `client`, or to every client; waits for the writes of each client that had
+        /// more than `sendHighWater` bytes unwritten before this message.
         func send(text: Bool, _ payload: ByteBuffer, to client: Client?) async throws {
+            let size = payload.readableBytes
             if let client {
                 let (written, unwritten) = try write(payload, text: text, to: client)
-                if unwritten > Self.sendHighWater { try await written.get() }
+                if unwritten - size > Self.sendHighWater { try await written.get() }
                 return
             }
             // Every client's write is started before any is awaited: one that does not read
@@ -204,7 +207,7 @@ extension WebSocketServer {
             for client in clients {
                 do {
                     let (written, unwritten) = try write(payload, text: text, to: client)
-                    if unwritten > Self.sendHighWater { writes.append(written) }
+                    if unwritten - size > Self.sendHighWater { writes.append(written) }
                 } catch {
                     firstError = firstError ?? error
                 }
