@@ -330,6 +330,22 @@ struct EventTests {
             """) == "a")
     }
 
+    /// Events a script makes are untrusted, the abort event the host dispatches is trusted; every
+    /// event's own `isTrusted` has one getter (WebIDL's unforgeable attributes share theirs),
+    /// which refuses what is not an event.
+    @Test func isTrustedTellsTheHostsEventsFromAScripts() throws {
+        let page = try Page()
+        #expect(try page.run("""
+            var controller = new AbortController(), aborted;
+            controller.signal.addEventListener('abort', function (e) { aborted = e.isTrusted; });
+            controller.abort();
+            var getter = Object.getOwnPropertyDescriptor(new Event('a'), 'isTrusted').get, refused;
+            try { getter.call({}); refused = 'no error'; } catch (e) { refused = e.name; }
+            [new Event('x').isTrusted, new CustomEvent('y').isTrusted, aborted,
+             getter === Object.getOwnPropertyDescriptor(new CustomEvent('b'), 'isTrusted').get, refused].join()
+            """) == "false,false,true,true,TypeError")
+    }
+
     @Test func eventsAndCustomEvents() throws {
         let page = try Page()
         #expect(try page.run("""

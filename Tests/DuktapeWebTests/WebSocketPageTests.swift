@@ -95,6 +95,46 @@ struct WebSocketPageTests {
         }
     }
 
+    /// The events the host dispatches (a socket's open, message and close, a document's load)
+    /// are trusted, as a browser's own are; a MessageEvent's other members are the standard's
+    /// defaults, and its ports array is the same object on each read.
+    @Test func theHostsEventsAreTrusted() async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage { page in
+                try await page.load(html: "<script>addEventListener('load', function (e) { window.loadTrusted = e.isTrusted })</script>",
+                                    baseURL: URL(string: "http://127.0.0.1/page.html"))
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
+                    ws.onopen = function (e) { log.push('open ' + e.isTrusted + ' ' + window.loadTrusted); ws.send('x'); };
+                    ws.onmessage = function (e) {
+                        log.push('message ' + e.isTrusted + ' ' + JSON.stringify(e.lastEventId) + ' ' + e.source + ' ' +
+                            Array.isArray(e.ports) + ' ' + e.ports.length + ' ' + (e.ports === e.ports) + ' ' + e.origin);
+                        ws.close();
+                    };
+                    ws.addEventListener('close', function (e) { window.closeTrusted = e.isTrusted; });
+                    """)
+                #expect(log == ["open true true", "message true \"\" null true 0 true ws://127.0.0.1:\(peer.port)", "close 1005 \"\" true 3"])
+                #expect(try await page.evaluateJavaScript("[window.closeTrusted, new MessageEvent('m').isTrusted].join()") as? String == "true,false")
+            }
+        }
+    }
+
+    /// A string is sent as a USVString: its lone surrogates as U+FFFD, its pairs as the
+    /// character they make (the echo shows what went on the wire).
+    @Test func loneSurrogatesAreSentAsReplacementCharacters() async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
+                    ws.onopen = function () { ws.send('a\\uD800b\\uDC00\\uD83D\\uDE00'); };
+                    ws.onmessage = function (e) {
+                        log.push(Array.prototype.map.call(e.data, function (c) { return c.charCodeAt(0).toString(16); }).join(' '));
+                        ws.close();
+                    };
+                    """)
+                #expect(log == ["61 fffd 62 fffd d83d de00", "close 1005 \"\" true 3"])
+            }
+        }
+    }
+
     @Test func serverCommandsFragmentsPingsAndCloseCodes() async throws {
         try await withPythonEchoServer { peer in
             try await withSocketPage { page in

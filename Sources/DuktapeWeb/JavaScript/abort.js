@@ -6,7 +6,7 @@ var defineProperty = primordials.ObjectDefineProperty,
     TypeErrorCtor = primordials.TypeError,
     report = natives.report,
     hidden = natives.hiddenKeys;
-var Event = shared.Event, EventTarget = shared.EventTarget, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dispatchAlong = shared.dispatchAlong, domException = shared.domException, eventState = shared.eventState, hostAdd = shared.hostAdd, hostList = shared.hostList, makeEventTarget = shared.makeEventTarget, own = shared.own, requireArguments = shared.requireArguments, requireNew = shared.requireNew;
+var Event = shared.Event, EventTarget = shared.EventTarget, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dispatchAlong = shared.dispatchAlong, domException = shared.domException, eventState = shared.eventState, hostAdd = shared.hostAdd, hostEvent = shared.hostEvent, hostList = shared.hostList, makeEventTarget = shared.makeEventTarget, own = shared.own, requireArguments = shared.requireArguments, requireNew = shared.requireNew;
 
 var SIGNAL = hidden.signal, constructingSignal = false;
 // The timers installed before the globals (a page's event loop), captured.
@@ -39,7 +39,7 @@ function signalAbort(signal, reason) {
     for (var i = 0; i < algorithms.length; i++) {
         try { algorithms[i](state.reason); } catch (error) { try { report(error); } catch (ignored) { /* reported */ } }
     }
-    var event = new Event('abort');
+    var event = hostEvent(Event.prototype, 'abort', false, false);
     dispatchAlong(event, eventState(event), [signal]);
 }
 defineGetter(AbortSignal.prototype, 'aborted', function () { return signalState(this).aborted; });

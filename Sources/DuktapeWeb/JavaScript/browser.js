@@ -4,7 +4,7 @@
 (function (global, primordials, natives, shared) {
 'use strict';
 var defineProperty = primordials.ObjectDefineProperty, setPrototypeOf = primordials.ObjectSetPrototypeOf;
-var Event = shared.Event, dispatchAlong = shared.dispatchAlong, eventState = shared.eventState;
+var Event = shared.Event, dispatchAlong = shared.dispatchAlong, eventState = shared.eventState, hostEvent = shared.hostEvent;
 
 var interfaces = [shared.DOMException, shared.TextEncoder, shared.TextDecoder, shared.URL, shared.URLSearchParams, Event,
     shared.CustomEvent, shared.EventTarget, shared.Headers, shared.Blob, shared.File, shared.FormData, shared.AbortSignal,
@@ -14,7 +14,7 @@ for (var i = 0; i < interfaces.length; i++) defineProperty(interfaces[i], 'proto
 return {
     // An event of `type` along `target` and then `path` (the page host's load events).
     dispatch: function (target, path, type, bubbles, cancelable) {
-        var event = new Event(type, { bubbles: bubbles, cancelable: cancelable }), full = setPrototypeOf([target], null);
+        var event = hostEvent(Event.prototype, type, bubbles, cancelable), full = setPrototypeOf([target], null);
         for (var i = 0; i < path.length; i++) full[i + 1] = path[i];
         return dispatchAlong(event, eventState(event), full);
     }

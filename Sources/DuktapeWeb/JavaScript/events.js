@@ -24,18 +24,30 @@ function eventState(self) {
     return state;
 }
 
+// isTrusted is an own, unforgeable property of every event, whose getter all events share (as
+// WebIDL's [LegacyUnforgeable] attributes share theirs): true for the events the host
+// dispatches, false for those a script makes.
+function isTrusted() { return eventState(this).trusted; }
+function initEvent(event, type, bubbles, cancelable, composed, trusted) {
+    defineProperty(event, EVENT, { value: {
+        type: type, bubbles: bubbles, cancelable: cancelable, composed: composed, canceled: false, dispatching: false,
+        stop: false, stopNow: false, inPassiveListener: false, target: null, currentTarget: null, phase: 0,
+        timeStamp: apply(readClock, clock, []), detail: null, trusted: trusted
+    } });
+    defineProperty(event, 'isTrusted', { get: isTrusted, enumerable: true });
+}
 function Event(type, init) {
     requireNew(this, Event, 'Event');
     requireArguments(arguments.length, 1, "Failed to construct 'Event'");
     var settings = dictionary(init, "Failed to construct 'Event': parameter 2");
-    defineProperty(this, EVENT, { value: {
-        type: toDOMString(type), bubbles: !!settings.bubbles, cancelable: !!settings.cancelable,
-        composed: !!settings.composed, canceled: false, dispatching: false, stop: false, stopNow: false,
-        inPassiveListener: false, target: null, currentTarget: null, phase: 0, timeStamp: apply(readClock, clock, []),
-        detail: null
-    } });
-    // isTrusted is an own, unforgeable property in browsers.
-    defineProperty(this, 'isTrusted', { get: function () { return false; }, enumerable: true });
+    initEvent(this, toDOMString(type), !!settings.bubbles, !!settings.cancelable, !!settings.composed, false);
+}
+// An event the host dispatches (load events, abort, a WebSocket's): trusted, as a browser's
+// own events are, and made without the constructor's conversions (its values are the host's).
+function hostEvent(prototype, type, bubbles, cancelable) {
+    var event = create(prototype);
+    initEvent(event, type, bubbles, cancelable, false, true);
+    return event;
 }
 var phases = ['NONE', 0, 'CAPTURING_PHASE', 1, 'AT_TARGET', 2, 'BUBBLING_PHASE', 3];
 for (var p = 0; p < phases.length; p += 2) {
@@ -233,5 +245,5 @@ setPrototypeOf(global, create(EventTarget.prototype));
 
 makeEventTarget(global);
 
-return { CustomEvent: CustomEvent, Event: Event, EventTarget: EventTarget, dispatchAlong: dispatchAlong, eventState: eventState, makeEventTarget: makeEventTarget };
+return { CustomEvent: CustomEvent, Event: Event, EventTarget: EventTarget, dispatchAlong: dispatchAlong, eventState: eventState, hostEvent: hostEvent, makeEventTarget: makeEventTarget };
 })

@@ -23,7 +23,7 @@ var defineProperty = primordials.ObjectDefineProperty,
     sendMessage = natives.webSocket.send,
     closeSocket = natives.webSocket.close,
     SOCKET = hidden.webSocket;
-var Event = shared.Event, EventTarget = shared.EventTarget, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dictionary = shared.dictionary, dispatchAlong = shared.dispatchAlong, domException = shared.domException, eventState = shared.eventState, hostAdd = shared.hostAdd, hostList = shared.hostList, makeBlob = shared.makeBlob, makeEventTarget = shared.makeEventTarget, own = shared.own, publicArray = shared.publicArray, requireArguments = shared.requireArguments, requireNew = shared.requireNew, toDOMString = shared.toDOMString, toUSVString = shared.toUSVString, Blob = shared.Blob;
+var Event = shared.Event, EventTarget = shared.EventTarget, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dictionary = shared.dictionary, dispatchAlong = shared.dispatchAlong, domException = shared.domException, eventState = shared.eventState, hostAdd = shared.hostAdd, hostEvent = shared.hostEvent, hostList = shared.hostList, makeBlob = shared.makeBlob, makeEventTarget = shared.makeEventTarget, own = shared.own, publicArray = shared.publicArray, requireArguments = shared.requireArguments, requireNew = shared.requireNew, toDOMString = shared.toDOMString, toUSVString = shared.toUSVString, Blob = shared.Blob;
 
 // WebIDL's `[Clamp] unsigned short`.
 function clampUint16(value) {
@@ -43,7 +43,7 @@ function MessageEvent(type, init) {
     state.origin = settings.origin === undefined ? '' : toUSVString(settings.origin);
     state.lastEventId = settings.lastEventId === undefined ? '' : toDOMString(settings.lastEventId);
     state.source = settings.source === undefined ? null : settings.source;
-    state.ports = publicArray([]);
+    state.ports = null;  // made when first read
     return event;
 }
 MessageEvent.prototype = create(Event.prototype);
@@ -52,7 +52,11 @@ defineGetter(MessageEvent.prototype, 'data', function () { return eventState(thi
 defineGetter(MessageEvent.prototype, 'origin', function () { return eventState(this).origin; });
 defineGetter(MessageEvent.prototype, 'lastEventId', function () { return eventState(this).lastEventId; });
 defineGetter(MessageEvent.prototype, 'source', function () { return eventState(this).source; });
-defineGetter(MessageEvent.prototype, 'ports', function () { return eventState(this).ports; });
+defineGetter(MessageEvent.prototype, 'ports', function () {
+    var state = eventState(this);
+    if (state.ports === null) state.ports = publicArray([]);
+    return state.ports;
+});
 defineGlobal('MessageEvent', MessageEvent);
 
 function CloseEvent(type, init) {
@@ -166,7 +170,8 @@ defineMethods(WebSocket.prototype, {
         if (blob !== undefined) payload = blob.bytes;
         else if (data instanceof ArrayBufferCtor) payload = new Uint8(data);
         else if (isView(data)) payload = new Uint8(data.buffer, data.byteOffset, data.byteLength);
-        else { payload = toUSVString(data); text = true; }
+        // A string's lone surrogates become U+FFFD (USVString) as the host takes it.
+        else { payload = toDOMString(data); text = true; }
         // The host counts the bytes (UTF-8 for text); past OPEN they only count, as the
         // standard says.
         state.bufferedAmount += sendMessage(state.id, text, payload, state.readyState === OPEN);
@@ -210,7 +215,7 @@ return {
             state.readyState = OPEN;
             state.protocol = protocol;
             state.extensions = extensions;
-            fire(socket, new Event('open'));
+            fire(socket, hostEvent(Event.prototype, 'open', false, false));
         },
         // A message (a string, or the bytes of a binary one as a Uint8Array of its own buffer).
         message: function (id, data) {
@@ -227,7 +232,13 @@ return {
                     data = blob;
                 }
             }
-            fire(socket, new MessageEvent('message', { data: data, origin: state.origin }));
+            var event = hostEvent(MessageEvent.prototype, 'message', false, false), fields = eventState(event);
+            fields.data = data;
+            fields.origin = state.origin;
+            fields.lastEventId = '';
+            fields.source = null;
+            fields.ports = null;
+            fire(socket, event);
         },
         // `count` bytes of what the page sent were written to the network.
         written: function (id, count) {
@@ -243,14 +254,18 @@ return {
         },
         error: function (id) {
             var socket = socketOf(id);
-            if (socket !== undefined) fire(socket, new Event('error'));
+            if (socket !== undefined) fire(socket, hostEvent(Event.prototype, 'error', false, false));
         },
         close: function (id, code, reason, wasClean) {
             var socket = socketOf(id);
             if (socket === undefined) return;
             delete sockets[id];
             socketState(socket).readyState = CLOSED;
-            fire(socket, new CloseEvent('close', { code: code, reason: reason, wasClean: wasClean }));
+            var event = hostEvent(CloseEvent.prototype, 'close', false, false), fields = eventState(event);
+            fields.wasClean = wasClean;
+            fields.code = code;
+            fields.reason = reason;
+            fire(socket, event);
         }
     }
 };
