@@ -23,8 +23,8 @@ import NIOWebSocket
 /// events, binary frames `.data` events by their type; streams (types 3, 4, 5) are written to a
 /// file each; a heartbeat watchdog closes a client that stays silent. What it does differently:
 /// - every client is kept and addressed (`Client`), not only the last one;
-/// - `send(fileAt:to:)` waits for the client to take each chunk, and fails without sending
-///   anything for a file it cannot open (the original sent a start and an end);
+/// - `send(fileAt:to:)` reads the file only as fast as the client takes it, and fails without
+///   sending anything for a file it cannot open (the original sent a start and an end);
 /// - each received stream has a file of its own (the original appended every stream to one);
 /// - hostile input has a defined outcome: a binary frame shorter than its type and a text frame
 ///   that is not an envelope are `.invalidMessage` events (the connection stays open); a
@@ -157,9 +157,11 @@ public final class WebSocketServer: Sendable {
     /// Sends `text` as a raw text frame (LWWebSocket's `sendMessage:`) to `client`, or to every
     /// client when nil. Returns once it is queued for the client's socket; when the client
     /// already had more than 64 KiB unwritten, once it is written (a client that reads slowly
-    /// holds its sender back). Throws `WebSocketServerError.noSuchClient` for a client that is gone,
-    /// `.connectionClosed` for one that goes while its sender waits or that has more than
-    /// `maximumBufferedBytes` unwritten (it is then closed with 1008).
+    /// holds its sender back). Throws `WebSocketServerError.noSuchClient` for a client that is
+    /// gone, `.connectionClosed` for one whose close has begun (by `close(_:code:reason:)`, the
+    /// watchdog, the client, or a write that failed), that goes while its sender waits, or that
+    /// has more than `maximumBufferedBytes` unwritten when the message comes (it is then
+    /// closed with 1008).
     ///
     /// ```swift
     /// try await server.send(text: "hello", to: client)
@@ -182,9 +184,10 @@ public final class WebSocketServer: Sendable {
 
     /// Streams the file at `url` to `client` (LWWebSocket's `sendDataWithFileURL:`): a
     /// `streamStart` frame, the file in `chunkSize` chunks as `streaming` frames, then
-    /// `streamEnd`. At most 256 KiB (or 8 chunks, when larger) are read ahead of what the
-    /// client's socket has taken, so a slow client does not make the server hold the file.
-    /// Throws for a file that cannot be opened (nothing is sent) and for a client that goes away.
+    /// `streamEnd`, and returns once all of it is written. At most 256 KiB (or 8 chunks, when
+    /// larger) and one chunk are read ahead of what the client's socket has taken, so a slow
+    /// client does not make the server hold the file. Throws for a file that cannot be opened
+    /// (nothing is sent) and for a client that goes away.
     ///
     /// ```swift
     /// try await server.send(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), to: client)
@@ -225,7 +228,8 @@ public final class WebSocketServer: Sendable {
             }
         }
         for (future, _) in inFlight { try await future.get() }
-        try await core.send(text: false, Self.frame(.streamEnd, Data()), to: client)
+        // Awaited, unlike `send`'s: the method returns once the whole stream is written.
+        try await core.write(Self.frame(.streamEnd, Data()), to: client).written.get()
     }
 
     /// A binary frame's payload: `type` as 4 little-endian bytes, then `data`.
@@ -243,6 +247,7 @@ public final class WebSocketServer: Sendable {
     /// server.close(client, code: 4000, reason: "kicked")
     /// ```
     public func close(_ client: Client, code: UInt16 = 1000, reason: String = "") {
+        core.markClosing(client)
         core.handle(of: client)?.close(code: code, reason: WebSocketConnection.closeReason(reason))
     }
 

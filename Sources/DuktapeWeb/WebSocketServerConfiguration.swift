@@ -34,9 +34,10 @@ public struct WebSocketServerConfiguration: Sendable, Equatable {
     /// Bytes of a client's events the program has not taken (callbacks or `events`), past
     /// which the server stops reading from that client until it has (default 4 MiB).
     public var maximumUnreadBytes = 4 << 20
-    /// Bytes sent to a client and not yet written to its socket, past which the client is
-    /// closed with 1008 (default 16 MiB): a client that does not read cannot make the server
-    /// buffer without bound. `send(fileAt:to:)` waits for the client instead.
+    /// Bytes sent to a client and not yet written to its socket, past which the next message
+    /// to it closes it with 1008 (default 16 MiB): a client that does not read cannot make the
+    /// server buffer without bound. `send` waits for the client past 64 KiB, and
+    /// `send(fileAt:to:)` past its window, so only concurrent senders reach this.
     public var maximumBufferedBytes = 16 << 20
     /// The longest stream a client may send (default 1 GiB): past it the stream's file is
     /// emptied and its end reports `.streamFailed`, so a client cannot fill the disk.

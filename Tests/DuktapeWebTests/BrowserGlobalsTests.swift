@@ -344,6 +344,30 @@ struct EventTests {
             [new Event('x').isTrusted, new CustomEvent('y').isTrusted, aborted,
              getter === Object.getOwnPropertyDescriptor(new CustomEvent('b'), 'isTrusted').get, refused].join()
             """) == "false,false,true,true,TypeError")
+        // Dispatched again by a script, a host event is no longer trusted (the DOM's rule).
+        #expect(try page.run("""
+            var controller = new AbortController(), saved, seen;
+            controller.signal.addEventListener('abort', function (e) { saved = e; });
+            controller.abort();
+            var target = new EventTarget();
+            target.addEventListener('abort', function (e) { seen = e.isTrusted; });
+            target.dispatchEvent(saved);
+            [seen, saved.isTrusted].join()
+            """) == "false,false")
+        // What a script puts on Object.prototype changes neither the host's events nor isTrusted.
+        #expect(try page.run("""
+            Object.defineProperty(Object.prototype, 'trusted', { value: true, configurable: true });
+            Object.defineProperty(Object.prototype, 'configurable', { value: true, configurable: true });
+            var controller = new AbortController(), result;
+            controller.signal.addEventListener('abort', function (e) {
+                var descriptor = Object.getOwnPropertyDescriptor(e, 'isTrusted');
+                result = [e.isTrusted, descriptor.configurable, new Event('x').isTrusted, e.type].join();
+            });
+            controller.abort();
+            delete Object.prototype.trusted;
+            delete Object.prototype.configurable;
+            result
+            """) == "true,false,false,abort")
     }
 
     @Test func eventsAndCustomEvents() throws {

@@ -104,15 +104,21 @@ struct WebSocketPageTests {
                 try await page.load(html: "<script>addEventListener('load', function (e) { window.loadTrusted = e.isTrusted })</script>",
                                     baseURL: URL(string: "http://127.0.0.1/page.html"))
                 let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
+                    // A script's Object.prototype changes nothing of the host's events.
+                    Object.defineProperty(Object.prototype, 'source', { value: 0, configurable: true });
+                    Object.defineProperty(Object.prototype, 'data', { set: function () { throw new Error('inherited setter'); }, configurable: true });
                     ws.onopen = function (e) { log.push('open ' + e.isTrusted + ' ' + window.loadTrusted); ws.send('x'); };
                     ws.onmessage = function (e) {
                         log.push('message ' + e.isTrusted + ' ' + JSON.stringify(e.lastEventId) + ' ' + e.source + ' ' +
-                            Array.isArray(e.ports) + ' ' + e.ports.length + ' ' + (e.ports === e.ports) + ' ' + e.origin);
+                            Array.isArray(e.ports) + ' ' + e.ports.length + ' ' + (e.ports === e.ports) + ' ' + Object.isFrozen(e.ports) + ' ' +
+                            e.origin + ' ' + e.data);
+                        delete Object.prototype.source;
+                        delete Object.prototype.data;
                         ws.close();
                     };
                     ws.addEventListener('close', function (e) { window.closeTrusted = e.isTrusted; });
                     """)
-                #expect(log == ["open true true", "message true \"\" null true 0 true ws://127.0.0.1:\(peer.port)", "close 1005 \"\" true 3"])
+                #expect(log == ["open true true", "message true \"\" null true 0 true true ws://127.0.0.1:\(peer.port) x", "close 1005 \"\" true 3"])
                 #expect(try await page.evaluateJavaScript("[window.closeTrusted, new MessageEvent('m').isTrusted].join()") as? String == "true,false")
             }
         }
@@ -124,13 +130,16 @@ struct WebSocketPageTests {
         try await withPythonEchoServer { peer in
             try await withSocketPage { page in
                 let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
-                    ws.onopen = function () { ws.send('a\\uD800b\\uDC00\\uD83D\\uDE00'); };
+                    ws.onopen = function () {
+                        ws.send('a\\uD800b\\uDC00\\uD83D\\uDE00');
+                        log.push('buffered ' + ws.bufferedAmount);  // UTF-8 bytes, as sent
+                    };
                     ws.onmessage = function (e) {
                         log.push(Array.prototype.map.call(e.data, function (c) { return c.charCodeAt(0).toString(16); }).join(' '));
                         ws.close();
                     };
                     """)
-                #expect(log == ["61 fffd 62 fffd d83d de00", "close 1005 \"\" true 3"])
+                #expect(log == ["buffered 12", "61 fffd 62 fffd d83d de00", "close 1005 \"\" true 3"])
             }
         }
     }

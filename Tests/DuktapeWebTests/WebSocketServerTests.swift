@@ -58,6 +58,36 @@ struct WebSocketServerTests {
         await again.shutdown()
     }
 
+    /// Two messages each larger than half the buffer limit, sent one after the other to a
+    /// client that reads: both arrive (the limit is for a client that does not read, judged by
+    /// what it had unwritten before a message). Once the server began closing the client, a
+    /// send throws at once instead of being dropped.
+    @Test func largeMessagesGoOneAfterAnotherAndSendsFailOnceAClientIsClosing() async throws {
+        try await withWebSocketServer(configure: { $0.maximumBufferedBytes = 1 << 20 }) { server in
+            try await withSocketPage { page in
+                async let sizes = run(page, """
+                    return new Promise(function (resolve, reject) {
+                        var ws = new WebSocket(url), sizes = [];
+                        ws.binaryType = 'arraybuffer';
+                        ws.onmessage = function (e) {
+                            sizes.push(e.data.byteLength);
+                            if (sizes.length === 3) resolve(sizes.join());
+                        };
+                        ws.onclose = function (e) { resolve(sizes.join() + ' closed ' + e.code); };
+                    });
+                    """, ["url": "ws://127.0.0.1:\(server.port)/service"])
+                var events = server.events.makeAsyncIterator()
+                guard case .connected(let client)? = await events.next() else { Issue.record("no client"); return }
+                let large = Data(repeating: 1, count: 700 << 10)
+                try await server.send(data: large, to: client)
+                try await server.send(data: large, to: client)
+                #expect(try await sizes == "16,\(4 + (700 << 10)),\(4 + (700 << 10))")
+                server.close(client)
+                await #expect(throws: WebSocketServerError.self) { try await server.send(text: "after the close", to: client) }
+            }
+        }
+    }
+
     @Test func pythonsClientGetsHelloAndSpeaksTheFraming() async throws {
         try await withWebSocketServer { server in
             let steps = FileManager.default.temporaryDirectory.appendingPathComponent("ws-steps-\(UUID().uuidString).json")

@@ -30,6 +30,8 @@ extension WebSocketServer {
             /// there ever were (tests: what `send(fileAt:)`'s window holds).
             var unwritten = 0
             var peakUnwritten = 0
+            /// The connection is closing (its close began, or a write failed): sends fail at once.
+            var closing = false
         }
 
         init(configuration: WebSocketServerConfiguration) {
@@ -166,38 +168,59 @@ extension WebSocketServer {
         /// unwritten.
         static let sendHighWater = 64 << 10
 
-        /// Writes `payload` to `client` (counted as unwritten until its socket took it); a
-        /// client past `maximumBufferedBytes` is closed with 1008 instead. Returns the write's
-        /// future and the client's unwritten bytes with it.
-        func write(_ payload: ByteBuffer, text: Bool = false, to client: Client) throws -> (written: EventLoopFuture<Void>, unwritten: Int) {
+        /// Writes `payload` to `client` (counted as unwritten until its socket took it). Throws
+        /// for a client that is gone or closing, and closes with 1008 (and throws) a client that
+        /// has more than `maximumBufferedBytes` unwritten when the message comes. Returns the
+        /// write's future and the client's unwritten bytes before the message.
+        func write(_ payload: ByteBuffer, text: Bool = false, to client: Client) throws -> (written: EventLoopFuture<Void>, before: Int) {
             let size = payload.readableBytes
             let limit = configuration.maximumBufferedBytes
-            let admitted = state.withLock { state -> (WebSocketConnection.Handle, unwritten: Int)? in
-                guard var entry = state.clients[client.id] else { return nil }
+            enum Admission { case gone, closing, over(WebSocketConnection.Handle), admitted(WebSocketConnection.Handle, before: Int) }
+            let admission = state.withLock { state -> Admission in
+                guard var entry = state.clients[client.id] else { return .gone }
+                if entry.closing { return .closing }
+                if entry.unwritten > limit {
+                    entry.closing = true
+                    state.clients[client.id] = entry
+                    return .over(entry.handle)
+                }
+                let before = entry.unwritten
                 entry.unwritten += size
                 entry.peakUnwritten = max(entry.peakUnwritten, entry.unwritten)
                 state.clients[client.id] = entry
-                return (entry.handle, entry.unwritten)
+                return .admitted(entry.handle, before: before)
             }
-            guard let (handle, unwritten) = admitted else { throw WebSocketServerError.noSuchClient(client) }
-            let over = unwritten > limit
-            if over {
+            switch admission {
+            case .gone:
+                throw WebSocketServerError.noSuchClient(client)
+            case .closing:
+                throw WebSocketServerError.connectionClosed(client)
+            case .over(let handle):
                 handle.close(code: 1008, reason: "the client did not read \(limit) bytes sent to it")
                 throw WebSocketServerError.connectionClosed(client)
+            case .admitted(let handle, let before):
+                let written = handle.send(text: text, payload).always { [self] result in
+                    state.withLock { state -> Void in
+                        state.clients[client.id]?.unwritten -= size
+                        // Dropped with its connection: the sends after it fail at once.
+                        if case .failure = result { state.clients[client.id]?.closing = true }
+                    }
+                }.flatMapErrorThrowing { _ in throw WebSocketServerError.connectionClosed(client) }
+                return (written, before)
             }
-            let written = handle.send(text: text, payload).always { [self] (_: Result<Void, any Error>) in
-                state.withLock { state in state.clients[client.id]?.unwritten -= size }
-            }.flatMapErrorThrowing { _ in throw WebSocketServerError.connectionClosed(client) }
-            return (written, unwritten)
+        }
+
+        /// Marks `client` closing (its close began): sends to it fail from now on.
+        func markClosing(_ client: Client) {
+            state.withLock { $0.clients[client.id]?.closing = true }
         }
 
         /// Sends to `client`, or to every client; waits for the writes of each client that had
         /// more than `sendHighWater` bytes unwritten before this message.
         func send(text: Bool, _ payload: ByteBuffer, to client: Client?) async throws {
-            let size = payload.readableBytes
             if let client {
-                let (written, unwritten) = try write(payload, text: text, to: client)
-                if unwritten - size > Self.sendHighWater { try await written.get() }
+                let (written, before) = try write(payload, text: text, to: client)
+                if before > Self.sendHighWater { try await written.get() }
                 return
             }
             // Every client's write is started before any is awaited: one that does not read
@@ -206,8 +229,8 @@ extension WebSocketServer {
             var firstError: (any Error)?
             for client in clients {
                 do {
-                    let (written, unwritten) = try write(payload, text: text, to: client)
-                    if unwritten - size > Self.sendHighWater { writes.append(written) }
+                    let (written, before) = try write(payload, text: text, to: client)
+                    if before > Self.sendHighWater { writes.append(written) }
                 } catch {
                     firstError = firstError ?? error
                 }
@@ -228,6 +251,7 @@ extension WebSocketServer {
         func closeAll() {
             let (channels, handles) = state.withLock { state -> ([any Channel], [Int: WebSocketConnection.Handle]) in
                 state.closed = true
+                for id in state.clients.keys { state.clients[id]?.closing = true }
                 return (Array(state.channels.values), state.clients.mapValues { $0.handle })
             }
             let open = Set(handles.values.map { ObjectIdentifier($0.channel) })

@@ -56,6 +56,7 @@ extension WebSocketServer {
                 armWatchdog()
                 return
             }
+            core?.markClosing(client)
             handle?.close(code: 1008, reason: "no heartbeat for \(timeout.formatted()) s")
         }
 
@@ -76,7 +77,7 @@ extension WebSocketServer {
                 }
                 typed(WebSocketMessageType(rawValue: raw), bytes)
             case .closing:
-                break
+                core?.markClosing(client)
             case .closed(let closure):
                 ended = true
                 // The handle holds the connection, whose events hold this session: released.

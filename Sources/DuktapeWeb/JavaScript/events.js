@@ -26,15 +26,25 @@ function eventState(self) {
 
 // isTrusted is an own, unforgeable property of every event, whose getter all events share (as
 // WebIDL's [LegacyUnforgeable] attributes share theirs): true for the events the host
-// dispatches, false for those a script makes.
+// dispatches, until a script dispatches one again; false for those a script makes.
 function isTrusted() { return eventState(this).trusted; }
+// Descriptors without a prototype: a script's `Object.prototype.get` or `configurable` must not
+// change them. The state has none either, so that the members the host sets on it (a message's
+// data, a close's code) are never a script's inherited setters or read-only properties.
+var trustedDescriptor = create(null);
+trustedDescriptor.get = isTrusted;
+trustedDescriptor.set = undefined;
+trustedDescriptor.enumerable = true;
+trustedDescriptor.configurable = false;
 function initEvent(event, type, bubbles, cancelable, composed, trusted) {
-    defineProperty(event, EVENT, { value: {
+    var slot = create(null);
+    slot.value = setPrototypeOf({
         type: type, bubbles: bubbles, cancelable: cancelable, composed: composed, canceled: false, dispatching: false,
         stop: false, stopNow: false, inPassiveListener: false, target: null, currentTarget: null, phase: 0,
         timeStamp: apply(readClock, clock, []), detail: null, trusted: trusted
-    } });
-    defineProperty(event, 'isTrusted', { get: isTrusted, enumerable: true });
+    }, null);
+    defineProperty(event, EVENT, slot);
+    defineProperty(event, 'isTrusted', trustedDescriptor);
 }
 function Event(type, init) {
     requireNew(this, Event, 'Event');
@@ -168,6 +178,7 @@ defineMethods(EventTarget.prototype, {
             throw new TypeErrorCtor("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'");
         }
         if (state.dispatching) throw domException('The event is already being dispatched.', 'InvalidStateError');
+        state.trusted = false;  // a script's dispatch, as the DOM says
         return dispatchAlong(event, state, [targetOf(this)]);
     }
 });

@@ -13,6 +13,7 @@ var defineProperty = primordials.ObjectDefineProperty,
     ArrayBufferCtor = primordials.ArrayBuffer,
     isView = primordials.ArrayBufferIsView,
     isArray = primordials.ArrayIsArray,
+    freeze = primordials.ObjectFreeze,
     round = primordials.MathRound,
     testPattern = primordials.RegExpPrototypeTest,
     hidden = natives.hiddenKeys,
@@ -54,7 +55,7 @@ defineGetter(MessageEvent.prototype, 'lastEventId', function () { return eventSt
 defineGetter(MessageEvent.prototype, 'source', function () { return eventState(this).source; });
 defineGetter(MessageEvent.prototype, 'ports', function () {
     var state = eventState(this);
-    if (state.ports === null) state.ports = publicArray([]);
+    if (state.ports === null) state.ports = freeze(publicArray([]));  // a FrozenArray
     return state.ports;
 });
 defineGlobal('MessageEvent', MessageEvent);
