@@ -1,8 +1,8 @@
 """Hostile WebSocket clients for WebSocketServer's tests; each prints one JSON line.
 
     ws_hostile.py midframe PORT        handshake, half a frame, then the TCP connection closed
-    ws_hostile.py neverread PORT SECS  handshake, asks for data, never reads; reports when the
-                                       server closed the connection
+    ws_hostile.py neverread PORT SECS  handshake, asks for data (then says so on a line), never
+                                       reads; ends after SECS seconds
     ws_hostile.py slowloris PORT       the request head one byte every 200 ms; reports when the
                                        server closed the connection
     ws_hostile.py churn PORT N         N connections opened and dropped: a third before the
@@ -81,6 +81,7 @@ elif mode == "neverread":
     sock = open_socket(port)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.sendall(masked(1, b'{"messageType":6,"messageBody":"flood me"}'))
+    print("asked for data on port %d" % port, flush=True)  # (PythonPeer.server waits for a line)
     # Never reads: the server's writes fill the socket buffers; it must close us (it cannot
     # tell us, so this only waits, and the test watches the server).
     time.sleep(float(sys.argv[3]))
