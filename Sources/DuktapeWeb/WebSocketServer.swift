@@ -227,8 +227,8 @@ public final class WebSocketServer: Sendable {
                 outstanding -= bytes
             }
         }
-        for (future, _) in inFlight { try await future.get() }
-        // Awaited, unlike `send`'s: the method returns once the whole stream is written.
+        // Writes complete in order: once the end is written, so is every chunk (a failed one
+        // fails the end too, its connection gone).
         try await core.write(Self.frame(.streamEnd, Data()), to: client).written.get()
     }
 

@@ -115,7 +115,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         frameOutput = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
-        if frameOutput == nil {
+        if frameOutput == nil && pendingAbort == nil {
             pendingAbort = "the connection has no WebSocket frame encoder"
         }
         if !context.channel.isActive {

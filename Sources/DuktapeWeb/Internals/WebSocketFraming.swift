@@ -20,17 +20,16 @@ enum WebSocketFraming {
     /// XORs `buffer`'s readable bytes with `key` from the payload's first byte (masking and
     /// unmasking are the same operation).
     static func mask(_ buffer: inout ByteBuffer, with key: WebSocketMaskingKey) {
-        let keyBytes = (key[0], key[1], key[2], key[3])
-        // The key four times over, in memory order, for a word read from the same offset.
-        var word: UInt64 = 0
-        withUnsafeMutableBytes(of: &word) { raw in
+        // The key twice over, in memory order, for the eight bytes at each offset that is a
+        // multiple of 8; the tail goes a byte a step.
+        var keyWord: UInt64 = 0
+        withUnsafeMutableBytes(of: &keyWord) { raw in
             var index = 0
             while index < 8 {
-                raw[index] = index & 3 == 0 ? keyBytes.0 : index & 3 == 1 ? keyBytes.1 : index & 3 == 2 ? keyBytes.2 : keyBytes.3
+                raw[index] = key[index & 3]
                 index += 1
             }
         }
-        let keyWord = word
         buffer.withUnsafeMutableReadableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             let count = bytes.count
@@ -41,8 +40,7 @@ enum WebSocketFraming {
                 offset += 8
             }
             while offset < count {
-                let keyByte = offset & 3 == 0 ? keyBytes.0 : offset & 3 == 1 ? keyBytes.1 : offset & 3 == 2 ? keyBytes.2 : keyBytes.3
-                base.storeBytes(of: base.load(fromByteOffset: offset, as: UInt8.self) ^ keyByte, toByteOffset: offset, as: UInt8.self)
+                base.storeBytes(of: base.load(fromByteOffset: offset, as: UInt8.self) ^ key[offset & 3], toByteOffset: offset, as: UInt8.self)
                 offset += 1
             }
         }

@@ -34,17 +34,29 @@ function clampUint16(value) {
 }
 
 // MessageEvent (data, origin, lastEventId, source, ports) and CloseEvent (wasClean, code,
-// reason): their members live in the event's state.
+// reason): their members live in the event's state, set by the constructors from a script's
+// values and by the host's events from its own.
+function setMessage(state, data, origin, lastEventId, source) {
+    state.data = data;
+    state.origin = origin;
+    state.lastEventId = lastEventId;
+    state.source = source;
+    state.ports = null;  // made when first read
+}
+function setClose(state, wasClean, code, reason) {
+    state.wasClean = wasClean;
+    state.code = code;
+    state.reason = reason;
+}
 function MessageEvent(type, init) {
     requireNew(this, MessageEvent, 'MessageEvent');
     requireArguments(arguments.length, 1, "Failed to construct 'MessageEvent'");
     var event = apply(Event, this, [type, init]) || this;
-    var settings = dictionary(init, "Failed to construct 'MessageEvent': parameter 2"), state = eventState(this);
-    state.data = settings.data === undefined ? null : settings.data;
-    state.origin = settings.origin === undefined ? '' : toUSVString(settings.origin);
-    state.lastEventId = settings.lastEventId === undefined ? '' : toDOMString(settings.lastEventId);
-    state.source = settings.source === undefined ? null : settings.source;
-    state.ports = null;  // made when first read
+    var settings = dictionary(init, "Failed to construct 'MessageEvent': parameter 2");
+    setMessage(eventState(this), settings.data === undefined ? null : settings.data,
+        settings.origin === undefined ? '' : toUSVString(settings.origin),
+        settings.lastEventId === undefined ? '' : toDOMString(settings.lastEventId),
+        settings.source === undefined ? null : settings.source);
     return event;
 }
 MessageEvent.prototype = create(Event.prototype);
@@ -64,10 +76,9 @@ function CloseEvent(type, init) {
     requireNew(this, CloseEvent, 'CloseEvent');
     requireArguments(arguments.length, 1, "Failed to construct 'CloseEvent'");
     var event = apply(Event, this, [type, init]) || this;
-    var settings = dictionary(init, "Failed to construct 'CloseEvent': parameter 2"), state = eventState(this);
-    state.wasClean = !!settings.wasClean;
-    state.code = settings.code === undefined ? 0 : clampUint16(settings.code);
-    state.reason = settings.reason === undefined ? '' : toUSVString(settings.reason);
+    var settings = dictionary(init, "Failed to construct 'CloseEvent': parameter 2");
+    setClose(eventState(this), !!settings.wasClean, settings.code === undefined ? 0 : clampUint16(settings.code),
+        settings.reason === undefined ? '' : toUSVString(settings.reason));
     return event;
 }
 CloseEvent.prototype = create(Event.prototype);
@@ -233,12 +244,8 @@ return {
                     data = blob;
                 }
             }
-            var event = hostEvent(MessageEvent.prototype, 'message', false, false), fields = eventState(event);
-            fields.data = data;
-            fields.origin = state.origin;
-            fields.lastEventId = '';
-            fields.source = null;
-            fields.ports = null;
+            var event = hostEvent(MessageEvent.prototype, 'message', false, false);
+            setMessage(eventState(event), data, state.origin, '', null);
             fire(socket, event);
         },
         // `count` bytes of what the page sent were written to the network.
@@ -262,10 +269,8 @@ return {
             if (socket === undefined) return;
             delete sockets[id];
             socketState(socket).readyState = CLOSED;
-            var event = hostEvent(CloseEvent.prototype, 'close', false, false), fields = eventState(event);
-            fields.wasClean = wasClean;
-            fields.code = code;
-            fields.reason = reason;
+            var event = hostEvent(CloseEvent.prototype, 'close', false, false);
+            setClose(eventState(event), wasClean, code, reason);
             fire(socket, event);
         }
     }
