@@ -167,7 +167,9 @@ public final class WebLoader: @unchecked Sendable {
                     return
                 }
                 if case .terminated = continuation.yield(response), case .streamEnd(let file) = response.type {
-                    try? FileManager.default.removeItem(at: file)  // nobody is left to take it
+                    // Nobody is left to take it. unlink(2): a file or link at that path, never a
+                    // directory someone put there since.
+                    _ = Foundation.unlink(file.path)
                 }
                 if response.isTerminal { continuation.finish() }
             }

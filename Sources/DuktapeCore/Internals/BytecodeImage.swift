@@ -75,12 +75,12 @@ enum BytecodeImage {
             guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
             else { return false }
             if rename(temporary.path, url.path) != 0 {
-                try? FileManager.default.removeItem(at: temporary)
+                unlink(temporary.path)  // a file, never a directory put there since
                 return false
             }
             return true
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             return false
         }
     }

@@ -340,7 +340,8 @@ extension Transpiler {
         }
         guard total > limit else { return }
         for entry in entries.sorted(by: { $0.date < $1.date }) where total > limit * 4 / 5 {
-            if (try? FileManager.default.removeItem(at: entry.url)) != nil {
+            // unlink(2): the file that was listed, or a link put there since, never a directory.
+            if unlink(entry.url.path) == 0 {
                 total -= entry.size
             }
         }
