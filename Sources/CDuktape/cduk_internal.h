@@ -137,6 +137,8 @@ void *_Nullable cduk_heap_state_of(duk_context *ctx);
 /* True when ctx runs as a coroutine (resumed by another thread, Duktape.Thread.resume): its
  * realm's main thread is another one. engine.c. */
 int cduk_is_resumed_coroutine(duk_context *ctx);
+/* The global object of ctx's realm (an address to compare, not a reference). engine.c. */
+void *_Nullable cduk_realm_global(duk_context *ctx);
 
 /* [] -> [the thread at the root of ctx's resume chain: the one running the current call].
  * engine.c. */
@@ -292,6 +294,10 @@ duk_int_t cduk_slot_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t positi
  * May throw (memory, or what a put or a get on another kind of array throws). engine.c. */
 void cduk_array_put_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count);
 void cduk_array_take_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t count);
+/* The items start..end-1 moved to 0..end-start-1 and the length set to end-start; the items
+ * below start must have been taken (undefined). In place, without touching a reference count,
+ * when the array part holds them; else item by item. May throw as put and take. engine.c. */
+void cduk_array_shift_down(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t end);
 
 /* Grows obj's property table to hold `count` properties (when it holds fewer), so that the
  * next definitions do not reallocate it one by one. May throw (allocation). engine.c. */

@@ -1011,6 +1011,32 @@ void cduk_array_take_range(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t sta
     }
 }
 
+void cduk_array_shift_down(duk_context *ctx, duk_idx_t arr_idx, duk_uint32_t start, duk_uint32_t end) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    arr_idx = duk_require_normalize_index(thr, arr_idx);
+    duk_uint32_t count = end - start;
+    duk_tval *items = start <= end ? cduk__bare_array_items(thr, arr_idx, 0, end, 0) : NULL;
+    for (duk_uint32_t i = 0; items != NULL && i < start; i++) {
+        if (!DUK_TVAL_IS_UNDEFINED(items + i) && !DUK_TVAL_IS_UNUSED(items + i)) {
+            items = NULL; /* not taken: moved one by one, each overwritten value released */
+        }
+    }
+    if (items == NULL) {
+        duk_require_stack(thr, 1);
+        for (duk_uint32_t from = start, to = 0; from < end; from++, to++) {
+            duk_get_prop_index(thr, arr_idx, from);
+            duk_put_prop_index(thr, arr_idx, to);
+        }
+    } else {
+        /* Each value moves with its reference; the places it left hold nothing. */
+        memmove(items, items + start, count * sizeof(duk_tval));
+        for (duk_uint32_t i = count; i < end; i++) {
+            DUK_TVAL_SET_UNDEFINED(items + i);
+        }
+    }
+    duk_set_length(thr, arr_idx, count);
+}
+
 void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
@@ -1247,6 +1273,10 @@ void *cduk_heap_state_of(duk_context *ctx) {
 
 int cduk_is_resumed_coroutine(duk_context *ctx) {
     return ((duk_hthread *) ctx)->resumer != NULL;
+}
+
+void *cduk_realm_global(duk_context *ctx) {
+    return ((duk_hthread *) ctx)->builtins[DUK_BIDX_GLOBAL];
 }
 
 void cduk_push_resume_root(duk_context *ctx) {

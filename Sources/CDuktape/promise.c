@@ -36,19 +36,18 @@
 #define CDUK__P_ON_REJECTED DUK_HIDDEN_SYMBOL("PromiseOnRejected")
 #define CDUK__P_DERIVED DUK_HIDDEN_SYMBOL("PromiseDerived")
 #define CDUK__P_TARGET DUK_HIDDEN_SYMBOL("PromiseTarget")    /* on resolving records: the promise */
-#define CDUK__P_DONE DUK_HIDDEN_SYMBOL("PromiseDone")        /* on records and element functions */
-#define CDUK__P_RECORD DUK_HIDDEN_SYMBOL("PromiseRecord")    /* on functions: their shared record */
-#define CDUK__P_INDEX DUK_HIDDEN_SYMBOL("PromiseIndex")      /* on element functions */
+#define CDUK__P_DONE DUK_HIDDEN_SYMBOL("PromiseDone")        /* on resolving records */
+#define CDUK__P_RECORD DUK_HIDDEN_SYMBOL("PromiseRecord")    /* on resolving functions: their record */
 #define CDUK__P_VALUES DUK_HIDDEN_SYMBOL("PromiseValues")    /* on combinator records */
 #define CDUK__P_REMAINING DUK_HIDDEN_SYMBOL("PromiseRemaining")
+#define CDUK__P_KIND DUK_HIDDEN_SYMBOL("PromiseKind")        /* on combinator records: all/allSettled/any */
 #define CDUK__P_CAPABILITY DUK_HIDDEN_SYMBOL("PromiseCapability") /* a resolving record */
 #define CDUK__P_VALUE DUK_HIDDEN_SYMBOL("PromiseValue")      /* finally's callbacks and thunks */
 
 /* The hidden keys reached by position (cduk_slot_get/put; a lookup by name when an object does
  * not have them there). A promise's six are defined in this order when it is made, at positions
- * 0-5 (its key number is its position); an element function of all/allSettled/any has RECORD,
- * INDEX and DONE at 0-2; a combinator's record CAPABILITY, VALUES, REMAINING and INDEX (its
- * "reject with AggregateError" flag) at 0-3. */
+ * 0-5 (its key number is its position); a combinator's record has CAPABILITY, VALUES, REMAINING
+ * and KIND at 0-3. */
 enum {
     CDUK__SLOT_STATE,
     CDUK__SLOT_RESULT,
@@ -57,27 +56,23 @@ enum {
     CDUK__SLOT_DERIVED,
     CDUK__SLOT_REACTIONS,
     CDUK__PROMISE_SLOTS,
-    CDUK__KEY_RECORD = CDUK__PROMISE_SLOTS,
-    CDUK__KEY_INDEX,
-    CDUK__KEY_DONE,
-    CDUK__KEY_CAPABILITY,
+    CDUK__KEY_CAPABILITY = CDUK__PROMISE_SLOTS,
     CDUK__KEY_VALUES,
     CDUK__KEY_REMAINING,
+    CDUK__KEY_KIND,
     CDUK__SLOT_KEYS
 };
 static const char *const cduk__slot_names[CDUK__SLOT_KEYS] = {
     CDUK__P_STATE, CDUK__P_RESULT, CDUK__P_ON_FULFILLED, CDUK__P_ON_REJECTED, CDUK__P_DERIVED, CDUK__P_REACTIONS,
-    CDUK__P_RECORD, CDUK__P_INDEX, CDUK__P_DONE, CDUK__P_CAPABILITY, CDUK__P_VALUES, CDUK__P_REMAINING};
+    CDUK__P_CAPABILITY, CDUK__P_VALUES, CDUK__P_REMAINING, CDUK__P_KIND};
 static const duk_size_t cduk__slot_lengths[CDUK__SLOT_KEYS] = {
     sizeof(CDUK__P_STATE) - 1U,      sizeof(CDUK__P_RESULT) - 1U,     sizeof(CDUK__P_ON_FULFILLED) - 1U,
     sizeof(CDUK__P_ON_REJECTED) - 1U, sizeof(CDUK__P_DERIVED) - 1U,  sizeof(CDUK__P_REACTIONS) - 1U,
-    sizeof(CDUK__P_RECORD) - 1U,     sizeof(CDUK__P_INDEX) - 1U,      sizeof(CDUK__P_DONE) - 1U,
-    sizeof(CDUK__P_CAPABILITY) - 1U, sizeof(CDUK__P_VALUES) - 1U,     sizeof(CDUK__P_REMAINING) - 1U};
-/* Positions of the keys on an element function and on a combinator's record. */
-enum { CDUK__ELEMENT_RECORD, CDUK__ELEMENT_INDEX, CDUK__ELEMENT_DONE, CDUK__ELEMENT_SLOTS };
-enum { CDUK__RECORD_CAPABILITY, CDUK__RECORD_VALUES, CDUK__RECORD_REMAINING, CDUK__RECORD_ANY, CDUK__RECORD_SLOTS };
-static const int cduk__element_keys[CDUK__ELEMENT_SLOTS] = {CDUK__KEY_RECORD, CDUK__KEY_INDEX, CDUK__KEY_DONE};
-static const int cduk__record_keys[CDUK__RECORD_SLOTS] = {CDUK__KEY_CAPABILITY, CDUK__KEY_VALUES, CDUK__KEY_REMAINING, CDUK__KEY_INDEX};
+    sizeof(CDUK__P_CAPABILITY) - 1U, sizeof(CDUK__P_VALUES) - 1U,     sizeof(CDUK__P_REMAINING) - 1U,
+    sizeof(CDUK__P_KIND) - 1U};
+/* Positions of the keys on a combinator's record. */
+enum { CDUK__RECORD_CAPABILITY, CDUK__RECORD_VALUES, CDUK__RECORD_REMAINING, CDUK__RECORD_KIND, CDUK__RECORD_SLOTS };
+static const int cduk__record_keys[CDUK__RECORD_SLOTS] = {CDUK__KEY_CAPABILITY, CDUK__KEY_VALUES, CDUK__KEY_REMAINING, CDUK__KEY_KIND};
 /* Where the heap stash keeps the interned keys alive. */
 #define CDUK__HEAP_SLOT_KEYS "PromiseSlotKeys"
 
@@ -89,6 +84,7 @@ static const int cduk__record_keys[CDUK__RECORD_SLOTS] = {CDUK__KEY_CAPABILITY, 
 #define CDUK__STASH_AGGREGATE_CONSTRUCTOR "AggregateErrorConstructor"
 
 /* Heap stash. */
+#define CDUK__HEAP_REALM_CACHE "PromiseRealmCache" /* [global, Promise.prototype, Promise] */
 #define CDUK__HEAP_QUEUE "JobQueue"
 #define CDUK__HEAP_REJECTIONS "RejectionEvents"
 
@@ -111,15 +107,11 @@ enum { CDUK__JOB_FULFILL = 1, CDUK__JOB_REJECT = 2, CDUK__JOB_THENABLE = 3, CDUK
 enum { CDUK__EVENT_REJECTED = 1, CDUK__EVENT_HANDLED = 2 };
 #define CDUK__EVENT_SLOTS 3U
 
-/* Magic numbers of the resolving and element functions. */
-enum {
-    CDUK__RESOLVE = 0,
-    CDUK__REJECT = 1,
-    CDUK__ALL_ELEMENT = 0,
-    CDUK__SETTLED_FULFILLED = 1,
-    CDUK__SETTLED_REJECTED = 2,
-    CDUK__ANY_ELEMENT = 3
-};
+/* Magic numbers of the resolving functions. */
+enum { CDUK__RESOLVE = 0, CDUK__REJECT = 1 };
+
+/* The combinators (the magic numbers of their functions, and a record's KIND). */
+enum { CDUK__ALL = 0, CDUK__ALL_SETTLED = 1, CDUK__ANY = 2, CDUK__RACE = 3 };
 
 static duk_ret_t cduk__promise_then(duk_context *ctx);
 
@@ -229,15 +221,58 @@ static void cduk__push_function(duk_context *ctx, duk_c_function fn, duk_idx_t n
     duk_set_magic(ctx, -1, magic);
 }
 
+/* The heap state, its cache made to hold ctx's realm's Promise and Promise.prototype (made
+ * first when the realm has none yet: a promise of another realm, its `then` called from here,
+ * can be this realm's first). The cache holds one realm, the last that asked: a new promise
+ * then costs no stash lookup. Its three values are held in the heap stash and the addresses read
+ * back from there, so that they stay valid whatever runs while they are written (a released
+ * value's finalizer can make promises too); JSContext's deinit empties it (cduk_pforget_realm). */
+static cduk_heap_state *cduk__cached_realm(duk_context *ctx) {
+    cduk_heap_state *state = cduk__state(ctx);
+    void *global = cduk_realm_global(ctx);
+    if (global != NULL && global == state->promise_realm) {
+        return state;
+    }
+    duk_require_stack(ctx, 8);
+    cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE); /* made last (cduk__make_promise) */
+    if (!duk_is_object(ctx, -1)) {
+        cduk__ensure_promise(ctx);
+    }
+    duk_pop(ctx);
+    duk_push_heap_stash(ctx);
+    duk_get_prop_literal(ctx, -1, CDUK__HEAP_REALM_CACHE);
+    if (!duk_is_array(ctx, -1)) {
+        duk_pop(ctx);
+        duk_push_bare_array(ctx);
+        duk_dup(ctx, -1);
+        duk_put_prop_literal(ctx, -3, CDUK__HEAP_REALM_CACHE);
+    }
+    duk_remove(ctx, -2);        /* [cache] */
+    state->promise_realm = state->promise_prototype = state->promise_constructor = NULL;
+    duk_push_global_object(ctx);
+    cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
+    cduk__push_stash_value(ctx, CDUK__STASH_CONSTRUCTOR); /* [cache global prototype constructor] */
+    cduk_array_put_range(ctx, -4, 0, 3);
+    duk_get_prop_index(ctx, -1, 0);
+    duk_get_prop_index(ctx, -2, 1);
+    duk_get_prop_index(ctx, -3, 2);
+    if (duk_is_object(ctx, -3) && duk_is_object(ctx, -2) && duk_is_function(ctx, -1)) {
+        state->promise_realm = duk_get_heapptr(ctx, -3);
+        state->promise_prototype = duk_get_heapptr(ctx, -2);
+        state->promise_constructor = duk_get_heapptr(ctx, -1);
+    }
+    duk_pop_n(ctx, 4);
+    return state;
+}
+
 /* [] -> [new pending promise of ctx's realm]. */
 static void cduk__push_new_promise(duk_context *ctx) {
+    cduk_heap_state *state = cduk__cached_realm(ctx);
     duk_push_object(ctx);
     cduk__make_promise_slots(ctx, -1);
-    cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
-    if (!duk_is_object(ctx, -1)) {
-        /* A promise of another realm (its `then` called from here) can be this realm's first. */
-        duk_pop(ctx);
-        cduk__ensure_promise(ctx);
+    if (state->promise_prototype != NULL) {
+        duk_push_heapptr(ctx, state->promise_prototype);
+    } else {
         cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
     }
     duk_set_prototype(ctx, -2);
@@ -461,17 +496,19 @@ static void cduk__push_resolving_functions(duk_context *ctx, duk_idx_t r) {
 
 /* ---- then ---------------------------------------------------------------------------------- */
 
-/* PerformPromiseThen(promise at p, onFulfilled at f, onRejected at r, derived promise at d):
- * f and r are used when callable; d may be undefined (no promise to settle). */
-static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_idx_t r, duk_idx_t d) {
+/* The reaction (on_fulfilled at the top minus 2, on_rejected at the top minus 1, d) added to the
+ * promise at p, or queued as a job when p is settled; pops the two handlers. A reaction is one
+ * of:
+ * - a handler (callable) or undefined (the value passes through) on each side, and the derived
+ *   promise to settle or undefined (no promise: a throw is reported);
+ * - a combinator's element: d is the element's index (a number) and a side's handler is the
+ *   combinator's record (not callable), or the result's resolve or reject function. Such a
+ *   reaction is only ever made here, on a promise the combinator made or checked, and runs at
+ *   most once (a promise settles once): it needs none of the element function's state. */
+static void cduk__add_reaction(duk_context *ctx, duk_idx_t p, duk_idx_t d) {
     p = duk_normalize_index(ctx, p);
-    f = duk_normalize_index(ctx, f);
-    r = duk_normalize_index(ctx, r);
     d = duk_normalize_index(ctx, d);
     duk_require_stack(ctx, 8);
-    /* Non-callable handlers become undefined: the reaction passes the value through. */
-    if (duk_is_callable(ctx, f)) duk_dup(ctx, f); else duk_push_undefined(ctx);
-    if (duk_is_callable(ctx, r)) duk_dup(ctx, r); else duk_push_undefined(ctx);
     duk_idx_t on_fulfilled = duk_get_top(ctx) - 2, on_rejected = on_fulfilled + 1;
     int state = cduk__promise_state(ctx, p);
     switch (state & CDUK__STATE_MASK) {
@@ -524,6 +561,20 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
     duk_pop_2(ctx);
 }
 
+/* PerformPromiseThen(promise at p, onFulfilled at f, onRejected at r, derived promise at d):
+ * f and r are used when callable; d may be undefined (no promise to settle). */
+static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_idx_t r, duk_idx_t d) {
+    p = duk_normalize_index(ctx, p);
+    f = duk_normalize_index(ctx, f);
+    r = duk_normalize_index(ctx, r);
+    d = duk_normalize_index(ctx, d);
+    duk_require_stack(ctx, 4);
+    /* Non-callable handlers become undefined: the reaction passes the value through. */
+    if (duk_is_callable(ctx, f)) duk_dup(ctx, f); else duk_push_undefined(ctx);
+    if (duk_is_callable(ctx, r)) duk_dup(ctx, r); else duk_push_undefined(ctx);
+    cduk__add_reaction(ctx, p, d);
+}
+
 static void cduk__require_promise_this(duk_context *ctx, const char *method) {
     duk_push_this(ctx);
     if (cduk__promise_state(ctx, -1) < 0) {
@@ -563,9 +614,16 @@ static void cduk__push_promise_resolve(duk_context *ctx, duk_idx_t v) {
     v = duk_normalize_index(ctx, v);
     if (cduk__promise_state(ctx, v) >= 0) {
         duk_get_prop_literal(ctx, v, "constructor");
-        cduk__push_stash_value(ctx, CDUK__STASH_CONSTRUCTOR);
-        int same = duk_strict_equals(ctx, -1, -2);
-        duk_pop_2(ctx);
+        cduk_heap_state *state = cduk__cached_realm(ctx);
+        int same;
+        if (state->promise_constructor != NULL) {
+            same = duk_is_function(ctx, -1) && duk_get_heapptr(ctx, -1) == state->promise_constructor;
+        } else {
+            cduk__push_stash_value(ctx, CDUK__STASH_CONSTRUCTOR);
+            same = duk_strict_equals(ctx, -1, -2);
+            duk_pop(ctx);
+        }
+        duk_pop(ctx);
         if (same) {
             duk_dup(ctx, v);
             return;
@@ -677,8 +735,12 @@ static void cduk__push_aggregate_error(duk_context *ctx, duk_idx_t errors, const
                               DUK_DEFPROP_SET_CONFIGURABLE);
 }
 
-/* Element functions of all, allSettled and any. Their record: the result promise's resolving
- * record (CDUK__P_CAPABILITY), the values (or errors) array and the remaining count. */
+/* A combinator's record: the result promise's resolving record (CAPABILITY), the values (or
+ * errors) array, the count of elements not yet settled, and the combinator (KIND). An element
+ * is a reaction on its promise (see cduk__add_reaction), not a function object. */
+
+/* One element settled, or (from the body) the initial count of 1 taken off: when none remains,
+ * the values array becomes the result (bare while private, it is given Array.prototype). */
 static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
     record = duk_normalize_index(ctx, record);
     cduk__get_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
@@ -691,18 +753,14 @@ static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
     }
     cduk__get_at(ctx, record, CDUK__RECORD_CAPABILITY, CDUK__KEY_CAPABILITY);
     cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [.. capability values] */
-    /* The values array was bare while private; the result is an ordinary array. */
     duk_push_array(ctx);
-    duk_size_t count = duk_get_length(ctx, -2);
-    for (duk_size_t i = 0; i < count; i++) {
-        duk_get_prop_index(ctx, -2, (duk_uarridx_t) i);
-        cduk_define_index(ctx, -2, (duk_uarridx_t) i);
-    }
-    duk_remove(ctx, -2);
-    cduk__get_at(ctx, record, CDUK__RECORD_ANY, CDUK__KEY_INDEX); /* on a record: true for `any` */
-    int is_any = duk_to_boolean(ctx, -1);
+    duk_get_prototype(ctx, -1);
+    duk_set_prototype(ctx, -3);
     duk_pop(ctx);
-    if (is_any) {
+    cduk__get_at(ctx, record, CDUK__RECORD_KIND, CDUK__KEY_KIND);
+    int kind = duk_get_int(ctx, -1);
+    duk_pop(ctx);
+    if (kind == CDUK__ANY) {
         /* any: every element rejected */
         cduk__push_aggregate_error(ctx, -1, "all promises were rejected");
         cduk__resolve_through(ctx, -3, -1, 1);
@@ -713,35 +771,29 @@ static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
     duk_pop_2(ctx);
 }
 
-static duk_ret_t cduk__combinator_element(duk_context *ctx) {
-    /* [value] */
-    int magic = duk_get_current_magic(ctx);
-    duk_push_current_function(ctx); /* [value fn] */
-    cduk__get_at(ctx, 1, CDUK__ELEMENT_DONE, CDUK__KEY_DONE);
-    if (duk_to_boolean(ctx, -1)) {
-        return 0;
-    }
+/* The element at `index` of the combinator whose record is at `record` settled with the value
+ * at v (rejected: 1 when it was rejected). all's and any's elements take one side only (the
+ * other is the result's reject or resolve function); allSettled's take both. */
+static void cduk__combinator_element(duk_context *ctx, duk_idx_t record, duk_uarridx_t index, duk_idx_t v, int rejected) {
+    record = duk_normalize_index(ctx, record);
+    v = duk_normalize_index(ctx, v);
+    duk_require_stack(ctx, 6);
+    cduk__get_at(ctx, record, CDUK__RECORD_KIND, CDUK__KEY_KIND);
+    int kind = duk_get_int(ctx, -1);
     duk_pop(ctx);
-    duk_push_true(ctx);
-    cduk__put_at(ctx, 1, CDUK__ELEMENT_DONE, CDUK__KEY_DONE);
-    cduk__get_at(ctx, 1, CDUK__ELEMENT_RECORD, CDUK__KEY_RECORD); /* [value fn record] */
-    cduk__get_at(ctx, 1, CDUK__ELEMENT_INDEX, CDUK__KEY_INDEX);
-    duk_uarridx_t index = (duk_uarridx_t) duk_get_uint(ctx, -1);
-    duk_pop(ctx);
-    cduk__get_at(ctx, 2, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [value fn record values] */
-    if (magic == CDUK__SETTLED_FULFILLED || magic == CDUK__SETTLED_REJECTED) {
+    cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [.. values] */
+    if (kind == CDUK__ALL_SETTLED) {
         duk_push_object(ctx);
-        duk_push_string(ctx, magic == CDUK__SETTLED_FULFILLED ? "fulfilled" : "rejected");
+        duk_push_string(ctx, rejected ? "rejected" : "fulfilled");
         cduk__define_named(ctx, -2, "status");
-        duk_dup(ctx, 0);
-        cduk__define_named(ctx, -2, magic == CDUK__SETTLED_FULFILLED ? "value" : "reason");
+        duk_dup(ctx, v);
+        cduk__define_named(ctx, -2, rejected ? "reason" : "value");
     } else {
-        duk_dup(ctx, 0);
+        duk_dup(ctx, v);
     }
     duk_put_prop_index(ctx, -2, index);
     duk_pop(ctx);
-    cduk__combinator_finish_one(ctx, 2);
-    return 0;
+    cduk__combinator_finish_one(ctx, record);
 }
 
 /* The iterable at idx as far as Duktape has iterables: a string (by code points), or an object
@@ -789,8 +841,6 @@ static void cduk__push_items(duk_context *ctx, duk_idx_t idx) {
     }
 }
 
-enum { CDUK__ALL = 0, CDUK__ALL_SETTLED = 1, CDUK__ANY = 2, CDUK__RACE = 3 };
-
 /* The body of all/allSettled/any/race, called protected: [iterable result record] */
 static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
     int kind = *(int *) udata;
@@ -823,25 +873,12 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
         duk_push_number(ctx, duk_get_number(ctx, -1) + 1);
         cduk__put_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
         duk_pop(ctx);
-        /* [.. item next onFulfilled onRejected] */
-        int on_fulfilled_magic = kind == CDUK__ANY ? -1 : kind == CDUK__ALL ? CDUK__ALL_ELEMENT : CDUK__SETTLED_FULFILLED;
-        int on_rejected_magic = kind == CDUK__ANY ? CDUK__ANY_ELEMENT : kind == CDUK__ALL ? -1 : CDUK__SETTLED_REJECTED;
-        int magics[2] = { on_fulfilled_magic, on_rejected_magic };
-        for (int side = 0; side < 2; side++) {
-            if (magics[side] < 0) {
-                duk_dup(ctx, side == 0 ? resolve : reject);
-                continue;
-            }
-            cduk__push_function(ctx, cduk__combinator_element, 1, magics[side]);
-            cduk__define_keyed_slots(ctx, -1, cduk__element_keys, CDUK__ELEMENT_SLOTS);
-            duk_dup(ctx, record);
-            cduk__put_at(ctx, -2, CDUK__ELEMENT_RECORD, CDUK__KEY_RECORD);
-            duk_push_uint(ctx, (duk_uint_t) i);
-            cduk__put_at(ctx, -2, CDUK__ELEMENT_INDEX, CDUK__KEY_INDEX);
-        }
-        duk_push_undefined(ctx);
-        cduk__perform_then(ctx, -4, -3, -2, -1);
-        duk_pop_n(ctx, 5);
+        /* [.. item next index onFulfilled onRejected]: the record stands for the element */
+        duk_push_uint(ctx, (duk_uint_t) i);
+        duk_dup(ctx, kind == CDUK__ANY ? resolve : record);
+        duk_dup(ctx, kind == CDUK__ALL ? reject : record);
+        cduk__add_reaction(ctx, -4, -3);
+        duk_pop_3(ctx);
     }
     if (kind != CDUK__RACE) {
         /* The initial count of 1, taken off now that every element is registered. */
@@ -865,8 +902,8 @@ static duk_ret_t cduk__promise_combinator(duk_context *ctx) {
     cduk__put_at(ctx, 3, CDUK__RECORD_VALUES, CDUK__KEY_VALUES);
     duk_push_int(ctx, 1);
     cduk__put_at(ctx, 3, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
-    duk_push_boolean(ctx, kind == CDUK__ANY);
-    cduk__put_at(ctx, 3, CDUK__RECORD_ANY, CDUK__KEY_INDEX); /* "reject with AggregateError" */
+    duk_push_int(ctx, kind);
+    cduk__put_at(ctx, 3, CDUK__RECORD_KIND, CDUK__KEY_KIND);
     duk_dup(ctx, 0);
     duk_dup(ctx, 2);
     duk_dup(ctx, 3);                            /* [.. iterable capability record] */
@@ -1039,8 +1076,13 @@ static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
     case CDUK__JOB_FULFILL:
     case CDUK__JOB_REJECT: {
         /* NewPromiseReactionJob: a = handler or undefined, b = derived promise or undefined,
-         * c = the argument. */
+         * c = the argument; or a combinator's element (b its index, see cduk__add_reaction). */
         int abrupt = duk_get_int(ctx, base) == CDUK__JOB_REJECT;
+        int element = duk_is_number(ctx, b);
+        if (element && !duk_is_callable(ctx, a)) {
+            cduk__combinator_element(ctx, a, (duk_uarridx_t) duk_get_uint(ctx, b), c, abrupt);
+            return 0;
+        }
         if (duk_is_callable(ctx, a)) {
             duk_dup(ctx, a);
             duk_push_undefined(ctx);
@@ -1052,7 +1094,7 @@ static duk_ret_t cduk__run_job(duk_context *ctx, void *udata) {
         } else {
             duk_dup(ctx, c);
         }
-        if (duk_is_undefined(ctx, b)) {
+        if (element || duk_is_undefined(ctx, b)) {
             /* No promise to settle (the library's own reactions): a throw is reported. */
             return abrupt ? duk_throw(ctx) : 0;
         }
@@ -1121,15 +1163,9 @@ static void cduk__take_job(duk_context *ctx, cduk_heap_state *state) {
         /* Jobs that queue jobs keep the queue from emptying: once the taken part is large and
          * at least as long as what is left, what is left moves to the front (amortized O(1) per
          * job), so the array's storage follows the jobs waiting, not the jobs run. */
-        duk_uarridx_t from = state->job_head, to = 0, end = state->job_tail;
-        duk_require_stack(ctx, 2);
-        for (; from < end; from++, to++) {
-            duk_get_prop_index(ctx, -6, from);
-            duk_put_prop_index(ctx, -7, to);
-        }
-        duk_set_length(ctx, -6, to);
+        cduk_array_shift_down(ctx, -6, state->job_head, state->job_tail);
+        state->job_tail -= state->job_head;
         state->job_head = 0;
-        state->job_tail = to;
     }
     duk_remove(ctx, -6);
 }
@@ -1363,6 +1399,15 @@ static duk_ret_t cduk__forget_realm(duk_context *ctx, void *udata) {
     duk_push_pointer(ctx, NULL);
     duk_put_prop_string(ctx, -2, CDUK__STASH_THREAD);
     duk_pop(ctx);
+    cduk_heap_state *state = cduk__state(ctx);
+    if (state->promise_realm != NULL && state->promise_realm == cduk_realm_global(ctx)) {
+        /* The cache lets the realm go: emptied before its values are released. */
+        state->promise_realm = state->promise_prototype = state->promise_constructor = NULL;
+        duk_push_heap_stash(ctx);
+        duk_push_bare_array(ctx);
+        duk_put_prop_literal(ctx, -2, CDUK__HEAP_REALM_CACHE);
+        duk_pop(ctx);
+    }
     return 0;
 }
 

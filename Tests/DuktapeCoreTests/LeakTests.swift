@@ -76,6 +76,35 @@ struct LeakTests {
         #expect(vm.pinnedValueCount == 0)
     }
 
+    /// Each realm's promises are its own while realms of one VM take turns making them (the
+    /// library keeps the last realm's Promise at hand), and a released realm is let go.
+    @Test func promisesOfRealmsThatTakeTurnsStayTheirRealms() throws {
+        let vm = try #require(JSVirtualMachine())
+        let a = try #require(JSContext(virtualMachine: vm))
+        var b = JSContext(virtualMachine: vm)
+        for _ in 0..<3 {
+            eval(a, "var pa = Promise.resolve('a')")
+            let pb = try #require(b).evaluateScript("Promise.resolve('b')")
+            a["pb"] = pb
+            try #require(b)["pb"] = pb
+            try #require(b)["pa"] = eval(a, "pa")
+            #expect(eval(a, "Object.getPrototypeOf(pa) === Promise.prototype && Promise.resolve(pa) === pa").toBool())
+            #expect(eval(a, "Object.getPrototypeOf(pb) !== Promise.prototype && Promise.resolve(pb) !== pb").toBool())
+            #expect(try #require(b).evaluateScript("Promise.resolve(pa) !== pa && Promise.resolve(pb) === pb").toBool())
+            #expect(try #require(b).evaluateScript("Object.getPrototypeOf(pa.then()) === Promise.prototype").toBool())
+        }
+        // b made the last promise; once it is released, nothing of its realm stays alive.
+        try #require(b)["probe"] = LeakProbe()
+        try #require(b).evaluateScript("Promise.prototype.probe = probe; probe = undefined; Promise.resolve(1)")
+        eval(a, "pb = undefined")
+        b = nil
+        vm.garbageCollect()
+        #expect(LeakProbe.live.value == 0)
+        let c = try #require(JSContext(virtualMachine: vm))
+        #expect(c.evaluateScript("Object.getPrototypeOf(Promise.resolve(1)) === Promise.prototype && !('probe' in Promise.prototype)").toBool())
+        #expect(eval(a, "Promise.resolve(pa) === pa").toBool())
+    }
+
     @Test func aCapturedContextIsTheDocumentedCycle() {
         // The counter-example: capturing the context in a closure stored in it keeps both alive,
         // exactly as in JavaScriptCore. Breaking the cycle by hand releases them.

@@ -275,6 +275,48 @@ struct PromiseOrderingTests {
             """) == "x1 all1+2 x2")
     }
 
+    @Test func allSettledCountsPendingAndSettledElementsInTheQueuesOrder() {
+        // [E0, E2, x1]: E0 and E2 bring the count to 1; x1 fulfills the pending element (queues
+        // E1) and its own promise (queues x2): [E1, x2]. E1 brings the count to 0 and fulfills
+        // the result: [x2, S] -> S, then x3.
+        #expect(logAfter("""
+            var r, pending = new Promise(function (res) { r = res });
+            Promise.allSettled([Promise.resolve(1), pending, Promise.reject(2)]).then(function (v) {
+                log.push('settled:' + v.map(function (e) { return e.status + '=' + (e.value || e.reason) }).join(','));
+            });
+            Promise.resolve().then(function () { log.push('x1'); r('p') })
+                .then(function () { log.push('x2') }).then(function () { log.push('x3') });
+            """) == "x1 x2 settled:fulfilled=1,fulfilled=p,rejected=2 x3")
+    }
+
+    @Test func anyRejectsOnlyOnceEveryElementRejected() {
+        // [E0, x1]: E0 leaves one element; x1 rejects the pending one (queues E1) and queues x2:
+        // [E1, x2]. E1 rejects the result with an AggregateError: [x2, C] -> C, then x3.
+        #expect(logAfter("""
+            var r, pending = new Promise(function (_, rej) { r = rej });
+            Promise.any([Promise.reject('a'), pending]).catch(function (e) {
+                log.push('any:' + (e instanceof AggregateError) + ':' + e.errors.join('+'));
+            });
+            Promise.resolve().then(function () { log.push('x1'); r('b') })
+                .then(function () { log.push('x2') }).then(function () { log.push('x3') });
+            """) == "x1 x2 any:true:a+b x3")
+    }
+
+    @Test func aCombinatorsValuesNeverRunArrayPrototypeSetters() {
+        // The values are a list until the result is made (CreateArrayFromList): an index setter
+        // on Array.prototype sees none of them, and the result is an ordinary array.
+        // (`log` is replaced, not pushed to: a push would run the setter too.)
+        #expect(logAfter("""
+            var seen = '';
+            Object.defineProperty(Array.prototype, '0', { set: function () { seen += 'setter' }, configurable: true });
+            Promise.all([Promise.resolve('a'), 'b']).then(function (v) {
+                delete Array.prototype[0];
+                log = [seen + v[0] + v[1] + ':' + Array.isArray(v) + ':' + (Object.getPrototypeOf(v) === Array.prototype)
+                    + ':' + v.hasOwnProperty(0) + ':' + v.length];
+            });
+            """) == "ab:true:true:true:2")
+    }
+
     @Test func raceSettlesWithTheFirstInIterationOrderAmongSettled() {
         #expect(logAfter("""
             Promise.race([new Promise(function () {}), Promise.reject('second'), Promise.resolve('third')])

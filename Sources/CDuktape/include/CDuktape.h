@@ -54,11 +54,14 @@ typedef struct cduk_heap_state {
     void *_Nullable engine_heap; /* the duk_heap, once created: to see whether a finalizer is being called */
     void *_Nullable swift_owner; /* the Swift engine (unretained), for finalizer reports */
     void *_Nullable box_key; /* the interned hidden key of box slots (kept alive in the heap stash) */
-    void *_Nullable promise_keys[12]; /* the interned keys of the slots promise.c reaches by position (kept alive in the heap stash) */
+    void *_Nullable promise_keys[10]; /* the interned keys of the slots promise.c reaches by position (kept alive in the heap stash) */
     const struct cduk_clock *_Nullable clock; /* the heap's clock; NULL = CLOCK_MONOTONIC */
     struct cduk_deaths *_Nullable undecided; /* finalized objects that may have been rescued */
     struct cduk_deaths *_Nullable freed;     /* undecided objects since freed, to report */
     uint32_t freed_count;    /* entries in `freed`: cduk_drain_freed has work when non-zero */
+    void *_Nullable promise_realm;       /* the global object of the realm whose Promise is cached, */
+    void *_Nullable promise_prototype;   /* its Promise.prototype */
+    void *_Nullable promise_constructor; /* and its Promise (all three held in the heap stash) */
     void *_Nullable job_queue;  /* the job queue (a bare array in the heap stash), once made */
     uint32_t job_head;       /* first slot of the next job */
     uint32_t job_tail;       /* slot after the last job: jobs are pending when head != tail */
