@@ -570,7 +570,8 @@ extension EngineStack {
         // a script inflated (entries later deleted) costs at most that much.
         visitor.result.reserveCapacity(min(cduk_own_entry_bound(ctx, index), 1 << 16))
         let status = cduk_pvisit(ctx, 0, { udata, _ in
-            Unmanaged<DictionaryVisitor>.fromOpaque(udata).takeUnretainedValue().visit()
+            // The visitor outlives the visit (held below): no retain and release an entry.
+            Unmanaged<DictionaryVisitor>.fromOpaque(udata)._withUnsafeGuaranteedRef { $0.visit() }
         }, Unmanaged.passUnretained(visitor).toOpaque())
         if let failure = visitor.failure { throw failure }
         try check(status)
@@ -615,7 +616,7 @@ private final class DictionaryVisitor {
         guard let key = stack.stringIfString(at: -2) else { return 0 }
         do {
             if let element = try stack.entryValue(depth: depth, state: state) {
-                result[key] = element
+                result[key] = consume element  // moved in: no retain and release of the value
             }
             return 0
         } catch {

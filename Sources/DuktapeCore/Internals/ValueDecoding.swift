@@ -230,7 +230,8 @@ final class ValueDecoding {
             try stack.reserve(2)
             duk_dup(ctx, index)
             let status = cduk_pvisit(ctx, 1, { udata, _ in
-                Unmanaged<KeyCollector>.fromOpaque(udata).takeUnretainedValue().visit()
+                // The collector outlives the visit (held here): no retain and release a key.
+                Unmanaged<KeyCollector>.fromOpaque(udata)._withUnsafeGuaranteedRef { $0.visit() }
             }, Unmanaged.passUnretained(collector).toOpaque())
             if let failure = collector.failure { throw failure }
             try stack.check(status)
