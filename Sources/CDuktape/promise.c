@@ -221,17 +221,22 @@ static void cduk__push_function(duk_context *ctx, duk_c_function fn, duk_idx_t n
     duk_set_magic(ctx, -1, magic);
 }
 
-/* The heap state, its cache made to hold ctx's realm's Promise and Promise.prototype (made
- * first when the realm has none yet: a promise of another realm, its `then` called from here,
- * can be this realm's first). The cache holds one realm, the last that asked: a new promise
- * then costs no stash lookup. Its three values are held in the heap stash and the addresses read
- * back from there, so that they stay valid whatever runs while they are written (a released
- * value's finalizer can make promises too); JSContext's deinit empties it (cduk_pforget_realm). */
-static cduk_heap_state *cduk__cached_realm(duk_context *ctx) {
+/* The cache of one realm's Promise and Promise.prototype, the last realm that made a promise
+ * and missed it: a new promise then costs no stash lookup. Its values are held in the heap
+ * stash (realm_cache) and their addresses published in the heap state once read back from
+ * there and checked to be ctx's realm's. Filling it allocates, and an allocation can run
+ * finalizers, which can make promises of another realm and take the cache for theirs (or, by
+ * releasing a JSContext, empty it): callers fill it first and read it (cduk__cached) right
+ * before they use the address, with no allocation between. A realm whose JSContext is gone (its
+ * stash no longer names its main thread, cduk__forget_realm) is not cached: a coroutine of it
+ * that runs on would keep it alive. JSContext's deinit empties the cache that holds its realm. */
+static void cduk__push_heap_list(duk_context *ctx, void **pointer, const char *key);
+
+static void cduk__cache_realm(duk_context *ctx) {
     cduk_heap_state *state = cduk__state(ctx);
     void *global = cduk_realm_global(ctx);
-    if (global != NULL && global == state->promise_realm) {
-        return state;
+    if (global == NULL || global == state->promise_realm) {
+        return;
     }
     duk_require_stack(ctx, 8);
     cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE); /* made last (cduk__make_promise) */
@@ -239,15 +244,13 @@ static cduk_heap_state *cduk__cached_realm(duk_context *ctx) {
         cduk__ensure_promise(ctx);
     }
     duk_pop(ctx);
-    duk_push_heap_stash(ctx);
-    duk_get_prop_literal(ctx, -1, CDUK__HEAP_REALM_CACHE);
-    if (!duk_is_array(ctx, -1)) {
-        duk_pop(ctx);
-        duk_push_bare_array(ctx);
-        duk_dup(ctx, -1);
-        duk_put_prop_literal(ctx, -3, CDUK__HEAP_REALM_CACHE);
+    cduk__push_stash_value(ctx, CDUK__STASH_THREAD);
+    int alive = duk_get_pointer(ctx, -1) != NULL;
+    duk_pop(ctx);
+    if (!alive) {
+        return;
     }
-    duk_remove(ctx, -2);        /* [cache] */
+    cduk__push_heap_list(ctx, &state->realm_cache, CDUK__HEAP_REALM_CACHE);
     state->promise_realm = state->promise_prototype = state->promise_constructor = NULL;
     duk_push_global_object(ctx);
     cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
@@ -256,22 +259,30 @@ static cduk_heap_state *cduk__cached_realm(duk_context *ctx) {
     duk_get_prop_index(ctx, -1, 0);
     duk_get_prop_index(ctx, -2, 1);
     duk_get_prop_index(ctx, -3, 2);
-    if (duk_is_object(ctx, -3) && duk_is_object(ctx, -2) && duk_is_function(ctx, -1)) {
+    if (duk_get_heapptr(ctx, -3) == cduk_realm_global(ctx) && duk_is_object(ctx, -2) && duk_is_function(ctx, -1)) {
         state->promise_realm = duk_get_heapptr(ctx, -3);
         state->promise_prototype = duk_get_heapptr(ctx, -2);
         state->promise_constructor = duk_get_heapptr(ctx, -1);
     }
     duk_pop_n(ctx, 4);
-    return state;
+}
+
+/* The cached address in *field (promise_prototype or promise_constructor) when the cache holds
+ * ctx's realm, else NULL. Allocates nothing. */
+static void *cduk__cached(duk_context *ctx, void *const *field) {
+    const cduk_heap_state *state = cduk__state(ctx);
+    return state->promise_realm != NULL && state->promise_realm == cduk_realm_global(ctx) ? *field : NULL;
 }
 
 /* [] -> [new pending promise of ctx's realm]. */
 static void cduk__push_new_promise(duk_context *ctx) {
-    cduk_heap_state *state = cduk__cached_realm(ctx);
     duk_push_object(ctx);
     cduk__make_promise_slots(ctx, -1);
-    if (state->promise_prototype != NULL) {
-        duk_push_heapptr(ctx, state->promise_prototype);
+    duk_require_stack(ctx, 1);
+    cduk__cache_realm(ctx);
+    void *prototype = cduk__cached(ctx, &cduk__state(ctx)->promise_prototype);
+    if (prototype != NULL) {
+        duk_push_heapptr(ctx, prototype);
     } else {
         cduk__push_stash_value(ctx, CDUK__STASH_PROTOTYPE);
     }
@@ -614,10 +625,11 @@ static void cduk__push_promise_resolve(duk_context *ctx, duk_idx_t v) {
     v = duk_normalize_index(ctx, v);
     if (cduk__promise_state(ctx, v) >= 0) {
         duk_get_prop_literal(ctx, v, "constructor");
-        cduk_heap_state *state = cduk__cached_realm(ctx);
+        cduk__cache_realm(ctx);
+        void *constructor = cduk__cached(ctx, &cduk__state(ctx)->promise_constructor);
         int same;
-        if (state->promise_constructor != NULL) {
-            same = duk_is_function(ctx, -1) && duk_get_heapptr(ctx, -1) == state->promise_constructor;
+        if (constructor != NULL) {
+            same = duk_is_function(ctx, -1) && duk_get_heapptr(ctx, -1) == constructor;
         } else {
             cduk__push_stash_value(ctx, CDUK__STASH_CONSTRUCTOR);
             same = duk_strict_equals(ctx, -1, -2);
@@ -1400,12 +1412,17 @@ static duk_ret_t cduk__forget_realm(duk_context *ctx, void *udata) {
     duk_put_prop_string(ctx, -2, CDUK__STASH_THREAD);
     duk_pop(ctx);
     cduk_heap_state *state = cduk__state(ctx);
-    if (state->promise_realm != NULL && state->promise_realm == cduk_realm_global(ctx)) {
-        /* The cache lets the realm go: emptied before its values are released. */
-        state->promise_realm = state->promise_prototype = state->promise_constructor = NULL;
-        duk_push_heap_stash(ctx);
-        duk_push_bare_array(ctx);
-        duk_put_prop_literal(ctx, -2, CDUK__HEAP_REALM_CACHE);
+    if (state->realm_cache != NULL) {
+        /* The cache lets the realm go: emptied in place (nothing to allocate), its addresses
+         * unpublished first. */
+        duk_push_heapptr(ctx, state->realm_cache);
+        duk_get_prop_index(ctx, -1, 0);
+        int holds = duk_get_heapptr(ctx, -1) == cduk_realm_global(ctx);
+        duk_pop(ctx);
+        if (holds) {
+            state->promise_realm = state->promise_prototype = state->promise_constructor = NULL;
+            duk_set_length(ctx, -1, 0);
+        }
         duk_pop(ctx);
     }
     return 0;

@@ -105,6 +105,28 @@ struct LeakTests {
         #expect(eval(a, "Promise.resolve(pa) === pa").toBool())
     }
 
+    /// A coroutine of a realm whose context is gone can still run (another realm resumes it) and
+    /// make promises: the library's cache of the last realm's Promise must not take that realm
+    /// and keep it alive.
+    @Test func aReleasedRealmsCoroutineMakingPromisesDoesNotKeepItAlive() throws {
+        let vm = try #require(JSVirtualMachine())
+        let a = try #require(JSContext(virtualMachine: vm))
+        var c = JSContext(virtualMachine: vm)
+        try #require(c)["probe"] = LeakProbe()
+        a["thread"] = try #require(c).evaluateScript("""
+            Promise.prototype.probe = probe; probe = undefined;
+            new Duktape.Thread(function () { for (;;) Duktape.Thread.yield(Promise.resolve(1) instanceof Promise) })
+            """)
+        c = nil
+        vm.garbageCollect()
+        #expect(LeakProbe.live.value == 1)  // the coroutine still holds its realm
+        // Resumed from a: the coroutine's promises are its (released) realm's.
+        #expect(eval(a, "Duktape.Thread.resume(thread) === true && Duktape.Thread.resume(thread) === true").toBool())
+        eval(a, "thread = undefined")
+        vm.garbageCollect()
+        #expect(LeakProbe.live.value == 0)
+    }
+
     @Test func aCapturedContextIsTheDocumentedCycle() {
         // The counter-example: capturing the context in a closure stored in it keeps both alive,
         // exactly as in JavaScriptCore. Breaking the cycle by hand releases them.

@@ -59,9 +59,10 @@ typedef struct cduk_heap_state {
     struct cduk_deaths *_Nullable undecided; /* finalized objects that may have been rescued */
     struct cduk_deaths *_Nullable freed;     /* undecided objects since freed, to report */
     uint32_t freed_count;    /* entries in `freed`: cduk_drain_freed has work when non-zero */
-    void *_Nullable promise_realm;       /* the global object of the realm whose Promise is cached, */
+    void *_Nullable realm_cache;         /* [global, Promise.prototype, Promise] of one realm (a bare array in the heap stash) */
+    void *_Nullable promise_realm;       /* what realm_cache holds, published once checked: the realm's global object, */
     void *_Nullable promise_prototype;   /* its Promise.prototype */
-    void *_Nullable promise_constructor; /* and its Promise (all three held in the heap stash) */
+    void *_Nullable promise_constructor; /* and its Promise */
     void *_Nullable job_queue;  /* the job queue (a bare array in the heap stash), once made */
     uint32_t job_head;       /* first slot of the next job */
     uint32_t job_tail;       /* slot after the last job: jobs are pending when head != tail */
