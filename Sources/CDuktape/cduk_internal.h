@@ -284,6 +284,18 @@ int cduk_slot_get(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, vo
 /* [value] -> [] and 1 when that slot is there (it is overwritten in place, the old value
  * released after); else 0 and the stack unchanged. */
 int cduk_slot_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key);
+/* Several consecutive slots at once, positions position..position+count-1 with keys
+ * keys[0..count-1] (at most 8):
+ * - put: [v0 ... vn-1] -> [] and 1, written in place (old values released after); else 0 and
+ *   the stack unchanged;
+ * - take: [] -> [v0 ... vn-1] and 1, each slot left undefined (nothing is freed); else 0 and
+ *   nothing pushed. */
+int cduk_slots_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable const *_Nonnull keys,
+                   duk_uint32_t count);
+int cduk_slots_take(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable const *_Nonnull keys,
+                    duk_uint32_t count);
+/* The slot set to the number `value` and 1 when it is there and holds no heap value; else 0. */
+int cduk_slot_set_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key, duk_int_t value);
 /* The slot's value as an integer when it is there and a number; `missing` otherwise. */
 duk_int_t cduk_slot_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key, duk_int_t missing);
 

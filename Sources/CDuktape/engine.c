@@ -929,6 +929,82 @@ int cduk_slot_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, vo
     return 1;
 }
 
+/* The object at obj_idx when its own properties position..position+count-1 have the keys
+ * keys[0..count-1] and are data properties, else NULL. */
+static duk_hobject *cduk__slots(duk_hthread *thr, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable const *_Nonnull keys,
+                                duk_uint32_t count) {
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h == NULL || position > DUK_HOBJECT_GET_ENEXT(h) || count > DUK_HOBJECT_GET_ENEXT(h) - position) {
+        return NULL;
+    }
+    for (duk_uint32_t i = 0; i < count; i++) {
+        if (keys[i] == NULL || DUK_HOBJECT_E_GET_KEY(thr->heap, h, position + i) != (duk_hstring *) keys[i] ||
+            DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, h, position + i)) {
+            return NULL;
+        }
+    }
+    return h;
+}
+
+#define CDUK__MAX_SLOTS 8U
+
+int cduk_slots_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable const *_Nonnull keys,
+                   duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = cduk__slots(thr, obj_idx, position, keys, count);
+    if (h == NULL || count > CDUK__MAX_SLOTS || (duk_uint32_t) duk_get_top(thr) < count) {
+        return 0;
+    }
+    /* Every value is written before a released old value can run a finalizer. */
+    duk_tval *values = thr->valstack_top - count;
+    duk_tval old[CDUK__MAX_SLOTS];
+    for (duk_uint32_t i = 0; i < count; i++) {
+        duk_tval *slot = DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, position + i);
+        old[i] = *slot;
+        DUK_TVAL_SET_TVAL(slot, values + i);
+        DUK_TVAL_INCREF(thr, slot);
+    }
+    for (duk_uint32_t i = 0; i < count; i++) {
+        DUK_TVAL_DECREF_NORZ(thr, old + i);
+    }
+    duk_pop_n(thr, (duk_idx_t) count);
+    DUK_REFZERO_CHECK_SLOW(thr);
+    return 1;
+}
+
+int cduk_slots_take(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable const *_Nonnull keys,
+                    duk_uint32_t count) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    /* The room first: growing the stack can collect garbage, which can compact the object. */
+    if (count > CDUK__MAX_SLOTS || !duk_check_stack(thr, (duk_idx_t) count)) {
+        return 0;
+    }
+    duk_hobject *h = cduk__slots(thr, obj_idx, position, keys, count);
+    if (h == NULL) {
+        return 0;
+    }
+    /* Each value moves to the stack: pushed (a reference more), then its slot emptied (one
+     * less, never the last: nothing is freed, nothing runs). */
+    for (duk_uint32_t i = 0; i < count; i++) {
+        duk_tval *slot = DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, position + i);
+        duk_push_tval(thr, slot);
+        duk_tval old = *slot;
+        DUK_TVAL_SET_UNDEFINED(slot);
+        DUK_TVAL_DECREF_NORZ(thr, &old);
+    }
+    return 1;
+}
+
+int cduk_slot_set_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key, duk_int_t value) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *slot = cduk__slot(thr, duk_get_hobject(thr, obj_idx), position, key);
+    if (slot == NULL || DUK_TVAL_IS_HEAP_ALLOCATED(slot)) {
+        return 0;
+    }
+    DUK_TVAL_SET_NUMBER(slot, (duk_double_t) value); /* no reference to release */
+    return 1;
+}
+
 duk_int_t cduk_slot_int(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key, duk_int_t missing) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_tval *slot = cduk__slot(thr, duk_get_hobject(thr, obj_idx), position, key);

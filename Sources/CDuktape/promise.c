@@ -199,6 +199,9 @@ static void cduk__define_keyed_slots(duk_context *ctx, duk_idx_t idx, const int 
 #define cduk__put_slot(ctx, idx, slot) cduk__put_at((ctx), (idx), (slot), (slot))
 
 static void cduk__set_state(duk_context *ctx, duk_idx_t idx, int state) {
+    if (cduk_slot_set_int(ctx, idx, CDUK__SLOT_STATE, cduk__state(ctx)->promise_keys[CDUK__SLOT_STATE], state)) {
+        return;
+    }
     idx = duk_normalize_index(ctx, idx);
     duk_push_int(ctx, state);
     cduk__put_slot(ctx, idx, CDUK__SLOT_STATE);
@@ -376,10 +379,14 @@ static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejecte
         return;
     }
     duk_require_stack(ctx, 8);
+    /* [.. state result] -> []: the promise's state and result (slots 0 and 1) */
+    duk_push_int(ctx, (state & ~(CDUK__STATE_MASK | CDUK__HAS_FIRST_REACTION)) | (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
     duk_dup(ctx, v);
-    cduk__put_slot(ctx, p, CDUK__SLOT_RESULT);
-    cduk__set_state(ctx, p, (state & ~(CDUK__STATE_MASK | CDUK__HAS_FIRST_REACTION)) |
-                                (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
+    void *const *keys = cduk__slot_keys(ctx);
+    if (!cduk_slots_put(ctx, p, CDUK__SLOT_STATE, keys, 2)) {
+        cduk__put_slot(ctx, p, CDUK__SLOT_RESULT);
+        cduk__put_slot(ctx, p, CDUK__SLOT_STATE);
+    }
     if (rejected && !(state & CDUK__HANDLED)) {
         cduk__track_rejection(ctx, p, CDUK__EVENT_REJECTED);
     }
@@ -387,22 +394,17 @@ static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejecte
         return;
     }
     /* The reactions, in order: the first one's slots, then the list (each emptied: a settled
-     * promise keeps no handler alive). */
-    if (rejected) {
-        cduk__get_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
-    } else {
-        cduk__get_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
+     * promise keeps no handler alive). [.. onFulfilled onRejected derived] */
+    if (!cduk_slots_take(ctx, p, CDUK__SLOT_ON_FULFILLED, keys + CDUK__SLOT_ON_FULFILLED, 3)) {
+        for (int slot = CDUK__SLOT_ON_FULFILLED; slot <= CDUK__SLOT_DERIVED; slot++) {
+            cduk__get_slot(ctx, p, slot);
+            duk_push_undefined(ctx);
+            cduk__put_slot(ctx, p, slot);
+        }
     }
-    cduk__get_slot(ctx, p, CDUK__SLOT_DERIVED);
     duk_idx_t top = duk_get_top(ctx);
-    cduk__enqueue(ctx, rejected ? CDUK__JOB_REJECT : CDUK__JOB_FULFILL, top - 2, top - 1, v);
-    duk_pop_2(ctx);
-    duk_push_undefined(ctx);
-    cduk__put_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
-    duk_push_undefined(ctx);
-    cduk__put_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
-    duk_push_undefined(ctx);
-    cduk__put_slot(ctx, p, CDUK__SLOT_DERIVED);
+    cduk__enqueue(ctx, rejected ? CDUK__JOB_REJECT : CDUK__JOB_FULFILL, rejected ? top - 2 : top - 3, top - 1, v);
+    duk_pop_3(ctx);
     cduk__get_slot(ctx, p, CDUK__SLOT_REACTIONS); /* [.. reactions] */
     duk_idx_t reactions = duk_get_top_index(ctx);
     if (duk_is_array(ctx, reactions)) {
@@ -521,18 +523,19 @@ static void cduk__add_reaction(duk_context *ctx, duk_idx_t p, duk_idx_t d) {
     d = duk_normalize_index(ctx, d);
     duk_require_stack(ctx, 8);
     duk_idx_t on_fulfilled = duk_get_top(ctx) - 2, on_rejected = on_fulfilled + 1;
-    int state = cduk__promise_state(ctx, p);
+    int state = cduk__promise_state(ctx, p), was = state;
     switch (state & CDUK__STATE_MASK) {
     case CDUK__PENDING: {
         if (!(state & CDUK__HAS_FIRST_REACTION)) {
             duk_dup(ctx, on_fulfilled);
-            cduk__put_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
             duk_dup(ctx, on_rejected);
-            cduk__put_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
             duk_dup(ctx, d);
-            cduk__put_slot(ctx, p, CDUK__SLOT_DERIVED);
-            state |= CDUK__HAS_FIRST_REACTION;
-            cduk__set_state(ctx, p, state);
+            if (!cduk_slots_put(ctx, p, CDUK__SLOT_ON_FULFILLED, cduk__slot_keys(ctx) + CDUK__SLOT_ON_FULFILLED, 3)) {
+                cduk__put_slot(ctx, p, CDUK__SLOT_DERIVED);
+                cduk__put_slot(ctx, p, CDUK__SLOT_ON_REJECTED);
+                cduk__put_slot(ctx, p, CDUK__SLOT_ON_FULFILLED);
+            }
+            state |= CDUK__HAS_FIRST_REACTION; /* written below, with HANDLED */
             break;
         }
         cduk__get_slot(ctx, p, CDUK__SLOT_REACTIONS);
@@ -566,7 +569,7 @@ static void cduk__add_reaction(duk_context *ctx, duk_idx_t p, duk_idx_t d) {
         duk_pop(ctx);
         break;
     }
-    if (!(state & CDUK__HANDLED)) {
+    if ((state | CDUK__HANDLED) != was) {
         cduk__set_state(ctx, p, state | CDUK__HANDLED);
     }
     duk_pop_2(ctx);
