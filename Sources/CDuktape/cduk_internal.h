@@ -282,12 +282,13 @@ void cduk_define_slots(duk_context *ctx, duk_idx_t obj_idx, void *_Nullable cons
  * data property); else 0 and nothing pushed. */
 int cduk_slot_get(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key);
 /* [value] -> [] and 1 when that slot is there (it is overwritten in place, the old value
- * released after); else 0 and the stack unchanged. */
+ * released after, running no finalizer: see cduk_slots_put); else 0 and the stack unchanged. */
 int cduk_slot_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key);
 /* Several consecutive slots at once, positions position..position+count-1 with keys
  * keys[0..count-1] (at most 8):
- * - put: [v0 ... vn-1] -> [] and 1, written in place (old values released after); else 0 and
- *   the stack unchanged;
+ * - put: [v0 ... vn-1] -> [] and 1, written in place (old values released after, running no
+ *   finalizer: one waiting runs at the caller's next release, once its object is whole); else
+ *   0 and the stack unchanged;
  * - take: [] -> [v0 ... vn-1] and 1, each slot left undefined (nothing is freed); else 0 and
  *   nothing pushed. */
 int cduk_slots_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable const *_Nonnull keys,

@@ -919,14 +919,7 @@ int cduk_slot_get(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, vo
 }
 
 int cduk_slot_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, void *_Nullable key) {
-    duk_hthread *thr = (duk_hthread *) ctx;
-    duk_tval *slot = cduk__slot(thr, duk_get_hobject(thr, obj_idx), position, key);
-    if (slot == NULL) {
-        return 0;
-    }
-    DUK_TVAL_SET_TVAL_UPDREF(thr, slot, duk_require_tval(thr, -1));
-    duk_pop(thr);
-    return 1;
+    return cduk_slots_put(ctx, obj_idx, position, &key, 1);
 }
 
 /* The object at obj_idx when its own properties position..position+count-1 have the keys
@@ -955,20 +948,21 @@ int cduk_slots_put(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t position, v
     if (h == NULL || count > CDUK__MAX_SLOTS || (duk_uint32_t) duk_get_top(thr) < count) {
         return 0;
     }
-    /* Every value is written before a released old value can run a finalizer. */
+    /* Each value's reference moves from the stack to its slot, and the old values are released
+     * after every write without running a finalizer (NORZ): one queued by that release, or one
+     * left waiting by a collection that could not run it, runs at the caller's next check
+     * point, once the caller's object is whole again (a promise's reaction and its state). */
     duk_tval *values = thr->valstack_top - count;
     duk_tval old[CDUK__MAX_SLOTS];
     for (duk_uint32_t i = 0; i < count; i++) {
         duk_tval *slot = DUK_HOBJECT_E_GET_VALUE_TVAL_PTR(thr->heap, h, position + i);
         old[i] = *slot;
         DUK_TVAL_SET_TVAL(slot, values + i);
-        DUK_TVAL_INCREF(thr, slot);
     }
+    duk_pop_n_nodecref_unsafe(thr, (duk_idx_t) count);
     for (duk_uint32_t i = 0; i < count; i++) {
         DUK_TVAL_DECREF_NORZ(thr, old + i);
     }
-    duk_pop_n(thr, (duk_idx_t) count);
-    DUK_REFZERO_CHECK_SLOW(thr);
     return 1;
 }
 
