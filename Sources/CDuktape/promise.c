@@ -515,9 +515,10 @@ static void cduk__push_resolving_functions(duk_context *ctx, duk_idx_t r) {
  * - a handler (callable) or undefined (the value passes through) on each side, and the derived
  *   promise to settle or undefined (no promise: a throw is reported);
  * - a combinator's element: d is the element's index (a number) and a side's handler is the
- *   combinator's record (not callable), or the result's resolve or reject function. Such a
- *   reaction is only ever made here, on a promise the combinator made or checked, and runs at
- *   most once (a promise settles once): it needs none of the element function's state. */
+ *   combinator's record (not callable), or the result's resolve or reject function. Only
+ *   cduk__combinator_body makes such a reaction, on a promise of ours, and it runs at most once
+ *   (a promise settles once): the spec's element function and its [[AlreadyCalled]] flag are
+ *   never observable, so neither is made. */
 static void cduk__add_reaction(duk_context *ctx, duk_idx_t p, duk_idx_t d) {
     p = duk_normalize_index(ctx, p);
     d = duk_normalize_index(ctx, d);
