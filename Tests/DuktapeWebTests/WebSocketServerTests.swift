@@ -126,4 +126,71 @@ struct WebSocketServerTests {
             #expect(results.contains("{\"closed\": 1000, \"reason\": \"\"}"))  // the server echoes the code
         }
     }
+
+    /// The envelope as the decoder reads it: (type, body), or nil for an invalid one.
+    private static func decoded(_ text: String) -> (UInt32, String)? {
+        struct Envelope: Decodable {
+            var messageType: Double?
+            var messageBody: String?
+        }
+        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)),
+            let type = UInt32(exactly: envelope.messageType ?? 0)
+        else { return nil }
+        return (type, envelope.messageBody ?? "")
+    }
+
+    /// The server reads the envelopes clients write without a JSON decoder, and leaves the rest
+    /// to the decoder: what the quick reader accepts, the decoder reads the same way, for the
+    /// usual forms, edge cases of each token, and 20,000 random mutations of them.
+    @Test func envelopesReadWithoutTheDecoderReadAsTheDecoderReadsThem() {
+        func check(_ text: String, quick expected: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+            let quick = WebSocketServer.Session.plainEnvelope(text)
+            if let expected { #expect((quick != nil) == expected, "\(text)", sourceLocation: sourceLocation) }
+            guard let quick else { return }
+            let full = Self.decoded(text)
+            #expect(full?.0 == quick.type && full?.1 == (quick.body ?? ""), "\(text)", sourceLocation: sourceLocation)
+        }
+        // What clients write: read quickly.
+        for text in [
+            #"{"messageType":6,"messageBody":"héllo"}"#, #"{"messageType":2}"#, #"{"messageBody":"x","messageType":4294967295}"#,
+            #" { "messageType" : 0 , "messageBody" : "" } "#, "{\"messageType\":\t7,\r\n\"messageBody\":\"a b\"}",
+            #"{"messageBody":"no type"}"#, "{\"messageType\":6,\"messageBody\":\"𝄞 emoji 😀 and \u{7F}\"}",
+        ] {
+            check(text, quick: true)
+        }
+        // Left to the decoder (valid or not there).
+        for text in [
+            #"{"messageType":6,"messageBody":"a\"b"}"#, #"{"messageType":6,"messageBody":"\u0041"}"#, "{\"messageBody\":\"tab\there\"}",
+            #"{"messageType":06}"#, #"{"messageType":1.0}"#, #"{"messageType":1e2}"#, #"{"messageType":-1}"#, #"{"messageType":4294967296}"#,
+            #"{"messageType":12345678901}"#, #"{"messageType":null}"#, #"{"messageType":"6"}"#, #"{"messageBody":null}"#, #"{"messageBody":5}"#,
+            #"{"messageType":1,"messageType":2}"#, #"{"messageType":1,}"#, #"{,"messageType":1}"#, #"{"messageType":1"#, #"{"messageType":1}x"#,
+            #"{"messageType":1 2}"#, #"{"message\u0054ype":1}"#, #"{"other":1,"messageType":1}"#, "{}", "[]", "", " ", "null", "6",
+            #"{"messageType":1}{"#, #"{"messageBody":"unterminated}"#, "{\"messageBody\":\"nul\u{0}\"}",
+        ] {
+            check(text, quick: false)
+        }
+        // Mutations: characters replaced, dropped or doubled in the usual forms, each either read
+        // alike by both or left to the decoder.
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array(#"{}[]:," \0123456789.eE-+nulltruexyzé"#.unicodeScalars) + ["\u{1}", "\t"]
+        let seeds = [#"{"messageType":6,"messageBody":"héllo"}"#, #"{"messageBody":"a","messageType":42}"#, #"{"messageType":2}"#]
+        var quick = 0
+        for round in 0..<20_000 {
+            var scalars = Array(seeds[round % seeds.count].unicodeScalars)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let at = Int.random(in: 0..<scalars.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: scalars[at] = alphabet.randomElement(using: &random) ?? " "
+                case 1: if scalars.count > 1 { scalars.remove(at: at) }
+                default: scalars.insert(scalars[at], at: at)
+                }
+            }
+            var text = ""
+            text.unicodeScalars.append(contentsOf: scalars)
+            if WebSocketServer.Session.plainEnvelope(text) != nil { quick += 1 }
+            check(text)
+        }
+        // The mutations reach both sides (a quick reader that refused everything would pass).
+        #expect(quick > 100, "\(quick) of 20,000 read quickly")
+    }
 }

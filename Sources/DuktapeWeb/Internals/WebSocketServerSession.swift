@@ -14,6 +14,12 @@ extension WebSocketServer {
         private weak var connection: WebSocketConnection?
         private var eventLoop: (any EventLoop)?
         private var watchdog: Scheduled<Void>?
+        /// When the client was last heard from: the watchdog, once due, waits on from there
+        /// (one timer per watchdog period, not one per message).
+        private var lastHeard = NIODeadline.now()
+        /// The watchdog's period (nil: none), read from the configuration when the client connects.
+        private var period: TimeAmount?
+        private var timeout: TimeInterval = 0
         /// Whether the connection ended (its `.closed` came).
         private var ended = false
         /// The stream being received: its file (descriptor and URL), and why it failed.
@@ -29,8 +35,12 @@ extension WebSocketServer {
             self.handle = handle
             self.connection = connection
             self.eventLoop = eventLoop
+            if let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0 {
+                self.timeout = timeout
+                period = .nanoseconds(Int64(min(timeout, 1e6) * 1e9))
+            }
             core?.emit(.connected(client), from: client)
-            armWatchdog()
+            heard()
         }
 
         /// Sends the Hello (`01 00 00 00` + "hello world!"), unless the connection already ended.
@@ -39,21 +49,32 @@ extension WebSocketServer {
             _ = handle.send(text: false, WebSocketServer.frame(.hello, Data("hello world!".utf8)))
         }
 
+        /// The client was heard from (a frame, or the handshake): the watchdog counts from now.
+        private func heard() {
+            guard period != nil else { return }
+            lastHeard = .now()
+            if watchdog == nil { armWatchdog() }
+        }
+
+        /// Starts the watchdog's timer for the end of the period that began at `lastHeard`.
         private func armWatchdog() {
-            watchdog?.cancel()
-            watchdog = nil
-            guard !ended else { return }
-            guard let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0, let eventLoop else { return }
+            guard !ended, let period, let eventLoop else { return }
             // The task holds this session weakly and nothing else: it cannot keep a connection.
-            watchdog = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(min(timeout, 1e6) * 1e9))) { [weak self] in
-                self?.watchdogFired(after: timeout)
+            watchdog = eventLoop.assumeIsolated().scheduleTask(deadline: lastHeard + period) { [weak self] in
+                self?.watchdogFired()
             }
         }
 
-        private func watchdogFired(after timeout: TimeInterval) {
+        private func watchdogFired() {
+            watchdog = nil
+            // Heard from since the timer was set: the period runs on from then.
+            if let period, NIODeadline.now() < lastHeard + period {
+                armWatchdog()
+                return
+            }
             // Not read because the program has not taken its events: not the client's silence.
             if connection?.isPaused == true {
-                armWatchdog()
+                heard()
                 return
             }
             core?.markClosing(client)
@@ -68,10 +89,10 @@ extension WebSocketServer {
         func received(_ event: WebSocketConnection.Event) {
             switch event {
             case .text(let text):
-                armWatchdog()
+                heard()
                 envelope(text)
             case .binary(var bytes):
-                armWatchdog()
+                heard()
                 guard let raw = bytes.readInteger(endianness: .little, as: UInt32.self) else {
                     return invalid("a binary frame of \(bytes.readableBytes) bytes, shorter than its 4-byte type")
                 }
@@ -105,16 +126,87 @@ extension WebSocketServer {
         /// A text frame: the `{messageType, messageBody}` envelope (a missing type is 0, as in
         /// the original; a heartbeat re-arms the watchdog only).
         private func envelope(_ text: String) {
-            guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)) else {
-                return invalid("a text frame that is not a {messageType: number, messageBody: string} JSON object")
-            }
-            guard let raw = UInt32(exactly: envelope.messageType ?? 0) else {
-                return invalid("a messageType that is not a whole number from 0 to 4294967295")
+            let raw: UInt32, body: String
+            if let plain = Self.plainEnvelope(text) {
+                (raw, body) = (plain.type, plain.body ?? "")
+            } else {
+                guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)) else {
+                    return invalid("a text frame that is not a {messageType: number, messageBody: string} JSON object")
+                }
+                guard let type = UInt32(exactly: envelope.messageType ?? 0) else {
+                    return invalid("a messageType that is not a whole number from 0 to 4294967295")
+                }
+                (raw, body) = (type, envelope.messageBody ?? "")
             }
             let type = WebSocketMessageType(rawValue: raw)
             if type == .heartBeat { return }
-            let body = envelope.messageBody ?? ""
             core?.emit(.message(client, type, body), cost: body.utf8.count, from: client)
+        }
+
+        /// The envelope as clients write it, read without a JSON decoder: an object of
+        /// `messageType` (digits, no sign, fraction or exponent) and `messageBody` (a string
+        /// without escapes or control characters), each at most once, either or both, in either
+        /// order, JSON's whitespace around the tokens. nil for any other text, which the decoder
+        /// then reads: what both accept they read alike, and everything else is the decoder's.
+        static func plainEnvelope(_ text: String) -> (type: UInt32, body: String?)? {
+            text.utf8.withContiguousStorageIfAvailable { bytes -> (type: UInt32, body: String?)? in
+                var index = 0
+                func skipSpace() {
+                    while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
+                        index += 1
+                    }
+                }
+                func take(_ byte: UInt8) -> Bool {
+                    skipSpace()
+                    guard index < bytes.count, bytes[index] == byte else { return false }
+                    index += 1
+                    return true
+                }
+                func takeKey(_ key: StaticString) -> Bool {
+                    let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+                    guard index + name.count + 2 <= bytes.count, bytes[index] == 0x22, bytes[index + name.count + 1] == 0x22,
+                        name.indices.allSatisfy({ bytes[index + 1 + $0] == name[$0] })
+                    else { return false }
+                    index += name.count + 2
+                    return true
+                }
+                var type: UInt32?, body: String?
+                guard take(0x7B) else { return nil }  // {
+                repeat {
+                    skipSpace()
+                    if type == nil, takeKey("messageType") {
+                        guard take(0x3A) else { return nil }  // :
+                        skipSpace()
+                        var value: UInt64 = 0, digits = 0
+                        while index < bytes.count, (0x30...0x39).contains(bytes[index]), digits <= 10 {
+                            value = value * 10 + UInt64(bytes[index] - 0x30)
+                            digits += 1
+                            index += 1
+                        }
+                        // A leading zero, a fraction or exponent, a sign or null: the decoder's.
+                        guard digits > 0, digits <= 10, value <= UInt64(UInt32.max), !(digits > 1 && bytes[index - digits] == 0x30) else { return nil }
+                        type = UInt32(value)
+                    } else if body == nil, takeKey("messageBody") {
+                        guard take(0x3A), take(0x22) else { return nil }  // :"
+                        let start = index
+                        while index < bytes.count, bytes[index] != 0x22 {
+                            // An escape or a control character: the decoder's.
+                            guard bytes[index] != 0x5C, bytes[index] >= 0x20 else { return nil }
+                            index += 1
+                        }
+                        guard index < bytes.count else { return nil }
+                        // Cut at ASCII quotes, the valid UTF-8 of a String stays valid.
+                        body = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                        index += 1
+                    } else {
+                        return nil
+                    }
+                } while take(0x2C)  // ,
+                guard take(0x7D) else { return nil }  // }
+                skipSpace()
+                guard index == bytes.count else { return nil }
+                return (type ?? 0, body)
+            } ?? nil
         }
 
         /// A binary frame of `type`, its payload after the type.
