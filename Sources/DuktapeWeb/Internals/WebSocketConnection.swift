@@ -95,6 +95,10 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     /// Why the connection was dropped before it was in the pipeline (applied there).
     private var pendingAbort: String?
     private var closeTimer: Scheduled<Void>?
+    /// Whether a flush is queued behind the event loop's work: the messages written before it
+    /// runs go out with it, in one system call for a burst (a page or a program that sends
+    /// several at once, an echo of a read's messages).
+    private var flushQueued = false
 
     /// `deflate`: the agreed permessage-deflate, if any. `onEvent` is called on the event loop.
     init(role: Role, limits: Limits, deflate: PerMessageDeflate?, onEvent: @escaping (Event) -> Void) {
@@ -403,8 +407,11 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     private static let coalescedPayloadBytes = 4096
 
     /// Writes one final frame: masked with a new random key from a client (RFC 6455 §5.3), as
-    /// it is from a server.
-    private func write(_ opcode: WebSocketOpcode, rsv1: Bool = false, _ payload: ByteBuffer, promise: EventLoopPromise<Void>?) {
+    /// it is from a server. A control frame is flushed at once; a message with the next queued
+    /// flush.
+    private func write(
+        _ opcode: WebSocketOpcode, rsv1: Bool = false, _ payload: ByteBuffer, promise: EventLoopPromise<Void>?, flushNow: Bool = true
+    ) {
         guard let context, let frameOutput else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
@@ -417,10 +424,20 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         WebSocketFraming.writeHeader(into: &frame, opcode: opcode, rsv1: rsv1, length: payload.readableBytes, maskKey: key)
         if coalesced {
             frame.writeBuffer(&payload)
-            frameOutput.writeAndFlush(NIOAny(frame), promise: promise)
+            frameOutput.write(NIOAny(frame), promise: promise)
         } else {
             frameOutput.write(NIOAny(frame), promise: nil)
-            frameOutput.writeAndFlush(NIOAny(payload), promise: promise)
+            frameOutput.write(NIOAny(payload), promise: promise)
+        }
+        if flushNow {
+            frameOutput.flush()
+        } else if !flushQueued {
+            flushQueued = true
+            context.eventLoop.assumeIsolated().execute { [weak self] in
+                guard let self else { return }
+                self.flushQueued = false
+                self.frameOutput?.flush()
+            }
         }
     }
 
@@ -432,9 +449,9 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if let deflate, deflate.compressesOutgoing, let compressed = deflate.compress(payload) {
-            write(text ? .text : .binary, rsv1: true, compressed, promise: promise)
+            write(text ? .text : .binary, rsv1: true, compressed, promise: promise, flushNow: false)
         } else {
-            write(text ? .text : .binary, payload, promise: promise)
+            write(text ? .text : .binary, payload, promise: promise, flushNow: false)
         }
     }
 
