@@ -144,6 +144,30 @@ struct WebSocketPageTests {
         }
     }
 
+    /// What is neither a string nor bytes is sent as its string (WebIDL's USVString), a symbol
+    /// throws, and `send` reads its argument's `toString` once, before anything is sent.
+    @Test func otherValuesAreSentAsTheirStrings() async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
+                    var echoed = [];
+                    ws.onopen = function () {
+                        ws.send(42);
+                        ws.send({ toString: function () { return 'obj'; } });
+                        ws.send(null);
+                        try { ws.send(Symbol('s')); } catch (e) { log.push(e.name); }
+                        log.push('buffered ' + ws.bufferedAmount);
+                    };
+                    ws.onmessage = function (e) {
+                        echoed.push(typeof e.data + ' ' + e.data);
+                        if (echoed.length === 3) { log.push(echoed.join()); ws.close(); }
+                    };
+                    """)
+                #expect(log == ["TypeError", "buffered 9", "string 42,string obj,string null", "close 1005 \"\" true 3"])
+            }
+        }
+    }
+
     @Test func serverCommandsFragmentsPingsAndCloseCodes() async throws {
         try await withPythonEchoServer { peer in
             try await withSocketPage { page in

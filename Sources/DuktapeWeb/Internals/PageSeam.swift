@@ -98,9 +98,11 @@ enum PageSeam {
         /// `open(url, protocols) → id`: connects to the absolute ws or wss `url`; every outcome
         /// arrives as `WebSocketEvents`.
         var open: JSValue
-        /// `send(id, isText, data, isOpen) → bytes`: sends a message (a string, or the bytes of
-        /// a Uint8Array) when `isOpen`, and returns its size in bytes either way.
+        /// `send(id, bytes, isOpen) → count`: sends the bytes of a Uint8Array as a binary message
+        /// when `isOpen`, and returns their count either way.
         var send: JSValue
+        /// `sendText(id, text, isOpen) → bytes`: the same for a text message (its size in UTF-8).
+        var sendText: JSValue
         /// `close(id, code, reason)`: the closing handshake (`code` -1: none), or a connection
         /// still opening failed.
         var close: JSValue
@@ -261,7 +263,7 @@ enum PageSeam {
         }
         if let webSocket {
             members.append(("webSocket", try HostScript.table([
-                ("open", webSocket.open), ("send", webSocket.send), ("close", webSocket.close), ("documentURL", webSocket.documentURL),
+                ("open", webSocket.open), ("send", webSocket.send), ("sendText", webSocket.sendText), ("close", webSocket.close), ("documentURL", webSocket.documentURL),
             ], in: context)))
             scripts += Self.webSocket
         }

@@ -101,9 +101,17 @@ final class PageWebSockets: @unchecked Sendable {
             open: JSValue(newFunctionIn: context) { [weak self] (url: String, protocols: [String]) -> Int in
                 self?.open(url, protocols: protocols) ?? 0
             },
-            send: JSValue(newFunctionIn: context) { [weak self] (id: Int, text: Bool, payload: JSValue, open: Bool) -> Int in
+            send: JSValue(newFunctionIn: context) { [weak self] (id: Int, bytes: JSValue, open: Bool) -> Int in
                 guard let self else { return 0 }
-                return self.send(id, text: text, payload, open: open)
+                var buffer = ByteBuffer()
+                if let bytes = Data.fromJSValue(bytes) { buffer.writeBytes(bytes) }
+                return self.send(id, text: false, buffer, open: open)
+            },
+            sendText: JSValue(newFunctionIn: context) { [weak self] (id: Int, text: String, open: Bool) -> Int in
+                guard let self else { return 0 }
+                var buffer = ByteBuffer()
+                buffer.writeString(text)
+                return self.send(id, text: true, buffer, open: open)
             },
             close: JSValue(newFunctionIn: context) { [weak self] (id: Int, code: Int, reason: String) in
                 self?.close(id, code: code, reason: reason)
@@ -190,13 +198,7 @@ final class PageWebSockets: @unchecked Sendable {
 
     /// Sends a message of the page's and returns its size in bytes (what `bufferedAmount`
     /// grows by); when the socket is not open it only counts them, as the standard says.
-    private func send(_ id: Int, text: Bool, _ payload: JSValue, open: Bool) -> Int {
-        var buffer = ByteBuffer()
-        if text {
-            buffer.writeString(payload.toString())
-        } else if let bytes = Data.fromJSValue(payload) {
-            buffer.writeBytes(bytes)
-        }
+    private func send(_ id: Int, text: Bool, _ buffer: ByteBuffer, open: Bool) -> Int {
         let count = buffer.readableBytes
         guard open, let socket = socket(id) else { return count }
         let handle = socket.state.withLock { state -> WebSocketConnection.Handle? in

@@ -187,7 +187,12 @@ defineMethods(EventTarget.prototype, {
 // handler property at the target and while bubbling.
 function invokeListeners(event, state, target) {
     var list = listenersOf(target)[state.type];
-    var snapshot = list ? apply(arraySlice, list, []) : [];
+    if (list) runListeners(event, state, target, list);
+    if (state.phase !== 1 && !state.stopNow) runHandler(event, state, target, target['on' + state.type]);
+}
+// The listeners in `list` (the target's for the event's type), as they were when it began.
+function runListeners(event, state, target, list) {
+    var snapshot = apply(arraySlice, list, []);
     for (var i = 0; i < snapshot.length && !state.stopNow; i++) {
         var listener = snapshot[i];
         if (listener.removed) continue;
@@ -211,14 +216,28 @@ function invokeListeners(event, state, target) {
         }
         state.inPassiveListener = false;
     }
-    var handler = state.phase !== 1 && !state.stopNow ? target['on' + state.type] : undefined;
-    if (typeof handler === 'function') {
-        try {
-            if (apply(handler, target, [event]) === false) cancel(state);
-        } catch (error) {
-            try { report(error); } catch (ignored) { /* as above */ }
-        }
+}
+// An `on<type>` event handler, when it is a function; returning false cancels the event.
+function runHandler(event, state, target, handler) {
+    if (typeof handler !== 'function') return;
+    try {
+        if (apply(handler, target, [event]) === false) cancel(state);
+    } catch (error) {
+        try { report(error); } catch (ignored) { /* as above */ }
     }
+}
+// The host's event at a lone target that keeps its own event handlers (a WebSocket): what
+// dispatchAlong does with a path of one, the handler read from `handlers[name]` (where the
+// target's `on<type>` attribute keeps it) once the listeners have run.
+function dispatchHostEvent(event, state, target, handlers, name) {
+    state.dispatching = true;
+    state.target = target;
+    state.currentTarget = target;
+    state.phase = 2;
+    var list = listenersOf(target)[state.type];
+    if (list) runListeners(event, state, target, list);
+    if (!state.stopNow) runHandler(event, state, target, handlers[name]);
+    return finishDispatch(state);
 }
 // The DOM's dispatch along `path` (the target first, then its ancestors): capturing from the
 // outermost ancestor down, the target, then bubbling back up if the event bubbles.
@@ -241,7 +260,10 @@ function dispatchAlong(event, state, path) {
         state.phase = 3;
         invokeListeners(event, state, path[i]);
     }
-    // The stop flags are cleared at the end (one set before the dispatch stops all of it).
+    return finishDispatch(state);
+}
+// The end of a dispatch: the stop flags are cleared (one set before the dispatch stops all of it).
+function finishDispatch(state) {
     state.dispatching = false;
     state.stop = false;
     state.stopNow = false;
@@ -256,5 +278,5 @@ setPrototypeOf(global, create(EventTarget.prototype));
 
 makeEventTarget(global);
 
-return { CustomEvent: CustomEvent, Event: Event, EventTarget: EventTarget, dispatchAlong: dispatchAlong, eventState: eventState, hostEvent: hostEvent, makeEventTarget: makeEventTarget };
+return { CustomEvent: CustomEvent, Event: Event, EventTarget: EventTarget, dispatchAlong: dispatchAlong, dispatchHostEvent: dispatchHostEvent, eventState: eventState, hostEvent: hostEvent, makeEventTarget: makeEventTarget };
 })

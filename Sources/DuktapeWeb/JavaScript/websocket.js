@@ -21,10 +21,11 @@ var defineProperty = primordials.ObjectDefineProperty,
     utf8Encode = natives.utf8Encode,
     documentURL = natives.webSocket.documentURL,
     openSocket = natives.webSocket.open,
-    sendMessage = natives.webSocket.send,
+    sendBytes = natives.webSocket.send,
+    sendText = natives.webSocket.sendText,
     closeSocket = natives.webSocket.close,
     SOCKET = hidden.webSocket;
-var Event = shared.Event, EventTarget = shared.EventTarget, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dictionary = shared.dictionary, dispatchAlong = shared.dispatchAlong, domException = shared.domException, eventState = shared.eventState, hostAdd = shared.hostAdd, hostEvent = shared.hostEvent, hostList = shared.hostList, makeBlob = shared.makeBlob, makeEventTarget = shared.makeEventTarget, own = shared.own, publicArray = shared.publicArray, requireArguments = shared.requireArguments, requireNew = shared.requireNew, toDOMString = shared.toDOMString, toUSVString = shared.toUSVString, Blob = shared.Blob;
+var Event = shared.Event, EventTarget = shared.EventTarget, defineGetter = shared.defineGetter, defineGlobal = shared.defineGlobal, defineMethods = shared.defineMethods, dictionary = shared.dictionary, dispatchHostEvent = shared.dispatchHostEvent, domException = shared.domException, eventState = shared.eventState, hostAdd = shared.hostAdd, hostEvent = shared.hostEvent, hostList = shared.hostList, makeBlob = shared.makeBlob, makeEventTarget = shared.makeEventTarget, own = shared.own, publicArray = shared.publicArray, requireArguments = shared.requireArguments, requireNew = shared.requireNew, toDOMString = shared.toDOMString, toUSVString = shared.toUSVString, Blob = shared.Blob;
 
 // WebIDL's `[Clamp] unsigned short`.
 function clampUint16(value) {
@@ -178,15 +179,17 @@ defineMethods(WebSocket.prototype, {
         var state = socketState(this), what = "Failed to execute 'send' on 'WebSocket'";
         requireArguments(arguments.length, 1, what);
         if (state.readyState === CONNECTING) throw domException(what + ': Still in CONNECTING state.', 'InvalidStateError');
-        var blob = own(data, hidden.blob), payload, text = false;
+        // The host counts the bytes (UTF-8 for text); past OPEN they only count, as the
+        // standard says.
+        var open = state.readyState === OPEN;
+        // A string's lone surrogates become U+FFFD (USVString) as the host takes it.
+        if (typeof data === 'string') { state.bufferedAmount += sendText(state.id, data, open); return; }
+        var blob = own(data, hidden.blob), payload;
         if (blob !== undefined) payload = blob.bytes;
         else if (data instanceof ArrayBufferCtor) payload = new Uint8(data);
         else if (isView(data)) payload = new Uint8(data.buffer, data.byteOffset, data.byteLength);
-        // A string's lone surrogates become U+FFFD (USVString) as the host takes it.
-        else { payload = toDOMString(data); text = true; }
-        // The host counts the bytes (UTF-8 for text); past OPEN they only count, as the
-        // standard says.
-        state.bufferedAmount += sendMessage(state.id, text, payload, state.readyState === OPEN);
+        else { state.bufferedAmount += sendText(state.id, toDOMString(data), open); return; }
+        state.bufferedAmount += sendBytes(state.id, payload, open);
     },
     close: function close(code, reason) {
         var state = socketState(this), what = "Failed to execute 'close' on 'WebSocket'", number = -1, text = '';
@@ -210,11 +213,15 @@ defineMethods(WebSocket.prototype, {
 });
 defineGlobal('WebSocket', WebSocket);
 
-function fire(socket, event) {
-    var full = setPrototypeOf([socket], null);
-    dispatchAlong(event, eventState(event), full);
+// Dispatches the host's event `type` at `socket` (whose state is `state`); `fill`, when given,
+// sets the event's own members on its state first.
+function fire(socket, state, prototype, type, fill, a, b, c) {
+    var event = hostEvent(prototype, type, false, false), events = eventState(event);
+    if (fill !== undefined) fill(events, a, b, c);
+    dispatchHostEvent(event, events, socket, state, 'on' + type);
 }
 function socketOf(id) { return sockets[id]; }
+function setMessageData(events, data, origin) { setMessage(events, data, origin, '', null); }
 
 return {
     webSocketInterfaces: [MessageEvent, CloseEvent, WebSocket],
@@ -227,7 +234,7 @@ return {
             state.readyState = OPEN;
             state.protocol = protocol;
             state.extensions = extensions;
-            fire(socket, hostEvent(Event.prototype, 'open', false, false));
+            fire(socket, state, Event.prototype, 'open');
         },
         // A message (a string, or the bytes of a binary one as a Uint8Array of its own buffer).
         message: function (id, data) {
@@ -244,9 +251,7 @@ return {
                     data = blob;
                 }
             }
-            var event = hostEvent(MessageEvent.prototype, 'message', false, false);
-            setMessage(eventState(event), data, state.origin, '', null);
-            fire(socket, event);
+            fire(socket, state, MessageEvent.prototype, 'message', setMessageData, data, state.origin);
         },
         // `count` bytes of what the page sent were written to the network.
         written: function (id, count) {
@@ -262,16 +267,15 @@ return {
         },
         error: function (id) {
             var socket = socketOf(id);
-            if (socket !== undefined) fire(socket, hostEvent(Event.prototype, 'error', false, false));
+            if (socket !== undefined) fire(socket, socketState(socket), Event.prototype, 'error');
         },
         close: function (id, code, reason, wasClean) {
             var socket = socketOf(id);
             if (socket === undefined) return;
             delete sockets[id];
-            socketState(socket).readyState = CLOSED;
-            var event = hostEvent(CloseEvent.prototype, 'close', false, false);
-            setClose(eventState(event), wasClean, code, reason);
-            fire(socket, event);
+            var state = socketState(socket);
+            state.readyState = CLOSED;
+            fire(socket, state, CloseEvent.prototype, 'close', setClose, wasClean, code, reason);
         }
     }
 };
