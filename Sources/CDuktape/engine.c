@@ -1115,6 +1115,23 @@ void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t c
     }
 }
 
+void cduk_finalizers_hold(duk_context *ctx) {
+    ((duk_hthread *) ctx)->heap->pf_prevent_count++;
+}
+
+void cduk_finalizers_release(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    if (thr->heap->pf_prevent_count > 0) {
+        thr->heap->pf_prevent_count--;
+    }
+    /* The finalizers that waited run now, as a release of a value would run them. */
+    DUK_REFZERO_CHECK_SLOW(thr);
+}
+
+void cduk_finalizers_reset(duk_context *ctx) {
+    ((duk_hthread *) ctx)->heap->pf_prevent_count = 0;
+}
+
 void cduk_reserve_array(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);

@@ -23,6 +23,7 @@
  */
 #include "cduk_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- Slots and keys ------------------------------------------------------------------- */
@@ -369,16 +370,25 @@ static void cduk__track_rejection(duk_context *ctx, duk_idx_t idx, int kind) {
 
 /* ---- Settling --------------------------------------------------------------------------- */
 
+static void cduk__settle_held(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected);
+
 /* FulfillPromise / RejectPromise: settles the pending promise at p with the value at v and
  * queues its reactions. A settled promise is left as it is. */
 static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected) {
     p = duk_normalize_index(ctx, p);
     v = duk_normalize_index(ctx, v);
+    duk_require_stack(ctx, 8);
+    cduk_finalizers_hold(ctx);
+    cduk__settle_held(ctx, p, v, rejected);
+    cduk_finalizers_release(ctx);
+}
+
+/* cduk__settle, finalizers held: no script runs until the reactions are queued, in order. */
+static void cduk__settle_held(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected) {
     int state = cduk__promise_state(ctx, p);
     if (state < 0 || (state & CDUK__STATE_MASK) != CDUK__PENDING) {
         return;
     }
-    duk_require_stack(ctx, 8);
     /* [.. state result] -> []: the promise's state and result (slots 0 and 1) */
     duk_push_int(ctx, (state & ~(CDUK__STATE_MASK | CDUK__HAS_FIRST_REACTION)) | (rejected ? CDUK__REJECTED : CDUK__FULFILLED));
     duk_dup(ctx, v);
@@ -472,14 +482,21 @@ static void cduk__push_resolving_record(duk_context *ctx, duk_idx_t promise) {
 static void cduk__resolve_through(duk_context *ctx, duk_idx_t r, duk_idx_t v, int rejected) {
     r = duk_normalize_index(ctx, r);
     v = duk_normalize_index(ctx, v);
+    duk_require_stack(ctx, 4);
+    /* Checked and marked with finalizers held: a finalizer calling the same function between
+     * the two would resolve the promise a second time. */
+    cduk_finalizers_hold(ctx);
     cduk_get_own_hidden(ctx, r, CDUK__P_DONE);
     int done = duk_to_boolean(ctx, -1);
     duk_pop(ctx);
+    if (!done) {
+        duk_push_true(ctx);
+        cduk_put_own_hidden(ctx, r, CDUK__P_DONE);
+    }
+    cduk_finalizers_release(ctx);
     if (done) {
         return;
     }
-    duk_push_true(ctx);
-    cduk_put_own_hidden(ctx, r, CDUK__P_DONE);
     cduk_get_own_hidden(ctx, r, CDUK__P_TARGET);
     if (rejected) {
         cduk__settle(ctx, -1, v, 1);
@@ -523,8 +540,29 @@ static void cduk__add_reaction(duk_context *ctx, duk_idx_t p, duk_idx_t d) {
     p = duk_normalize_index(ctx, p);
     d = duk_normalize_index(ctx, d);
     duk_require_stack(ctx, 8);
-    duk_idx_t on_fulfilled = duk_get_top(ctx) - 2, on_rejected = on_fulfilled + 1;
-    int state = cduk__promise_state(ctx, p), was = state;
+    duk_idx_t on_fulfilled = duk_get_top(ctx) - 2, on_rejected = on_fulfilled + 1, spare = 0;
+    int state, was;
+    cduk_finalizers_hold(ctx);
+    /* A reaction after the first goes on the list. Making the list is an allocation, which can
+     * run finalizers, and a finalizer can settle the promise or add a reaction of its own: so the
+     * list is made first (`spare`), then the state and the slot are read again, and the promise's
+     * list, if one appeared meanwhile, is the one used. (Appending grows the list's array part,
+     * during which Duktape runs no finalizer.) */
+    for (;;) {
+        state = was = cduk__promise_state(ctx, p);
+        if ((state & CDUK__STATE_MASK) != CDUK__PENDING || !(state & CDUK__HAS_FIRST_REACTION)) break;
+        cduk__get_slot(ctx, p, CDUK__SLOT_REACTIONS); /* [.. list] */
+        if (duk_is_array(ctx, -1)) break;
+        duk_pop(ctx);
+        if (spare != 0) {
+            duk_dup(ctx, spare);
+            duk_dup(ctx, -1);
+            cduk__put_slot(ctx, p, CDUK__SLOT_REACTIONS); /* [.. list] */
+            break;
+        }
+        duk_push_bare_array(ctx);
+        spare = duk_get_top_index(ctx);
+    }
     switch (state & CDUK__STATE_MASK) {
     case CDUK__PENDING: {
         if (!(state & CDUK__HAS_FIRST_REACTION)) {
@@ -539,41 +577,39 @@ static void cduk__add_reaction(duk_context *ctx, duk_idx_t p, duk_idx_t d) {
             state |= CDUK__HAS_FIRST_REACTION; /* written below, with HANDLED */
             break;
         }
-        cduk__get_slot(ctx, p, CDUK__SLOT_REACTIONS);
-        if (!duk_is_array(ctx, -1)) {
-            duk_pop(ctx);
-            duk_push_bare_array(ctx);
-            duk_dup(ctx, -1);
-            cduk__put_slot(ctx, p, CDUK__SLOT_REACTIONS);
-        }
-        duk_uarridx_t end = (duk_uarridx_t) duk_get_length(ctx, -1);
+        duk_uarridx_t end = (duk_uarridx_t) duk_get_length(ctx, -1); /* [.. list] */
         duk_dup(ctx, on_fulfilled);
         duk_put_prop_index(ctx, -2, end);
         duk_dup(ctx, on_rejected);
         duk_put_prop_index(ctx, -2, end + 1);
         duk_dup(ctx, d);
         duk_put_prop_index(ctx, -2, end + 2);
-        duk_pop(ctx);
         break;
     }
-    case CDUK__FULFILLED:
-        cduk__get_slot(ctx, p, CDUK__SLOT_RESULT);
-        cduk__enqueue(ctx, CDUK__JOB_FULFILL, on_fulfilled, d, duk_get_top_index(ctx));
-        duk_pop(ctx);
-        break;
     default:
-        if ((state & CDUK__REPORTED) && !(state & CDUK__HANDLED)) {
+        /* Settled: marked handled before anything that can allocate (a finalizer that adds a
+         * reaction meanwhile then finds it handled, and reports nothing twice). */
+        if ((state | CDUK__HANDLED) != was) {
+            cduk__set_state(ctx, p, state | CDUK__HANDLED);
+        }
+        if ((state & CDUK__STATE_MASK) != CDUK__FULFILLED && (state & CDUK__REPORTED) && !(state & CDUK__HANDLED)) {
             cduk__track_rejection(ctx, p, CDUK__EVENT_HANDLED);
         }
         cduk__get_slot(ctx, p, CDUK__SLOT_RESULT);
-        cduk__enqueue(ctx, CDUK__JOB_REJECT, on_rejected, d, duk_get_top_index(ctx));
-        duk_pop(ctx);
-        break;
+        if ((state & CDUK__STATE_MASK) == CDUK__FULFILLED) {
+            cduk__enqueue(ctx, CDUK__JOB_FULFILL, on_fulfilled, d, duk_get_top_index(ctx));
+        } else {
+            cduk__enqueue(ctx, CDUK__JOB_REJECT, on_rejected, d, duk_get_top_index(ctx));
+        }
+        cduk_finalizers_release(ctx);
+        duk_set_top(ctx, on_fulfilled);
+        return;
     }
     if ((state | CDUK__HANDLED) != was) {
         cduk__set_state(ctx, p, state | CDUK__HANDLED);
     }
-    duk_pop_2(ctx);
+    cduk_finalizers_release(ctx);
+    duk_set_top(ctx, on_fulfilled);
 }
 
 /* PerformPromiseThen(promise at p, onFulfilled at f, onRejected at r, derived promise at d):
@@ -755,18 +791,20 @@ static void cduk__push_aggregate_error(duk_context *ctx, duk_idx_t errors, const
  * errors) array, the count of elements not yet settled, and the combinator (KIND). An element
  * is a reaction on its promise (see cduk__add_reaction), not a function object. */
 
-/* One element settled, or (from the body) the initial count of 1 taken off: when none remains,
- * the values array becomes the result (bare while private, it is given Array.prototype). */
-static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
-    record = duk_normalize_index(ctx, record);
+/* One element settled, or (from the body) the initial count of 1 taken off: 1 when none remains. */
+static int cduk__combinator_count_down(duk_context *ctx, duk_idx_t record) {
     cduk__get_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
     double remaining = duk_get_number(ctx, -1) - 1;
     duk_pop(ctx);
     duk_push_number(ctx, remaining);
     cduk__put_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
-    if (remaining != 0) {
-        return;
-    }
+    return remaining == 0;
+}
+
+/* Every element settled: the values array becomes the result (bare while private, it is given
+ * Array.prototype), or any's AggregateError of the errors. */
+static void cduk__combinator_resolve(duk_context *ctx, duk_idx_t record) {
+    record = duk_normalize_index(ctx, record);
     cduk__get_at(ctx, record, CDUK__RECORD_CAPABILITY, CDUK__KEY_CAPABILITY);
     cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [.. capability values] */
     duk_push_array(ctx);
@@ -794,6 +832,9 @@ static void cduk__combinator_element(duk_context *ctx, duk_idx_t record, duk_uar
     record = duk_normalize_index(ctx, record);
     v = duk_normalize_index(ctx, v);
     duk_require_stack(ctx, 6);
+    /* The value and the count with finalizers held (a finalizer's script cannot see one without
+     * the other); the result is resolved after (resolving reads `then`, which can be a script). */
+    cduk_finalizers_hold(ctx);
     cduk__get_at(ctx, record, CDUK__RECORD_KIND, CDUK__KEY_KIND);
     int kind = duk_get_int(ctx, -1);
     duk_pop(ctx);
@@ -809,7 +850,11 @@ static void cduk__combinator_element(duk_context *ctx, duk_idx_t record, duk_uar
     }
     duk_put_prop_index(ctx, -2, index);
     duk_pop(ctx);
-    cduk__combinator_finish_one(ctx, record);
+    int done = cduk__combinator_count_down(ctx, record);
+    cduk_finalizers_release(ctx);
+    if (done) {
+        cduk__combinator_resolve(ctx, record);
+    }
 }
 
 /* The iterable at idx as far as Duktape has iterables: a string (by code points), or an object
@@ -843,7 +888,7 @@ static void cduk__push_items(duk_context *ctx, duk_idx_t idx) {
     if (duk_is_undefined(ctx, -1)) {
         (void) duk_type_error(ctx, "value is not iterable (an array, array-like or string)");
     }
-    double length = duk_to_number(ctx, -1);
+    double length = floor(duk_to_number(ctx, -1)); /* ToLength (NaN and negatives: none) */
     duk_pop(ctx);
     if (!(length > 0)) {
         return;
@@ -898,7 +943,12 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
     }
     if (kind != CDUK__RACE) {
         /* The initial count of 1, taken off now that every element is registered. */
-        cduk__combinator_finish_one(ctx, record);
+        cduk_finalizers_hold(ctx);
+        int done = cduk__combinator_count_down(ctx, record);
+        cduk_finalizers_release(ctx);
+        if (done) {
+            cduk__combinator_resolve(ctx, record);
+        }
     }
     return 0;
 }

@@ -119,6 +119,16 @@ void cduk_host_discharge(cduk_heap_state *state, size_t bytes);
 #define CDUK_COLLECTION_HEADROOM 33554432u /* 32 MiB */
 #define CDUK_LARGE_ALLOCATION 16384u
 void cduk_collect_grown(duk_context *ctx);
+
+/* Finalizers are held while the promise machinery changes a promise (promise.c): a finalizer is
+ * a script, and could otherwise see, settle or add to a promise half changed. A hold is
+ * Duktape's own counter, which it raises the same way around its property-table resizes; an
+ * error thrown inside a hold leaves it raised (C has no unwinding), so the outermost entry of
+ * the heap ends by dropping what is left (cduk_finalizers_reset: no hold can be legitimate
+ * there). The finalizers that waited run when the last hold is released. */
+void cduk_finalizers_hold(duk_context *ctx);
+void cduk_finalizers_release(duk_context *ctx);
+void cduk_finalizers_reset(duk_context *ctx);
 static inline int cduk_heap_grown(const cduk_heap_state *state) {
     return state->large_allocated > state->collect_budget;
 }
