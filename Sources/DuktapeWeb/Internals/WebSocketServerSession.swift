@@ -242,7 +242,9 @@ extension WebSocketServer {
                     core?.emit(.streamEnd(client, file: current.url), from: client)
                 }
             default:
-                core?.emit(.data(client, type, Data(payload.readableBytesView)), cost: payload.readableBytes, from: client)
+                // One copy (Data's initializer from a sequence of bytes copies byte by byte).
+                let data = payload.withUnsafeReadableBytes { Data($0) }
+                core?.emit(.data(client, type, data), cost: payload.readableBytes, from: client)
             }
         }
 
