@@ -148,6 +148,17 @@ public final class JSValue: @unchecked Sendable {
         self.init(context: context, storage: storage)
     }
 
+    /// A new string of `string`'s characters, throwing (a RangeError `JSException`) when the
+    /// memory limit refuses it instead of reporting: for the library's hosts, which answer a
+    /// message that does not fit by closing what sent it.
+    package convenience init(newString string: String, in context: JSContext) throws(JSException) {
+        let storage = try context.withStack { stack throws(JSException) in
+            try stack.pushString(string)
+            return try stack.storage(at: -1)
+        }
+        self.init(context: context, storage: storage)
+    }
+
     /// A new regular expression, `new RegExp(pattern, flags)`.
     ///
     /// ```swift

@@ -168,6 +168,22 @@ struct WebSocketPageTests {
         }
     }
 
+    /// A message the page's memory limit has no room for, text or binary, fails its connection
+    /// (an error, then a close with 1006 and the reason), and the page runs on.
+    @Test(arguments: ["text", "binary"])
+    func aMessageTooLargeForThePagesMemoryFailsItsConnectionOnly(_ kind: String) async throws {
+        try await withPythonEchoServer { peer in
+            try await withSocketPage(configure: { $0.memoryLimit = 24 << 20 }) { page in
+                let log = try await socketLog(page, url: "ws://127.0.0.1:\(peer.port)/", """
+                    ws.onopen = function () { ws.send(extra + ':' + (40 << 20)); };
+                    ws.onmessage = function (e) { log.push('message ' + (e.data.length || e.data.size)); };
+                    """, extra: kind)
+                #expect(log == ["error true", "close 1006 \"no memory for a message of \(40 << 20) bytes (the page's memory limit)\" false 3"])
+                #expect(try await page.callAsyncJavaScript("return 1 + 1") as? Int == 2)
+            }
+        }
+    }
+
     @Test func serverCommandsFragmentsPingsAndCloseCodes() async throws {
         try await withPythonEchoServer { peer in
             try await withSocketPage { page in

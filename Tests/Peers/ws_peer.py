@@ -10,6 +10,7 @@ binary), except a text message starting with a command:
     "fragments:<n>:<text>"   sends <text> as <n> fragments
     "ping:<data>"            sends a ping with <data>, then "pong:<data>" once the pong came
     "binary:<n>"             sends <n> bytes 0, 1, 2, ... (mod 256)
+    "text:<n>"               sends a text message of <n> "x"
     "protocol"               sends the agreed subprotocol
     "extensions"             sends the agreed extensions header value (or "")
     "headers"                sends the handshake's request headers as JSON
@@ -49,6 +50,9 @@ async def echo(websocket):
                 if message.startswith("binary:"):
                     n = int(message[7:])
                     await websocket.send(bytes(i % 256 for i in range(n)))
+                    continue
+                if message.startswith("text:"):
+                    await websocket.send("x" * int(message[5:]))
                     continue
                 if message == "protocol":
                     await websocket.send(websocket.subprotocol or "")

@@ -343,8 +343,11 @@ enum PageSeam {
             _ = openFunction.call(withArguments: [id, protocolName, extensions])
         }
 
-        func message(_ id: Int, text: String) {
-            _ = messageFunction.call(withArguments: [id, text])
+        /// A text message (throws when the page's memory limit has no room for it).
+        func message(_ id: Int, text: String) throws {
+            guard let context = messageFunction.context else { return }
+            let string = try JSValue(newString: text, in: context)
+            _ = messageFunction.call(withArguments: [id, string])
         }
 
         /// A binary message: its bytes in a Uint8Array of their own (throws when the page's

@@ -307,7 +307,11 @@ final class PageWebSockets: @unchecked Sendable {
             for item in items {
                 switch item {
                 case .text(let text):
-                    events.message(socket.id, text: text)
+                    do {
+                        try events.message(socket.id, text: text)
+                    } catch {
+                        socket.state.withLock { $0.handle }?.abort("no memory for a message of \(text.utf8.count) bytes (the page's memory limit)")
+                    }
                     self?.dispatched(text.utf8.count, on: socket)
                 case .binary(let bytes):
                     do {
