@@ -224,8 +224,9 @@ extension DukJS.Fetch {
         }
 
         /// Copies what `handle` has from its offset on to `descriptor`, in megabyte parts.
-        static func copyRest(of handle: FileHandle, to descriptor: Int32, naming name: String) throws {
+        static func copyRest(of handle: FileHandle, to descriptor: Int32, naming name: String, copied: (UInt64) -> Void = { _ in }) throws {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                defer { copied(handle.offsetInFile) }
                 try chunk.withUnsafeBytes { bytes in
                     var offset = 0
                     while offset < bytes.count, let base = bytes.baseAddress {
@@ -288,8 +289,9 @@ extension DukJS.Fetch {
 /// Copies a streamed download to standard output (or a device) as it arrives, on a thread of
 /// its own: the loader's handler only says that bytes are in the file, and never waits for the
 /// reader. A reader that is slow (a paused `less`) therefore never stalls the download into a
-/// timeout; the file on disk holds what it has not taken yet. A write that fails (a closed
-/// pipe) ends the relay and cancels the download (`onFailure`).
+/// timeout; the file on disk holds what it has not taken yet: what was copied is given back to
+/// the file system (`CopiedSpace`). A write that fails (a closed pipe) ends the relay and
+/// cancels the download (`onFailure`).
 private final class StreamRelay: @unchecked Sendable {
     // @unchecked: behind `condition`.
     private let condition = NSCondition()
@@ -362,6 +364,8 @@ private final class StreamRelay: @unchecked Sendable {
             return
         }
         defer { try? reader.close() }
+        var space = CopiedSpace(file: condition.withLock { file })
+        defer { space.close() }
         while true {
             let last = condition.withLock { () -> Bool in
                 while !pending { condition.wait() }
@@ -369,7 +373,7 @@ private final class StreamRelay: @unchecked Sendable {
                 return ended
             }
             do {
-                try DukJS.Fetch.Destination.copyRest(of: reader, to: descriptor, naming: name)
+                try DukJS.Fetch.Destination.copyRest(of: reader, to: descriptor, naming: name) { space.release(upTo: $0) }
             } catch {
                 stop(error as? RuntimeError ?? RuntimeError("cannot write \(name): \(error)"))
                 return
@@ -405,6 +409,42 @@ private final class StreamRelay: @unchecked Sendable {
             if closesDescriptor { Glibc.close(descriptor) }
             if let failure { throw failure }
         }
+    }
+}
+
+/// The blocks of a download's file that the relay has copied, given back to the file system
+/// (a hole punched in the file, its size kept), a MiB at a time: the file then takes the room
+/// of what the reader has not taken, not of the whole download. Where the file system cannot
+/// punch holes, the file keeps everything until it is removed.
+private struct CopiedSpace {
+    private var descriptor: Int32
+    private var released: Int64 = 0
+    private static let step: Int64 = 1 << 20
+    /// glibc's fallocate(2), which its Swift module does not export (it is a GNU extension).
+    private static let fallocate: (@convention(c) (Int32, Int32, Int64, Int64) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return nil }  // RTLD_DEFAULT
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, Int64, Int64) -> Int32).self)
+    }()
+
+    init(file: URL?) {
+        descriptor = file.map { open($0.path, O_WRONLY | O_CLOEXEC) } ?? -1
+    }
+
+    mutating func release(upTo offset: UInt64) {
+        let end = Int64(clamping: offset) / Self.step * Self.step
+        guard descriptor >= 0, end > released else { return }
+        // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (linux/falloc.h).
+        guard let punch = Self.fallocate else { return close() }
+        if punch(descriptor, 0x02 | 0x01, released, end - released) == 0 {
+            released = end
+        } else if errno != EINTR {
+            close()
+        }
+    }
+
+    mutating func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
     }
 }
 
