@@ -28,4 +28,22 @@ struct TextAndMIMETests {
         #expect(TextCharset(contentType: nil).decode(Data()) == "")
         #expect(TextCharset(contentType: "garbage").decode(Data("ok".utf8)) == "ok")
     }
+
+    /// The multi-byte and other converted charsets: a byte that does not begin a valid sequence
+    /// is U+FFFD and decoding goes on after it; a sequence cut off at the end is U+FFFD (an
+    /// outside review: one bad byte made Foundation's decoding give nothing, and the whole body
+    /// was read as UTF-8).
+    @Test(arguments: [
+        ("shift_jis", [0x83, 0x65, 0x83, 0x58, 0x83, 0x67], "テスト"),
+        ("shift_jis", [0x83, 0x65, 0xFF, 0x83, 0x58, 0x41, 0x83], "テ\u{FFFD}スA\u{FFFD}"),
+        ("euc-jp", [0xA5, 0xC6, 0xA5, 0xB9, 0xA5, 0xC8], "テスト"),
+        ("euc-jp", [0xA5, 0xC6, 0xFF, 0xA5, 0xB9, 0xA5], "テ\u{FFFD}ス\u{FFFD}"),
+        ("iso-2022-jp", [0x1B, 0x24, 0x42, 0x25, 0x46, 0x25, 0x39, 0x1B, 0x28, 0x42, 0x41], "テスA"),
+        ("windows-1251", [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2], "Привет"),
+        ("iso-8859-2", [0x50, 0xF8, 0xED, 0x6C, 0x69, 0x9A], "Příli\u{9A}"),
+        ("shift_jis", [], ""),
+    ] as [(String, [UInt8], String)])
+    func convertedCharsetsReplaceWhatIsNotValidAndGoOn(_ charset: String, _ bytes: [UInt8], _ text: String) {
+        #expect(TextCharset(contentType: "text/plain; charset=\(charset)").decode(Data(bytes)) == text)
+    }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// labels for the encodings a headless host meets), UTF-8 when it names none or one we do not
 /// know. A byte-order mark overrides the label, as the Encoding standard's decode does.
 enum TextCharset {
-    case utf8, utf16LittleEndian, utf16BigEndian, windows1252, foundation(String.Encoding)
+    /// `converted`: an encoding glibc's iconv converts (its iconv name).
+    case utf8, utf16LittleEndian, utf16BigEndian, windows1252, converted(String)
 
     /// The charset of `contentType` (a `Content-Type` value), UTF-8 by default.
     init(contentType: String?) {
@@ -31,9 +32,58 @@ enum TextCharset {
                 scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
             }
             return String(scalars)
-        case .foundation(let encoding):
-            return String(data: bytes, encoding: encoding) ?? String(decoding: bytes, as: UTF8.self)
+        case .converted(let name):
+            return Self.convert(bytes, from: name)
         }
+    }
+
+    /// `bytes` in iconv's encoding `name` as text, each byte that does not begin a valid sequence
+    /// (and a sequence cut off at the end) as U+FFFD, and decoding going on after it, as the
+    /// Encoding standard's decoders do. (Foundation's decoding gives nothing at all for a body
+    /// with one bad byte.) UTF-8 when the system has no such converter.
+    private static func convert(_ bytes: Data, from name: String) -> String {
+        guard !bytes.isEmpty else { return "" }
+        let converter = iconv_open("UTF-8", name)
+        guard converter != iconv_t(bitPattern: -1) else { return String(decoding: bytes, as: UTF8.self) }
+        defer { iconv_close(converter) }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count * 2)
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            guard let start = raw.baseAddress else { return }
+            var input: UnsafeMutablePointer<CChar>? = UnsafeMutablePointer(mutating: start.assumingMemoryBound(to: CChar.self))
+            var left = raw.count
+            var flushed = false
+            while !flushed {
+                chunk.withUnsafeMutableBytes { target in
+                    var next = target.baseAddress?.assumingMemoryBound(to: CChar.self)
+                    var room = target.count
+                    let result: Int
+                    if left > 0 {
+                        result = iconv(converter, &input, &left, &next, &room)
+                    } else {
+                        // The input done: a stateful encoding (ISO-2022-JP) returns to its initial state.
+                        result = iconv(converter, nil, nil, &next, &room)
+                        flushed = true
+                    }
+                    let failure = result == -1 ? errno : 0
+                    output.append(contentsOf: target.prefix(target.count - room))
+                    guard result == -1, !flushed else { return }
+                    switch failure {
+                    case E2BIG:
+                        break  // the chunk is full: on with the next
+                    case EILSEQ:
+                        output.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                        input = input.map { $0 + 1 }
+                        left -= 1
+                    default:  // EINVAL: a sequence cut off at the end
+                        output.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                        left = 0
+                    }
+                }
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     private static func utf16(_ bytes: Data.SubSequence, bigEndian: Bool) -> String {
@@ -67,13 +117,13 @@ enum TextCharset {
             labels[label] = .windows1252
         }
         for label in ["csisolatin2", "iso-8859-2", "iso-ir-101", "iso8859-2", "iso88592", "iso_8859-2", "iso_8859-2:1987", "l2", "latin2"] {
-            labels[label] = .foundation(.isoLatin2)
+            labels[label] = .converted("ISO-8859-2")
         }
-        for label in ["cp1250", "windows-1250", "x-cp1250"] { labels[label] = .foundation(.windowsCP1250) }
-        for label in ["cp1251", "windows-1251", "x-cp1251"] { labels[label] = .foundation(.windowsCP1251) }
-        for label in ["csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis", "windows-31j", "x-sjis"] { labels[label] = .foundation(.shiftJIS) }
-        for label in ["cseucpkdfmtjapanese", "euc-jp", "x-euc-jp"] { labels[label] = .foundation(.japaneseEUC) }
-        for label in ["csiso2022jp", "iso-2022-jp"] { labels[label] = .foundation(.iso2022JP) }
+        for label in ["cp1250", "windows-1250", "x-cp1250"] { labels[label] = .converted("CP1250") }
+        for label in ["cp1251", "windows-1251", "x-cp1251"] { labels[label] = .converted("CP1251") }
+        for label in ["csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis", "windows-31j", "x-sjis"] { labels[label] = .converted("CP932") }  // the Encoding standard's Shift_JIS is windows-31j
+        for label in ["cseucpkdfmtjapanese", "euc-jp", "x-euc-jp"] { labels[label] = .converted("EUC-JP") }
+        for label in ["csiso2022jp", "iso-2022-jp"] { labels[label] = .converted("ISO-2022-JP") }
         return labels
     }()
 }
