@@ -1128,8 +1128,12 @@ void cduk_finalizers_release(duk_context *ctx) {
     DUK_REFZERO_CHECK_SLOW(thr);
 }
 
-void cduk_finalizers_reset(duk_context *ctx) {
-    ((duk_hthread *) ctx)->heap->pf_prevent_count = 0;
+duk_uint_t cduk_finalizer_holds(duk_context *ctx) {
+    return ((duk_hthread *) ctx)->heap->pf_prevent_count;
+}
+
+void cduk_finalizers_restore(duk_context *ctx, duk_uint_t holds) {
+    ((duk_hthread *) ctx)->heap->pf_prevent_count = holds;
 }
 
 void cduk_reserve_array(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {

@@ -420,9 +420,10 @@ private struct CopiedSpace {
     private var descriptor: Int32
     private var released: Int64 = 0
     private static let step: Int64 = 1 << 20
-    /// glibc's fallocate(2), which its Swift module does not export (it is a GNU extension).
+    /// glibc's fallocate(2), which its Swift module does not export (it is a GNU extension); its
+    /// 64-bit-offset name, which 32-bit platforms need too.
     private static let fallocate: (@convention(c) (Int32, Int32, Int64, Int64) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else { return nil }  // RTLD_DEFAULT
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate64") else { return nil }  // RTLD_DEFAULT
         return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, Int64, Int64) -> Int32).self)
     }()
 

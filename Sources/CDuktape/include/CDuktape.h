@@ -122,13 +122,16 @@ void cduk_collect_grown(duk_context *ctx);
 
 /* Finalizers are held while the promise machinery changes a promise (promise.c): a finalizer is
  * a script, and could otherwise see, settle or add to a promise half changed. A hold is
- * Duktape's own counter, which it raises the same way around its property-table resizes; an
- * error thrown inside a hold leaves it raised (C has no unwinding), so the outermost entry of
- * the heap ends by dropping what is left (cduk_finalizers_reset: no hold can be legitimate
- * there). The finalizers that waited run when the last hold is released. */
+ * Duktape's own counter, which it raises the same way around its property-table resizes, and
+ * the finalizers that waited run when the last hold is released. An error thrown inside a hold
+ * leaves it raised (C has no unwinding): every protected call from the host (cduk__protect,
+ * shims.c) puts the counter back to what it was before it (cduk_finalizer_holds,
+ * cduk_finalizers_restore), whether the error reached it or a script caught it on the way;
+ * Duktape's own raises are balanced within any call. */
 void cduk_finalizers_hold(duk_context *ctx);
 void cduk_finalizers_release(duk_context *ctx);
-void cduk_finalizers_reset(duk_context *ctx);
+duk_uint_t cduk_finalizer_holds(duk_context *ctx);
+void cduk_finalizers_restore(duk_context *ctx, duk_uint_t holds);
 static inline int cduk_heap_grown(const cduk_heap_state *state) {
     return state->large_allocated > state->collect_budget;
 }

@@ -203,7 +203,6 @@ final class Engine: @unchecked Sendable {
     private func finishOutermostEntry() {
         entryDepth = 1
         defer { entryDepth = 0 }
-        cduk_finalizers_reset(heapContext)  // a hold an error left (CDuktape.h)
         if !deferredClears.isEmpty {
             let slots = deferredClears
             deferredClears = []
