@@ -1128,12 +1128,12 @@ void cduk_finalizers_release(duk_context *ctx) {
     DUK_REFZERO_CHECK_SLOW(thr);
 }
 
-duk_uint_t cduk_finalizer_holds(duk_context *ctx) {
-    return ((duk_hthread *) ctx)->heap->pf_prevent_count;
-}
-
-void cduk_finalizers_restore(duk_context *ctx, duk_uint_t holds) {
-    ((duk_hthread *) ctx)->heap->pf_prevent_count = holds;
+duk_int_t cduk_safe_call_keeping_holds(duk_context *ctx, duk_safe_call_function fn, void *udata, duk_idx_t nargs, duk_idx_t nrets) {
+    duk_heap *heap = ((duk_hthread *) ctx)->heap;
+    duk_uint_t holds = heap->pf_prevent_count;
+    duk_int_t rc = duk_safe_call(ctx, fn, udata, nargs, nrets);
+    heap->pf_prevent_count = holds;
+    return rc;
 }
 
 void cduk_reserve_array(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count) {

@@ -50,9 +50,7 @@ duk_int_t cduk__protect(duk_context *ctx, duk_safe_call_function fn, void *udata
         duk_pop_n(ctx, nargs);
         return CDUK_EXEC_NOSTACK;
     }
-    duk_uint_t holds = cduk_finalizer_holds(ctx);
-    duk_int_t rc = duk_safe_call(ctx, fn, udata, nargs, asked);
-    cduk_finalizers_restore(ctx, holds); /* a hold an error left inside (CDuktape.h) */
+    duk_int_t rc = cduk_safe_call_keeping_holds(ctx, fn, udata, nargs, asked); /* a hold an error left inside: undone (CDuktape.h) */
     if (rc != DUK_EXEC_SUCCESS) {
         if (asked > 1) {
             duk_pop_n(ctx, asked - 1); /* [err undefined...] -> [err] */

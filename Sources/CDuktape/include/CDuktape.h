@@ -125,13 +125,12 @@ void cduk_collect_grown(duk_context *ctx);
  * Duktape's own counter, which it raises the same way around its property-table resizes, and
  * the finalizers that waited run when the last hold is released. An error thrown inside a hold
  * leaves it raised (C has no unwinding): every protected call from the host (cduk__protect,
- * shims.c) puts the counter back to what it was before it (cduk_finalizer_holds,
- * cduk_finalizers_restore), whether the error reached it or a script caught it on the way;
- * Duktape's own raises are balanced within any call. */
+ * shims.c) is a duk_safe_call that puts the counter back to what it was before it
+ * (cduk_safe_call_keeping_holds), whether the error reached it or a script caught it on the
+ * way; Duktape's own raises are balanced within any call. */
 void cduk_finalizers_hold(duk_context *ctx);
 void cduk_finalizers_release(duk_context *ctx);
-duk_uint_t cduk_finalizer_holds(duk_context *ctx);
-void cduk_finalizers_restore(duk_context *ctx, duk_uint_t holds);
+duk_int_t cduk_safe_call_keeping_holds(duk_context *ctx, duk_safe_call_function fn, void *udata, duk_idx_t nargs, duk_idx_t nrets);
 static inline int cduk_heap_grown(const cduk_heap_state *state) {
     return state->large_allocated > state->collect_budget;
 }
