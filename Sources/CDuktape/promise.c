@@ -370,19 +370,6 @@ static void cduk__track_rejection(duk_context *ctx, duk_idx_t idx, int kind) {
 
 /* ---- Settling --------------------------------------------------------------------------- */
 
-static void cduk__settle_held(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected);
-
-/* FulfillPromise / RejectPromise: settles the pending promise at p with the value at v and
- * queues its reactions. A settled promise is left as it is. */
-static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected) {
-    p = duk_normalize_index(ctx, p);
-    v = duk_normalize_index(ctx, v);
-    duk_require_stack(ctx, 8);
-    cduk_finalizers_hold(ctx);
-    cduk__settle_held(ctx, p, v, rejected);
-    cduk_finalizers_release(ctx);
-}
-
 /* cduk__settle, finalizers held: no script runs until the reactions are queued, in order. */
 static void cduk__settle_held(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected) {
     int state = cduk__promise_state(ctx, p);
@@ -430,6 +417,17 @@ static void cduk__settle_held(duk_context *ctx, duk_idx_t p, duk_idx_t v, int re
         }
     }
     duk_pop(ctx);
+}
+
+/* FulfillPromise / RejectPromise: settles the pending promise at p with the value at v and
+ * queues its reactions. A settled promise is left as it is. */
+static void cduk__settle(duk_context *ctx, duk_idx_t p, duk_idx_t v, int rejected) {
+    p = duk_normalize_index(ctx, p);
+    v = duk_normalize_index(ctx, v);
+    duk_require_stack(ctx, 8);
+    cduk_finalizers_hold(ctx);
+    cduk__settle_held(ctx, p, v, rejected);
+    cduk_finalizers_release(ctx);
 }
 
 static duk_ret_t cduk__get_then(duk_context *ctx, void *udata) {
@@ -791,20 +789,21 @@ static void cduk__push_aggregate_error(duk_context *ctx, duk_idx_t errors, const
  * errors) array, the count of elements not yet settled, and the combinator (KIND). An element
  * is a reaction on its promise (see cduk__add_reaction), not a function object. */
 
-/* One element settled, or (from the body) the initial count of 1 taken off: 1 when none remains. */
-static int cduk__combinator_count_down(duk_context *ctx, duk_idx_t record) {
+/* One element settled, or (from the body) the initial count of 1 taken off: when none remains,
+ * the values array becomes the result (bare while private, it is given Array.prototype), or
+ * any's AggregateError of the errors. The record is private (no script reaches it, and its
+ * elements run as jobs, which nothing runs inside another job), so no finalizer can see it half
+ * changed, and the result's `then` may be read here. */
+static void cduk__combinator_finish_one(duk_context *ctx, duk_idx_t record) {
+    record = duk_normalize_index(ctx, record);
     cduk__get_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
     double remaining = duk_get_number(ctx, -1) - 1;
     duk_pop(ctx);
     duk_push_number(ctx, remaining);
     cduk__put_at(ctx, record, CDUK__RECORD_REMAINING, CDUK__KEY_REMAINING);
-    return remaining == 0;
-}
-
-/* Every element settled: the values array becomes the result (bare while private, it is given
- * Array.prototype), or any's AggregateError of the errors. */
-static void cduk__combinator_resolve(duk_context *ctx, duk_idx_t record) {
-    record = duk_normalize_index(ctx, record);
+    if (remaining != 0) {
+        return;
+    }
     cduk__get_at(ctx, record, CDUK__RECORD_CAPABILITY, CDUK__KEY_CAPABILITY);
     cduk__get_at(ctx, record, CDUK__RECORD_VALUES, CDUK__KEY_VALUES); /* [.. capability values] */
     duk_push_array(ctx);
@@ -832,9 +831,6 @@ static void cduk__combinator_element(duk_context *ctx, duk_idx_t record, duk_uar
     record = duk_normalize_index(ctx, record);
     v = duk_normalize_index(ctx, v);
     duk_require_stack(ctx, 6);
-    /* The value and the count with finalizers held (a finalizer's script cannot see one without
-     * the other); the result is resolved after (resolving reads `then`, which can be a script). */
-    cduk_finalizers_hold(ctx);
     cduk__get_at(ctx, record, CDUK__RECORD_KIND, CDUK__KEY_KIND);
     int kind = duk_get_int(ctx, -1);
     duk_pop(ctx);
@@ -850,11 +846,7 @@ static void cduk__combinator_element(duk_context *ctx, duk_idx_t record, duk_uar
     }
     duk_put_prop_index(ctx, -2, index);
     duk_pop(ctx);
-    int done = cduk__combinator_count_down(ctx, record);
-    cduk_finalizers_release(ctx);
-    if (done) {
-        cduk__combinator_resolve(ctx, record);
-    }
+    cduk__combinator_finish_one(ctx, record);
 }
 
 /* The iterable at idx as far as Duktape has iterables: a string (by code points), or an object
@@ -943,12 +935,7 @@ static duk_ret_t cduk__combinator_body(duk_context *ctx, void *udata) {
     }
     if (kind != CDUK__RACE) {
         /* The initial count of 1, taken off now that every element is registered. */
-        cduk_finalizers_hold(ctx);
-        int done = cduk__combinator_count_down(ctx, record);
-        cduk_finalizers_release(ctx);
-        if (done) {
-            cduk__combinator_resolve(ctx, record);
-        }
+        cduk__combinator_finish_one(ctx, record);
     }
     return 0;
 }

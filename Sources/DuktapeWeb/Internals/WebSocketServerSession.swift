@@ -17,9 +17,10 @@ extension WebSocketServer {
         /// When the client was last heard from: the watchdog, once due, waits on from there
         /// (one timer per watchdog period, not one per message).
         private var lastHeard = NIODeadline.now()
-        /// The watchdog's period (nil: none), read from the configuration when the client connects.
-        private var period: TimeAmount?
-        private var timeout: TimeInterval = 0
+        /// The watchdog's period in seconds (nil: none), read from the configuration when the
+        /// client connects.
+        private var timeout: TimeInterval?
+        private var period: TimeAmount? { timeout.map { .nanoseconds(Int64(min($0, 1e6) * 1e9)) } }
         /// Whether the connection ended (its `.closed` came).
         private var ended = false
         /// The stream being received: its file (descriptor and URL), and why it failed.
@@ -35,10 +36,7 @@ extension WebSocketServer {
             self.handle = handle
             self.connection = connection
             self.eventLoop = eventLoop
-            if let timeout = core?.configuration.heartbeatTimeout, timeout.isFinite, timeout >= 0 {
-                self.timeout = timeout
-                period = .nanoseconds(Int64(min(timeout, 1e6) * 1e9))
-            }
+            timeout = core?.configuration.heartbeatTimeout.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             core?.emit(.connected(client), from: client)
             heard()
         }
@@ -51,7 +49,7 @@ extension WebSocketServer {
 
         /// The client was heard from (a frame, or the handshake): the watchdog counts from now.
         private func heard() {
-            guard period != nil else { return }
+            guard timeout != nil else { return }
             lastHeard = .now()
             if watchdog == nil { armWatchdog() }
         }
@@ -67,8 +65,9 @@ extension WebSocketServer {
 
         private func watchdogFired() {
             watchdog = nil
+            guard let timeout, let period else { return }
             // Heard from since the timer was set: the period runs on from then.
-            if let period, NIODeadline.now() < lastHeard + period {
+            if NIODeadline.now() < lastHeard + period {
                 armWatchdog()
                 return
             }
