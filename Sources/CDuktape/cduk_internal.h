@@ -10,6 +10,34 @@
 
 #include "CDuktape.h"
 
+/* ---- Errors our C code raises ------------------------------------------------- */
+
+/* An error thrown or made by our C built-ins blames the script that called them, as Duktape's own
+ * built-ins do: its fileName and lineNumber (and the uncaught-error line) name the caller's file
+ * and line, never a C file of this package. Duktape spells the flag
+ * DUK_ERRCODE_FLAG_NOBLAME_FILELINE in duk_api_internal.h, which engine.c sees but the other files
+ * do not; the value is the same in every 2.x release. The C file is still passed, and Duktape keeps
+ * it out of fileName and lineNumber. Duktape's own spellings are poisoned below so that a new call
+ * site cannot blame a C file by accident. */
+#define CDUK_NOBLAME ((duk_errcode_t) (1L << 24))
+#define cduk_type_error(ctx, ...) \
+    (duk_error_raw((ctx), DUK_ERR_TYPE_ERROR | CDUK_NOBLAME, DUK_FILE_MACRO, DUK_LINE_MACRO, __VA_ARGS__), (duk_ret_t) 0)
+#define cduk_range_error(ctx, ...) \
+    (duk_error_raw((ctx), DUK_ERR_RANGE_ERROR | CDUK_NOBLAME, DUK_FILE_MACRO, DUK_LINE_MACRO, __VA_ARGS__), (duk_ret_t) 0)
+#define cduk_push_error_object(ctx, code, ...) \
+    duk_push_error_object_raw((ctx), (code) | CDUK_NOBLAME, DUK_FILE_MACRO, DUK_LINE_MACRO, __VA_ARGS__)
+#undef duk_error
+#undef duk_generic_error
+#undef duk_eval_error
+#undef duk_range_error
+#undef duk_reference_error
+#undef duk_syntax_error
+#undef duk_type_error
+#undef duk_uri_error
+#undef duk_push_error_object
+#pragma GCC poison duk_error duk_generic_error duk_eval_error duk_range_error duk_reference_error
+#pragma GCC poison duk_syntax_error duk_type_error duk_uri_error duk_push_error_object
+
 #pragma clang assume_nonnull begin
 
 /* ---- Engine hooks (the configuration overlay in engine.c names them) ---------- */
@@ -149,6 +177,11 @@ void cduk_push_resume_root(duk_context *ctx);
  * [.. desc|undefined]. May throw. engine.c. */
 void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
 
+/* cduk_get_prop_desc for Object.getOwnPropertyDescriptor(s) and Reflect's: a built-in not made
+ * yet (its key still the lazy accessor of lazy.c) is made first, so a script sees the property it
+ * stands for, a data property or the real accessor. May throw. engine.c. */
+void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
+
 /* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
 void cduk_push_to_string_tag_symbol(duk_context *ctx);
 
@@ -161,6 +194,14 @@ void cduk_install_promise_globals(duk_context *ctx, duk_idx_t owner, int unused)
 /* True when owner's own property `name` is still a lazy built-in's accessor (not yet made, not
  * replaced or deleted by a script). lazy.c. */
 int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name);
+
+/* The getter of every lazy built-in's accessor (one function per owner). lazy.c. */
+duk_ret_t cduk_lazy_get(duk_context *ctx);
+
+/* With [key] on top (left there): makes the built-in that the lazy getter at `getter` stands for
+ * under key on the owner at `owner` (the installer defines the real properties), without reading
+ * it. Does nothing for a key the getter does not stand for. May throw. lazy.c. */
+void cduk_make_lazy(duk_context *ctx, duk_idx_t owner, duk_idx_t getter);
 
 /* ---- Built-ins made on first use (lazy.c, collections.c, methods.c) ---------------------- */
 

@@ -24,7 +24,7 @@
  * entries on them until they die (documented in the README).
  *
  * Everything here runs as native functions called by the engine (no Swift frame between): errors
- * are thrown with duk_throw/duk_type_error, as the engine's own built-ins do.
+ * are thrown with duk_throw or cduk_type_error (which blames the calling script, as the engine's own built-ins do).
  */
 #include "cduk_internal.h"
 
@@ -141,7 +141,7 @@ static int cduk__kind_of(duk_context *ctx, duk_idx_t idx) {
 static void cduk__require_this(duk_context *ctx, int kind, const char *method) {
     duk_push_this(ctx);
     if (cduk__kind_of(ctx, -1) != kind) {
-        (void) duk_type_error(ctx, "%s.prototype.%s called on an object that is not a %s", cduk__kind_names[kind],
+        (void) cduk_type_error(ctx, "%s.prototype.%s called on an object that is not a %s", cduk__kind_names[kind],
                               method, cduk__kind_names[kind]);
     }
 }
@@ -369,12 +369,12 @@ double cduk_for_each_item(duk_context *ctx, duk_idx_t iterable, cduk_item_fn ite
     duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
     duk_get_prop(ctx, iterable); /* [method] */
     if (!duk_is_callable(ctx, -1)) {
-        (void) duk_type_error(ctx, "%s is not iterable", duk_safe_to_string(ctx, iterable));
+        (void) cduk_type_error(ctx, "%s is not iterable", duk_safe_to_string(ctx, iterable));
     }
     duk_dup(ctx, iterable);
     duk_call_method(ctx, 0); /* [iterator] */
     if (!duk_is_object(ctx, -1)) {
-        (void) duk_type_error(ctx, "the iterator of %s is not an object", duk_safe_to_string(ctx, iterable));
+        (void) cduk_type_error(ctx, "the iterator of %s is not an object", duk_safe_to_string(ctx, iterable));
     }
     duk_idx_t iterator = duk_get_top_index(ctx);
     duk_get_prop_literal(ctx, iterator, "next"); /* [iterator next] */
@@ -383,7 +383,7 @@ double cduk_for_each_item(duk_context *ctx, duk_idx_t iterable, cduk_item_fn ite
         duk_dup(ctx, iterator);
         duk_call_method(ctx, 0); /* [iterator next result] */
         if (!duk_is_object(ctx, -1)) {
-            (void) duk_type_error(ctx, "iterator result %s is not an object", duk_safe_to_string(ctx, -1));
+            (void) cduk_type_error(ctx, "iterator result %s is not an object", duk_safe_to_string(ctx, -1));
         }
         duk_get_prop_literal(ctx, -1, "done");
         if (duk_to_boolean(ctx, -1)) {
@@ -416,7 +416,7 @@ static void cduk__add_entry(duk_context *ctx, void *udata, double index) {
     duk_idx_t target = add->target, adder = add->adder;
     (void) index;
     if (!duk_is_object(ctx, -1)) {
-        (void) duk_type_error(ctx, "iterator value %s is not an entry object", duk_safe_to_string(ctx, -1));
+        (void) cduk_type_error(ctx, "iterator value %s is not an entry object", duk_safe_to_string(ctx, -1));
     }
     duk_dup(ctx, adder);
     duk_dup(ctx, target);
@@ -459,7 +459,7 @@ static void cduk__push_weak_key(duk_context *ctx) {
 static duk_ret_t cduk__collection_constructor(duk_context *ctx) {
     int kind = duk_get_current_magic(ctx);
     if (!duk_is_constructor_call(ctx)) {
-        return duk_type_error(ctx, "Constructor %s requires 'new'", cduk__kind_names[kind]);
+        return cduk_type_error(ctx, "Constructor %s requires 'new'", cduk__kind_names[kind]);
     }
     duk_set_top(ctx, 1);
     duk_push_this(ctx); /* [iterable this] */
@@ -476,7 +476,7 @@ static duk_ret_t cduk__collection_constructor(duk_context *ctx) {
     if (!duk_is_null_or_undefined(ctx, 0)) {
         duk_get_prop_string(ctx, 1, kind == CDUK__MAP || kind == CDUK__WEAK_MAP ? "set" : "add"); /* [.. adder] */
         if (!duk_is_callable(ctx, 2)) {
-            return duk_type_error(ctx, "%s.prototype.%s is not a function", cduk__kind_names[kind],
+            return cduk_type_error(ctx, "%s.prototype.%s is not a function", cduk__kind_names[kind],
                                   kind == CDUK__MAP || kind == CDUK__WEAK_MAP ? "set" : "add");
         }
         cduk__adder add = { 1, 2 };
@@ -602,7 +602,7 @@ static duk_ret_t cduk__collection_for_each(duk_context *ctx) {
     duk_set_top(ctx, 2);
     cduk__require_this(ctx, kind, "forEach"); /* [callback thisArg this] */
     if (!duk_is_callable(ctx, 0)) {
-        return duk_type_error(ctx, "%s.prototype.forEach: %s is not a function", cduk__kind_names[kind],
+        return cduk_type_error(ctx, "%s.prototype.forEach: %s is not a function", cduk__kind_names[kind],
                               duk_safe_to_string(ctx, 0));
     }
     cduk_get_own_hidden(ctx, 2, CDUK__C_DATA); /* [callback thisArg this data] */
@@ -618,6 +618,48 @@ static duk_ret_t cduk__collection_for_each(duk_context *ctx) {
         position++;
     }
     return 0;
+}
+
+/* ---- Inspection (cduk_pcollection_entries) ------------------------------------------------- */
+
+typedef struct {
+    duk_uint_t limit;
+    int kind;
+    duk_uint_t size;
+} cduk__inspection;
+
+static duk_ret_t cduk__collection_entries(duk_context *ctx, void *udata) {
+    cduk__inspection *inspection = (cduk__inspection *) udata;
+    duk_idx_t value = duk_get_top_index(ctx);
+    inspection->kind = cduk__kind_of(ctx, value);
+    if (inspection->kind != CDUK__MAP && inspection->kind != CDUK__SET) {
+        duk_push_undefined(ctx);
+        return 1;
+    }
+    duk_uint_t stride = cduk__stride(inspection->kind);
+    inspection->size = cduk__size(ctx, value);
+    duk_push_array(ctx);
+    cduk_get_own_hidden(ctx, value, CDUK__C_DATA); /* [value entries data] */
+    duk_idx_t entries = value + 1, data = value + 2;
+    duk_uarridx_t position = 0, count = 0;
+    while (count < inspection->limit && cduk__cursor_next(ctx, data, &position, stride) >= 0) {
+        for (duk_uint_t slot = 0; slot < stride; slot++) {
+            duk_get_prop_index(ctx, data, position * stride + slot);
+            duk_put_prop_index(ctx, entries, count * stride + slot);
+        }
+        count++;
+        position++;
+    }
+    duk_pop(ctx);
+    return 1;
+}
+
+duk_int_t cduk_pcollection_entries(duk_context *ctx, duk_uint_t limit, int *kind, duk_uint_t *size) {
+    cduk__inspection inspection = { limit, 0, 0 };
+    duk_int_t rc = cduk__protect(ctx, cduk__collection_entries, &inspection, 1, 1);
+    *kind = inspection.kind;
+    *size = inspection.size;
+    return rc;
 }
 
 /* ---- WeakMap and WeakSet methods ----------------------------------------------------------- */
@@ -636,7 +678,7 @@ static duk_ret_t cduk__weak_method(duk_context *ctx) {
         case CDUK__M_HAS:
         case CDUK__M_DELETE: duk_push_false(ctx); return 1;
         default:
-            return duk_type_error(ctx, "Invalid value used %s: %s", kind == CDUK__WEAK_MAP ? "as weak map key" : "in weak set",
+            return cduk_type_error(ctx, "Invalid value used %s: %s", kind == CDUK__WEAK_MAP ? "as weak map key" : "in weak set",
                                   duk_safe_to_string(ctx, 0));
         }
     }
@@ -709,7 +751,7 @@ static duk_ret_t cduk__array_iterator(duk_context *ctx) {
 static duk_ret_t cduk__string_iterator(duk_context *ctx) {
     duk_push_this(ctx);
     if (duk_is_null_or_undefined(ctx, -1)) {
-        return duk_type_error(ctx, "String.prototype[Symbol.iterator] called on null or undefined");
+        return cduk_type_error(ctx, "String.prototype[Symbol.iterator] called on null or undefined");
     }
     duk_to_string(ctx, -1);
     cduk__push_iterator(ctx, CDUK__STASH_STRING_ITERATOR_PROTO, CDUK__ITER_VALUES | CDUK__ITER_STRING);
@@ -727,7 +769,7 @@ static duk_ret_t cduk__iterator_next(duk_context *ctx) {
         duk_pop(ctx);
     }
     if (kind < 0 || (kind & serves) == 0) {
-        return duk_type_error(ctx, "next called on an object that is not a %s iterator",
+        return cduk_type_error(ctx, "next called on an object that is not a %s iterator",
                               serves == CDUK__ITER_MAP ? "Map" : serves == CDUK__ITER_SET ? "Set"
                                                             : serves == CDUK__ITER_ARRAY ? "Array" : "String");
     }

@@ -853,7 +853,7 @@ void cduk_pin_keys(duk_context *ctx, const char *stash_key, const char *_Nonnull
      * way leaves `out` as it was, and the strings pushed so far are freed with the array. */
     void *interned[CDUK_PINNED_KEYS_MAX];
     if (count > CDUK_PINNED_KEYS_MAX) {
-        (void) duk_range_error(ctx, "too many pinned keys");
+        (void) cduk_range_error(ctx, "too many pinned keys");
     }
     duk_push_heap_stash(ctx);
     duk_push_bare_array(ctx);
@@ -1421,6 +1421,25 @@ void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
     duk_pop_unsafe(thr); /* [.. desc] */
 }
 
+void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    obj_idx = duk_require_normalize_index(thr, obj_idx);
+    duk_hobject *obj = duk_require_hobject_promote_mask(thr, obj_idx, DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
+    duk_hstring *key = duk_to_property_key_hstring(thr, -1);
+    duk_int_t e_idx = -1, h_idx = -1;
+    duk_hobject_find_entry(thr->heap, obj, key, &e_idx, &h_idx);
+    if (e_idx >= 0 && DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, obj, e_idx)) {
+        duk_hobject *get = DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, obj, e_idx);
+        if (get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get) {
+            duk_push_hobject(thr, get);
+            duk_dup_m2(thr); /* [.. key getter key] */
+            cduk_make_lazy(ctx, obj_idx, -2);
+            duk_pop_2_unsafe(thr);
+        }
+    }
+    cduk_get_prop_desc(ctx, obj_idx);
+}
+
 void cduk_push_to_string_tag_symbol(duk_context *ctx) {
     duk_push_hstring_stridx((duk_hthread *) ctx, DUK_STRIDX_WELLKNOWN_SYMBOL_TO_STRING_TAG);
 }
@@ -1547,7 +1566,7 @@ static duk_ret_t cduk__install_lowering_helpers(duk_context *ctx, void *udata) {
     cduk_get_prop_desc(ctx, -2);
     if (!duk_is_undefined(ctx, -1)) {
         /* A script's own global of that name: never replaced. */
-        return duk_type_error(ctx, "the global '" CDUK_LOWERING_GLOBAL "' is reserved for lowered (ES2015+) code, "
+        return cduk_type_error(ctx, "the global '" CDUK_LOWERING_GLOBAL "' is reserved for lowered (ES2015+) code, "
                                    "and a script of this context defined it");
     }
     duk_pop(ctx);

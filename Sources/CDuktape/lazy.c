@@ -7,8 +7,9 @@
  * then reads the value. So a context that never names `Map` or `Array.prototype.find` pays a few
  * property slots for them, not their function objects (W1).
  *
- * What a script can see before first use: Object.getOwnPropertyDescriptor(owner, name) gives an
- * accessor (README, "Built-ins made on first use"). Assignment and delete behave as on the data
+ * What a script can see before first use: the names, as keys of their owner, and the accessor
+ * through Annex B's __lookupGetter__/__lookupSetter__; the descriptor functions make the built-in
+ * first (cduk_make_lazy, from cduk_get_own_prop_desc). Assignment and delete behave as on the data
  * property (the setter defines a data property on the receiver).
  */
 #include "cduk_internal.h"
@@ -120,7 +121,19 @@ void cduk_get_original(duk_context *ctx, duk_idx_t owner, const char *name) {
 /* The getter of a lazy property: magic = its owner's kind; the key is Duktape's extra argument.
  * The owner is the object on the receiver's prototype chain that holds this accessor (so a
  * getter reached from another realm installs into its own realm's owner). */
-static duk_ret_t cduk__lazy_get(duk_context *ctx) {
+/* Runs the installer of owner's entry `key` (of kind `kind`); 0 when there is none. */
+static int cduk__lazy_install(duk_context *ctx, duk_idx_t owner, cduk_realm_object kind, const char *key, duk_size_t length) {
+    for (size_t i = 0; i < CDUK__LAZY_COUNT; i++) {
+        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
+        if (entry->owner == kind && strlen(entry->key) == length && memcmp(entry->key, key, length) == 0) {
+            entry->install(ctx, owner, entry->argument);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+duk_ret_t cduk_lazy_get(duk_context *ctx) {
     cduk_realm_object kind = (cduk_realm_object) duk_get_current_magic(ctx);
     duk_size_t length = 0;
     const char *key = duk_get_lstring(ctx, 0, &length);
@@ -151,18 +164,22 @@ static duk_ret_t cduk__lazy_get(duk_context *ctx) {
         }
         duk_replace(ctx, 3);
     }
-    for (size_t i = 0; i < CDUK__LAZY_COUNT; i++) {
-        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
-        if (entry->owner == kind && strlen(entry->key) == length && memcmp(entry->key, key, length) == 0) {
-            entry->install(ctx, 3, entry->argument);
-            /* Read through the receiver: an accessor the installer defined (a getter such as
-             * Symbol.prototype.description) must see the real `this`. */
-            duk_dup(ctx, 0);
-            duk_get_prop(ctx, 2);
-            return 1;
-        }
+    if (!cduk__lazy_install(ctx, 3, kind, key, length)) {
+        return 0;
     }
-    return 0;
+    /* Read through the receiver: an accessor the installer defined (a getter such as
+     * Symbol.prototype.description) must see the real `this`. */
+    duk_dup(ctx, 0);
+    duk_get_prop(ctx, 2);
+    return 1;
+}
+
+void cduk_make_lazy(duk_context *ctx, duk_idx_t owner, duk_idx_t getter) {
+    duk_size_t length = 0;
+    const char *key = duk_get_lstring(ctx, -1, &length);
+    if (key != NULL) {
+        (void) cduk__lazy_install(ctx, owner, (cduk_realm_object) duk_get_magic(ctx, getter), key, length);
+    }
 }
 
 int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name) {
@@ -172,7 +189,7 @@ int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name) {
     int pending = 0;
     if (duk_is_object(ctx, -1)) {
         duk_get_prop_literal(ctx, -1, "get");
-        pending = duk_is_c_function(ctx, -1) && duk_get_c_function(ctx, -1) == cduk__lazy_get;
+        pending = duk_is_c_function(ctx, -1) && duk_get_c_function(ctx, -1) == cduk_lazy_get;
         duk_pop(ctx);
     }
     duk_pop(ctx);
@@ -245,7 +262,7 @@ void cduk_install_lazy_builtins(duk_context *ctx) {
             duk_set_top(ctx, setter + 1);
             current = entry->owner;
             cduk_push_realm_object(ctx, current);        /* [setter owner] */
-            duk_push_c_function(ctx, cduk__lazy_get, 1); /* [setter owner getter] */
+            duk_push_c_function(ctx, cduk_lazy_get, 1); /* [setter owner getter] */
             duk_set_magic(ctx, -1, (int) current);
             duk_uint32_t count = 0;
             for (size_t j = i; j < CDUK__LAZY_COUNT && cduk__lazy_entries[j].owner == current; j++) {

@@ -58,7 +58,7 @@ static double cduk__relative(duk_context *ctx, duk_idx_t idx, double length, dou
 static void cduk__push_this_object(duk_context *ctx, const char *method) {
     duk_push_this(ctx);
     if (duk_is_null_or_undefined(ctx, -1)) {
-        (void) duk_type_error(ctx, "%s called on null or undefined", method);
+        (void) cduk_type_error(ctx, "%s called on null or undefined", method);
     }
     duk_to_object(ctx, -1);
 }
@@ -67,7 +67,7 @@ static void cduk__push_this_object(duk_context *ctx, const char *method) {
 static void cduk__push_this_string(duk_context *ctx, const char *method) {
     duk_push_this(ctx);
     if (duk_is_null_or_undefined(ctx, -1)) {
-        (void) duk_type_error(ctx, "String.prototype.%s called on null or undefined", method);
+        (void) cduk_type_error(ctx, "String.prototype.%s called on null or undefined", method);
     }
     duk_to_string(ctx, -1);
 }
@@ -124,7 +124,7 @@ static void cduk__create_data_property(duk_context *ctx, duk_idx_t obj, double i
 /* [] -> [the callback at idx], or a TypeError naming `method`. */
 static void cduk__require_callable(duk_context *ctx, duk_idx_t idx, const char *method) {
     if (!duk_is_callable(ctx, idx)) {
-        (void) duk_type_error(ctx, "%s: %s is not a function", method, duk_safe_to_string(ctx, idx));
+        (void) cduk_type_error(ctx, "%s: %s is not a function", method, duk_safe_to_string(ctx, idx));
     }
 }
 
@@ -172,7 +172,7 @@ static duk_ret_t cduk__array_from(duk_context *ctx) {
         call.map_fn = 1;
     }
     if (duk_is_null_or_undefined(ctx, 0)) {
-        return duk_type_error(ctx, "Array.from: %s is not iterable or array-like", duk_safe_to_string(ctx, 0));
+        return cduk_type_error(ctx, "Array.from: %s is not iterable or array-like", duk_safe_to_string(ctx, 0));
     }
     duk_push_string(ctx, CDUK__SYMBOL_ITERATOR);
     duk_get_prop(ctx, 0); /* [.. method] */
@@ -397,7 +397,7 @@ static duk_ret_t cduk__object_entries(duk_context *ctx) {
     int kind = duk_get_current_magic(ctx);
     duk_set_top(ctx, 1);
     if (duk_is_null_or_undefined(ctx, 0)) {
-        return duk_type_error(ctx, "Object.%s called on null or undefined", kind == 1 ? "entries" : "values");
+        return cduk_type_error(ctx, "Object.%s called on null or undefined", kind == 1 ? "entries" : "values");
     }
     duk_to_object(ctx, 0);
     duk_push_array(ctx); /* [O result] */
@@ -441,7 +441,7 @@ static void cduk__from_entries_item(duk_context *ctx, void *udata, double index)
     (void) index;
     const cduk__from_entries_call *call = (const cduk__from_entries_call *) udata;
     if (!duk_is_object(ctx, -1)) {
-        (void) duk_type_error(ctx, "Object.fromEntries: iterator value %s is not an entry object",
+        (void) cduk_type_error(ctx, "Object.fromEntries: iterator value %s is not an entry object",
                               duk_safe_to_string(ctx, -1));
     }
     duk_get_prop_index(ctx, -1, 0);
@@ -456,7 +456,7 @@ static void cduk__from_entries_item(duk_context *ctx, void *udata, double index)
 static duk_ret_t cduk__object_from_entries(duk_context *ctx) {
     duk_set_top(ctx, 1);
     if (duk_is_null_or_undefined(ctx, 0)) {
-        return duk_type_error(ctx, "Object.fromEntries: %s is not iterable", duk_safe_to_string(ctx, 0));
+        return cduk_type_error(ctx, "Object.fromEntries: %s is not iterable", duk_safe_to_string(ctx, 0));
     }
     duk_push_object(ctx);
     cduk__from_entries_call call = { 1 };
@@ -473,9 +473,9 @@ static duk_ret_t cduk__object_descriptor(duk_context *ctx) {
     if (duk_get_current_magic(ctx) == 0) {
         duk_to_object(ctx, 0);
     } else if (!duk_is_object(ctx, 0)) {
-        return duk_type_error(ctx, "Reflect.getOwnPropertyDescriptor called on a non-object");
+        return cduk_type_error(ctx, "Reflect.getOwnPropertyDescriptor called on a non-object");
     }
-    cduk_get_prop_desc(ctx, 0);
+    cduk_get_own_prop_desc(ctx, 0);
     return 1;
 }
 
@@ -483,7 +483,7 @@ static duk_ret_t cduk__object_descriptor(duk_context *ctx) {
 static duk_ret_t cduk__object_descriptors(duk_context *ctx) {
     duk_set_top(ctx, 1);
     if (duk_is_null_or_undefined(ctx, 0)) {
-        return duk_type_error(ctx, "Object.getOwnPropertyDescriptors called on null or undefined");
+        return cduk_type_error(ctx, "Object.getOwnPropertyDescriptors called on null or undefined");
     }
     duk_to_object(ctx, 0);
     duk_push_object(ctx);
@@ -491,7 +491,7 @@ static duk_ret_t cduk__object_descriptors(duk_context *ctx) {
                          DUK_ENUM_SORT_ARRAY_INDICES);
     while (duk_next(ctx, 2, 0)) { /* [O result enum key] */
         duk_dup(ctx, -1);
-        cduk_get_prop_desc(ctx, 0);
+        cduk_get_own_prop_desc(ctx, 0);
         if (duk_is_undefined(ctx, -1)) {
             duk_pop_2(ctx);
             continue;
@@ -506,7 +506,7 @@ static duk_ret_t cduk__object_descriptors(duk_context *ctx) {
 static duk_ret_t cduk__object_has_own(duk_context *ctx) {
     duk_set_top(ctx, 2);
     if (duk_is_null_or_undefined(ctx, 0)) {
-        return duk_type_error(ctx, "Object.hasOwn called on null or undefined");
+        return cduk_type_error(ctx, "Object.hasOwn called on null or undefined");
     }
     duk_to_object(ctx, 0);
     duk_dup(ctx, 1);
@@ -623,7 +623,7 @@ static duk_ret_t cduk__string_match_all(duk_context *ctx) {
             flags = duk_get_string(ctx, -1);
         }
         if (flags == NULL || strchr(flags, 'g') == NULL) {
-            return duk_type_error(ctx, "String.prototype.matchAll called with a non-global RegExp argument");
+            return cduk_type_error(ctx, "String.prototype.matchAll called with a non-global RegExp argument");
         }
         /* [regexp S RegExp flags] -> a clone: new RegExp(regexp.source, flags), lastIndex copied. */
         duk_dup(ctx, 2);
@@ -676,13 +676,13 @@ static duk_ret_t cduk__string_match_all(duk_context *ctx) {
 static duk_ret_t cduk__match_all_next(duk_context *ctx) {
     duk_push_this(ctx); /* [this] */
     if (!duk_is_object(ctx, 0)) {
-        return duk_type_error(ctx, "next called on an object that is not a RegExp String Iterator");
+        return cduk_type_error(ctx, "next called on an object that is not a RegExp String Iterator");
     }
     cduk_get_own_hidden(ctx, 0, CDUK__I_STRING); /* [this S] */
     if (!duk_is_string(ctx, 1)) {
         cduk_get_own_hidden(ctx, 0, CDUK__I_REGEXP);
         if (!duk_is_object(ctx, -1)) {
-            return duk_type_error(ctx, "next called on an object that is not a RegExp String Iterator");
+            return cduk_type_error(ctx, "next called on an object that is not a RegExp String Iterator");
         }
         duk_push_undefined(ctx);
         cduk_push_iter_result(ctx, 1);
@@ -718,13 +718,13 @@ static duk_ret_t cduk__match_all_next(duk_context *ctx) {
 static duk_ret_t cduk__string_raw(duk_context *ctx) {
     duk_idx_t count = duk_get_top(ctx);
     if (count == 0 || duk_is_null_or_undefined(ctx, 0)) {
-        return duk_type_error(ctx, "String.raw: the call site is not an object");
+        return cduk_type_error(ctx, "String.raw: the call site is not an object");
     }
     duk_dup(ctx, 0);
     duk_to_object(ctx, -1);
     duk_get_prop_literal(ctx, -1, "raw");
     if (duk_is_null_or_undefined(ctx, -1)) {
-        return duk_type_error(ctx, "String.raw: the call site has no raw strings");
+        return cduk_type_error(ctx, "String.raw: the call site has no raw strings");
     }
     duk_to_object(ctx, -1);
     duk_idx_t raw = duk_get_top_index(ctx);
@@ -769,7 +769,7 @@ static duk_ret_t cduk__string_normalize(duk_context *ctx) {
             }
         }
         if (form < 0) {
-            return duk_range_error(ctx, "The normalization form should be one of NFC, NFD, NFKC, NFKD.");
+            return cduk_range_error(ctx, "The normalization form should be one of NFC, NFD, NFKC, NFKD.");
         }
     }
     duk_size_t bytes = 0;
@@ -822,7 +822,7 @@ static duk_ret_t cduk__symbol_description(duk_context *ctx) {
         duk_to_primitive(ctx, -1, DUK_HINT_NONE);
     }
     if (!duk_is_symbol(ctx, -1)) {
-        return duk_type_error(ctx, "Symbol.prototype.description requires that 'this' be a Symbol");
+        return cduk_type_error(ctx, "Symbol.prototype.description requires that 'this' be a Symbol");
     }
     duk_size_t length = 0;
     const unsigned char *bytes = (const unsigned char *) duk_get_lstring(ctx, -1, &length);
@@ -872,7 +872,7 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
     duk_idx_t count = duk_get_top(ctx);
     duk_idx_t receiver = set ? 3 : 2;
     if (!duk_is_object(ctx, 0)) {
-        return duk_type_error(ctx, "Reflect.%s called on a non-object", set ? "set" : "get");
+        return cduk_type_error(ctx, "Reflect.%s called on a non-object", set ? "set" : "get");
     }
     if (count <= receiver || duk_strict_equals(ctx, 0, receiver)) {
         duk_push_current_function(ctx);
@@ -891,7 +891,7 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
     for (int depth = 0;; depth++) {
         if (depth == CDUK__CHAIN_LIMIT) {
             /* Duktape's own limit on a walk up a prototype chain (and its error). */
-            return duk_range_error(ctx, "prototype chain limit");
+            return cduk_range_error(ctx, "prototype chain limit");
         }
         duk_dup(ctx, 1);
         cduk_get_prop_desc(ctx, holder); /* [.. O desc] */
@@ -972,7 +972,7 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
 static void cduk__push_typed_like(duk_context *ctx, duk_idx_t source, double length) {
     duk_get_prop_literal(ctx, source, "constructor");
     if (!duk_is_constructable(ctx, -1)) {
-        (void) duk_type_error(ctx, "the typed array's constructor is not a constructor");
+        (void) cduk_type_error(ctx, "the typed array's constructor is not a constructor");
     }
     duk_push_number(ctx, length);
     duk_new(ctx, 1);
@@ -983,7 +983,7 @@ static duk_ret_t cduk__typed_slice(duk_context *ctx) {
     duk_set_top(ctx, 2);
     duk_push_this(ctx); /* [start end O] */
     if (!duk_is_buffer_data(ctx, 2)) {
-        return duk_type_error(ctx, "%TypedArray%.prototype.slice called on a value that is not a typed array");
+        return cduk_type_error(ctx, "%TypedArray%.prototype.slice called on a value that is not a typed array");
     }
     double length = cduk__length_of(ctx, 2);
     double k = cduk__relative(ctx, 0, length, 0), end = cduk__relative(ctx, 1, length, length);
@@ -1002,7 +1002,7 @@ static duk_ret_t cduk__typed_map(duk_context *ctx) {
     duk_set_top(ctx, 2);
     duk_push_this(ctx); /* [fn thisArg O] */
     if (!duk_is_buffer_data(ctx, 2)) {
-        return duk_type_error(ctx, "%%TypedArray%%.prototype.%s called on a value that is not a typed array",
+        return cduk_type_error(ctx, "%%TypedArray%%.prototype.%s called on a value that is not a typed array",
                               filter ? "filter" : "map");
     }
     cduk__require_callable(ctx, 0, filter ? "filter" : "map");
@@ -1071,7 +1071,7 @@ static duk_ret_t cduk__typed_sort(duk_context *ctx) {
     duk_set_top(ctx, 1);
     duk_push_this(ctx);
     if (!duk_is_buffer_data(ctx, 1)) {
-        return duk_type_error(ctx, "%TypedArray%.prototype.sort called on a value that is not a typed array");
+        return cduk_type_error(ctx, "%TypedArray%.prototype.sort called on a value that is not a typed array");
     }
     if (!duk_is_undefined(ctx, 0)) {
         cduk__require_callable(ctx, 0, "%TypedArray%.prototype.sort");

@@ -442,7 +442,7 @@ static void cduk__resolve(duk_context *ctx, duk_idx_t p, duk_idx_t v) {
     p = duk_normalize_index(ctx, p);
     v = duk_normalize_index(ctx, v);
     if (duk_strict_equals(ctx, p, v)) {
-        duk_push_error_object(ctx, DUK_ERR_TYPE_ERROR, "cannot resolve a promise with itself");
+        cduk_push_error_object(ctx, DUK_ERR_TYPE_ERROR, "cannot resolve a promise with itself");
         cduk__settle(ctx, p, -1, 1);
         duk_pop(ctx);
         return;
@@ -627,7 +627,7 @@ static void cduk__perform_then(duk_context *ctx, duk_idx_t p, duk_idx_t f, duk_i
 static void cduk__require_promise_this(duk_context *ctx, const char *method) {
     duk_push_this(ctx);
     if (cduk__promise_state(ctx, -1) < 0) {
-        (void) duk_type_error(ctx, "Promise.prototype.%s called on a value that is not a Promise", method);
+        (void) cduk_type_error(ctx, "Promise.prototype.%s called on a value that is not a Promise", method);
     }
 }
 
@@ -729,10 +729,10 @@ static duk_ret_t cduk__promise_finally(duk_context *ctx) {
 static duk_ret_t cduk__promise_constructor(duk_context *ctx) {
     /* [executor] */
     if (!duk_is_constructor_call(ctx)) {
-        return duk_type_error(ctx, "Promise constructor cannot be called without 'new'");
+        return cduk_type_error(ctx, "Promise constructor cannot be called without 'new'");
     }
     if (!duk_is_callable(ctx, 0)) {
-        return duk_type_error(ctx, "Promise constructor needs an executor function");
+        return cduk_type_error(ctx, "Promise constructor needs an executor function");
     }
     duk_push_this(ctx); /* the new object, with Promise.prototype as its prototype */
     cduk__make_promise_slots(ctx, 1);
@@ -755,7 +755,7 @@ static duk_ret_t cduk__promise_constructor(duk_context *ctx) {
 static void cduk__require_object_this(duk_context *ctx, const char *method) {
     duk_push_this(ctx);
     if (!cduk__is_object_like(ctx, -1)) {
-        (void) duk_type_error(ctx, "Promise.%s called on a value that is not an object", method);
+        (void) cduk_type_error(ctx, "Promise.%s called on a value that is not an object", method);
     }
     duk_pop(ctx);
 }
@@ -776,7 +776,7 @@ static duk_ret_t cduk__promise_static_reject(duk_context *ctx) {
 /* [] -> [new AggregateError(errors at idx, message)] in ctx's realm. */
 static void cduk__push_aggregate_error(duk_context *ctx, duk_idx_t errors, const char *message) {
     errors = duk_normalize_index(ctx, errors);
-    duk_push_error_object(ctx, DUK_ERR_ERROR, "%s", message);
+    cduk_push_error_object(ctx, DUK_ERR_ERROR, "%s", message);
     cduk__push_stash_value(ctx, CDUK__STASH_AGGREGATE);
     duk_set_prototype(ctx, -2);
     duk_push_string(ctx, "errors");
@@ -874,11 +874,11 @@ static void cduk__push_items(duk_context *ctx, duk_idx_t idx) {
         return;
     }
     if (!cduk__is_object_like(ctx, idx)) {
-        (void) duk_type_error(ctx, "value is not iterable (an array, array-like or string)");
+        (void) cduk_type_error(ctx, "value is not iterable (an array, array-like or string)");
     }
     duk_get_prop_string(ctx, idx, "length");
     if (duk_is_undefined(ctx, -1)) {
-        (void) duk_type_error(ctx, "value is not iterable (an array, array-like or string)");
+        (void) cduk_type_error(ctx, "value is not iterable (an array, array-like or string)");
     }
     double length = floor(duk_to_number(ctx, -1)); /* ToLength (NaN and negatives: none) */
     duk_pop(ctx);
@@ -976,7 +976,7 @@ static duk_ret_t cduk__promise_combinator(duk_context *ctx) {
 static duk_ret_t cduk__aggregate_error_constructor(duk_context *ctx) {
     /* [errors message]: the message is converted first, then the errors are listed (the
      * spec's order). */
-    duk_push_error_object(ctx, DUK_ERR_ERROR, "");
+    cduk_push_error_object(ctx, DUK_ERR_ERROR, "");
     cduk__push_stash_value(ctx, CDUK__STASH_AGGREGATE);
     duk_set_prototype(ctx, -2);
     duk_push_string(ctx, "message");

@@ -818,7 +818,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
      * failure throws this one object; and the engine's own double fault throws it too, instead
      * of Duktape's DoubleError ("error in error handling"), which is no RangeError. */
     duk_push_global_object(ctx);
-    duk_push_error_object(ctx, DUK_ERR_RANGE_ERROR, "memory limit exceeded");
+    cduk_push_error_object(ctx, DUK_ERR_RANGE_ERROR, "memory limit exceeded");
     duk_push_true(ctx);
     cduk_put_own_hidden(ctx, -2, CDUK__LIMIT_MARK_KEY);
     duk_freeze(ctx, -1);
@@ -1212,7 +1212,7 @@ duk_int_t cduk_pattach_box(duk_context *ctx, void *box) {
 static duk_ret_t cduk__host_trampoline(duk_context *ctx) {
     void *box = cduk_callee_box(ctx);
     if (box == NULL || cduk__dispatch == NULL) {
-        return duk_error(ctx, DUK_ERR_TYPE_ERROR, "native function is no longer available");
+        return cduk_type_error(ctx, "native function is no longer available");
     }
     duk_int_t status = cduk__dispatch(ctx, box, duk_is_constructor_call(ctx));
     if (status == CDUK_HOST_THROW) {

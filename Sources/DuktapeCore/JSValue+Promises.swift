@@ -84,6 +84,23 @@ extension JSValue {
         return (state, found.result)
     }
 
+    /// A `Map`'s or `Set`'s first `limit` entries (a Map's as [key, value, key, value…]) and its
+    /// size, or only the kind of a `WeakMap` or `WeakSet` (no entries, no size), for inspecting it
+    /// (the runtime's console shows `Map(1) { 'a' => 1 }`, as Node does); nil for anything else,
+    /// an object that only claims to be one included. Runs no script.
+    package func collectionInspection(limit: Int) -> (kind: String, size: Int?, entries: JSValue?)? {
+        guard case .reference = storage,
+            let found = try? owner.withStack({ stack throws(JSException) in try stack.collectionEntries(self, limit: limit) })
+        else { return nil }
+        switch found.kind {
+        case 1: return ("Map", found.size, found.entries)
+        case 2: return ("Set", found.size, found.entries)
+        case 3: return ("WeakMap", nil, nil)
+        case 4: return ("WeakSet", nil, nil)
+        default: return nil
+        }
+    }
+
     // MARK: - Awaiting from Swift
 
     /// Waits for this value as JavaScript's `await` does: a promise's fulfillment value, a

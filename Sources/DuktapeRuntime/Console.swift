@@ -50,10 +50,21 @@ public final class Console: Sendable {
             inspection?.setValue(result, forProperty: "result")
             return inspection
         }
+        // A Map's or Set's entries (the first `limit`) and size, which only the engine can read.
+        let collection = JSValue(newFunctionIn: context) { _, arguments -> JSValue? in
+            guard arguments.count == 2, let found = arguments[0].collectionInspection(limit: Int(arguments[1].toInt32()))
+            else { return nil }
+            let inspection = JSValue(newObjectIn: arguments[0].context)
+            inspection?.setValue(found.kind, forProperty: "kind")
+            inspection?.setValue(found.size, forProperty: "size")
+            inspection?.setValue(found.entries, forProperty: "entries")
+            return inspection
+        }
         do {
             let made = try HostScript.run(
                 HostScript.console, in: context,
-                natives: HostScript.table([("write", write), ("now", now), ("promise", promise)], in: context))
+                natives: HostScript.table(
+                    [("write", write), ("now", now), ("promise", promise), ("collection", collection)], in: context))
             context.globalObject.setValue(made.forProperty("console"), forProperty: "console")
             inspectFunction = made.forProperty("inspect")
             formatFunction = made.forProperty("format")

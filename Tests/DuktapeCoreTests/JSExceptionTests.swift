@@ -83,6 +83,35 @@ struct JSExceptionTests {
         #expect(context.evaluateScript("var e = new Error('x'); e.stack = 'mine'; e.stack").toString() == "mine")
     }
 
+    /// The built-ins this package adds in C (Promise, Map and Set, Reflect, Object.fromEntries,
+    /// String.prototype.matchAll, Symbol.prototype.description...) blame the script that called
+    /// them, as the engine's own built-ins do: never a C file of the package.
+    @Test(arguments: [
+        "Promise.prototype.then.call(1)",
+        "Promise(function () {})",
+        "new Map().get.call(1)",
+        "new Set([1]).forEach(1)",
+        "new WeakMap().set(1, 1)",
+        "Object.fromEntries(1)",
+        "Object.fromEntries([1])",
+        "Reflect.get(1, 'x')",
+        "'a'.matchAll(/a/)",
+        "Object.getOwnPropertyDescriptor(Symbol.prototype, 'description').get.call(1)",
+        "''.normalize('x')",
+        "Array.from(null)",
+        "new Uint8Array(1).slice.call([])",
+    ])
+    func errorsFromPackageBuiltInsBlameTheCallingScript(script: String) throws {
+        let url = URL(string: "file:///app/rules.js")
+        let exception = try #require(thrown(context, "\n" + script, sourceURL: url))
+        #expect(exception.sourceURL == "file:///app/rules.js", "\(script)")
+        #expect(exception.line == 2, "\(script)")
+        let fields = try #require(context.evaluateScript(
+            "try { \(script) } catch (e) { [e.fileName, e.lineNumber, e.stack].join('|') }", withSourceURL: url)?.toString())
+        #expect(fields.hasPrefix("file:///app/rules.js|1|"), "\(script): \(fields)")
+        #expect(!fields.contains(".c"), "\(script): \(fields)")
+    }
+
     /// JavaScriptCore (WebKit testapi behaviour 19): no URL, no sourceURL.
     @Test func noSourceURLWithoutAURL() throws {
         let exception = try #require(thrown(context, "null.x"))

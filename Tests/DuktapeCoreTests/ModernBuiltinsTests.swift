@@ -146,9 +146,11 @@ struct ModernBuiltinsTests {
     }
 
     @Test func theLazySetterCannotWriteWhatAssignmentCouldNot() {
-        // The setter of a pending name, reached through its descriptor, on another object or key.
+        // The setter of a pending name, reached through Annex B's __lookupSetter__ (descriptors
+        // make the built-in first), on another object or key.
         #expect(run("""
-            var set = Object.getOwnPropertyDescriptor(Array.prototype, 'at').set;
+            var set = Array.prototype.__lookupSetter__('at');
+            if (typeof set !== 'function') throw new Error('no pending setter');
             var frozen = Object.freeze({ a: 1 });
             set.call(frozen, 2, 'a'); set.call(frozen, 2, 'at');
             set.call(this, 5, 'undefined');
@@ -160,6 +162,34 @@ struct ModernBuiltinsTests {
             Object.freeze(String.prototype); String.prototype.padEnd = 1;
             [String(Object.getOwnPropertyNames(f).indexOf('at')), typeof ''.padEnd].join()
             """) == "-1,function")
+    }
+
+    /// Before first use a built-in is an accessor on its owner (lazy.c); the descriptor functions
+    /// make it first, so a script sees the property the specification gives it.
+    @Test func descriptorsShowTheBuiltInsNotThePendingAccessors() {
+        #expect(run("""
+            var owners = [[Array.prototype, 'find'], [Array, 'from'], [Object, 'fromEntries'], [String.prototype, 'padStart'],
+                          [String, 'raw'], [globalThis, 'Map'], [globalThis, 'Promise'], [Symbol, 'asyncIterator'],
+                          [Object.getPrototypeOf(Uint8Array.prototype), 'at'], [Array.prototype, Symbol.iterator]];
+            var out = [];
+            for (var i = 0; i < owners.length; i++) {
+                var d = Object.getOwnPropertyDescriptor(owners[i][0], owners[i][1]);
+                out.push('value' in d && !('get' in d) ? typeof d.value : 'accessor');
+            }
+            out.join()
+            """) == "function,function,function,function,function,function,function,symbol,function,function")
+        #expect(run("""
+            var all = Object.getOwnPropertyDescriptors(String.prototype), r = Reflect.getOwnPropertyDescriptor(Array.prototype, 'flat');
+            [typeof all.trimEnd.value, all.trimEnd.writable, all.trimEnd.enumerable, typeof r.value, r.configurable].join()
+            """) == "function,true,false,function,true")
+        // An accessor built-in keeps its own getter, which checks its receiver.
+        #expect(run("""
+            var get = Object.getOwnPropertyDescriptor(Symbol.prototype, 'description').get, r = [get.call(Symbol('s'))];
+            try { get.call(1) } catch (e) { r.push(e.name) }
+            r.join()
+            """) == "s,TypeError")
+        // A script's own replacement is described as it is.
+        #expect(run("Array.prototype.find = 3; Object.getOwnPropertyDescriptor(Array.prototype, 'find').value") == "3")
     }
 
     @Test func largeIndicesAreNotTruncated() {

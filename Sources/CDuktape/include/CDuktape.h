@@ -432,6 +432,14 @@ duk_int_t cduk_ppromise_state(duk_context *ctx, int *state);
  * settled promise (undefined for a pending one, or for a value that is not a promise). */
 duk_int_t cduk_ppromise_result(duk_context *ctx, int *state);
 
+/* [value] -> [entries|undefined], for inspecting a collection (the runtime's console shows
+ * `Map(2) { 1 => 'a', … }` as Node does): *kind = 0 when value is none of this package's
+ * collections, 1 Map, 2 Set, 3 WeakMap, 4 WeakSet (found by the engine's own slot, which no script
+ * can give an object). For a Map or Set, *size is its size and entries an array of its first
+ * `limit` entries in order ([key, value, key, value…] for a Map, [value…] for a Set); undefined
+ * for the others. Runs no script. */
+duk_int_t cduk_pcollection_entries(duk_context *ctx, duk_uint_t limit, int *kind, duk_uint_t *size);
+
 /* [function] -> []: queues a job calling function() (what it throws is reported). */
 duk_int_t cduk_pqueue_call(duk_context *ctx);
 

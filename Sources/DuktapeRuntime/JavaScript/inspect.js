@@ -23,6 +23,10 @@ var keysOf = primordials.ObjectKeys,
 // A promise's state and result (Console.swift's native: the engine's own slots, which no
 // script can read), or null where the host gives none.
 var promiseOf = typeof natives.promise === 'function' ? natives.promise : null;
+// A Map's or Set's size and first entries, or a WeakMap's or WeakSet's kind (Console.swift's
+// native: found by the engine's own slot, so an object that only claims the tag is not one).
+var collectionOf = typeof natives.collection === 'function' ? natives.collection : null,
+    collectionTag = /^\[object (Map|Set|WeakMap|WeakSet)\]$/, MAX_COLLECTION_ENTRIES = 100;
 var append = shared.append, arrayClass = shared.arrayClass, boolValue = shared.boolValue, byteView = shared.byteView, constructorName = shared.constructorName, dateISO = shared.dateISO, dateTime = shared.dateTime, errorBase = shared.errorBase, formatNumber = shared.formatNumber, formatPrimitive = shared.formatPrimitive, functionBase = shared.functionBase, hasOwn = shared.hasOwn, indexOf = shared.indexOf, isEnumerable = shared.isEnumerable, joined = shared.joined, numToString = shared.numToString, numValue = shared.numValue, padEnd = shared.padEnd, padStart = shared.padStart, quote = shared.quote, regexpText = shared.regexpText, slice = shared.slice, spaces = shared.spaces, strValue = shared.strValue, symbolText = shared.symbolText, testRe = shared.testRe, toTag = shared.toTag;
 
 function circularId(ctx, value) {
@@ -61,7 +65,7 @@ function ownKeys(ctx, value, skipIndices) {
 }
 
 function formatRaw(ctx, value, depth) {
-    var tag = toTag(value), braces, base = '', keys, entries = null, isArrayLike = false, name;
+    var tag = toTag(value), braces, base = '', keys, entries = null, isArrayLike = false, name, collection;
     if (isArray(value)) {
         name = constructorName(value);
         keys = ownKeys(ctx, value, 'array');
@@ -86,6 +90,16 @@ function formatRaw(ctx, value, depth) {
         name = constructorName(value);
         braces = [(name === null || name === 'Promise' ? 'Promise' : name + ' [Promise]') + ' {', '}'];
         entries = formatPromise;
+    } else if (collectionOf !== null && (testRe(collectionTag, tag) || (tag === '[object Object]' && constructorName(value) === null)) &&
+               (collection = collectionOf(value, MAX_COLLECTION_ENTRIES)) !== undefined) {
+        // As Node shows them: Map(1) { 'a' => 1 }, Set(2) { 1, 2 }, WeakMap { <items unknown> }.
+        keys = ownKeys(ctx, value, false);
+        name = constructorName(value);
+        var kind = collection.kind, sized = typeof collection.size === 'number' ? '(' + collection.size + ')' : '';
+        var prefix = name === null ? '[' + kind + sized + ': null prototype] ' : (name === kind ? kind + sized + ' ' : name + sized + ' [' + kind + '] ');
+        braces = [prefix + '{', '}'];
+        if (sized !== '' && collection.size === 0 && keys.length === 0) return prefix + '{}';
+        entries = function (ctx, value, depth, output) { formatCollection(ctx, collection, depth, output); };
     } else {
         keys = ownKeys(ctx, value, false);
         if (typeof value === 'function') {
@@ -216,6 +230,22 @@ function formatPromise(ctx, value, depth, output) {
     var text = formatValue(ctx, inspection.result, depth + 1);
     ctx.indentationLvl -= 2;
     append(output, inspection.state === 'rejected' ? '<rejected> ' + text : text);
+}
+
+function formatCollection(ctx, collection, depth, output) {
+    if (typeof collection.size !== 'number') {
+        append(output, '<items unknown>');
+        return;
+    }
+    var list = collection.entries, isMap = collection.kind === 'Map', stride = isMap ? 2 : 1;
+    ctx.indentationLvl += 2;
+    for (var i = 0; i + stride <= list.length; i += stride) {
+        append(output, isMap ? formatValue(ctx, list[i], depth + 1) + ' => ' + formatValue(ctx, list[i + 1], depth + 1)
+                             : formatValue(ctx, list[i], depth + 1));
+    }
+    ctx.indentationLvl -= 2;
+    var rest = collection.size - list.length / stride;
+    if (rest > 0) append(output, '... ' + rest + ' more item' + (rest > 1 ? 's' : ''));
 }
 
 function formatArrayBuffer(ctx, value, depth, output) {
