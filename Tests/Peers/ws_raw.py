@@ -15,6 +15,7 @@ import base64
 import hashlib
 import json
 import os
+import random
 import socket
 import struct
 import sys
@@ -263,6 +264,13 @@ def compression_cases(lw):
     case("9.7", [lambda c: c.send(1, whole[:10], fin=False, rsv=4), lambda c: c.send(0, whole[10:], rsv=4)], ("close", {1002}))
     bomb = deflate_message(b(b"\x00" * (8 << 20)))
     case("9.8", [lambda c: c.send(2, bomb, rsv=4)], ("close", {1009}))
+    # Larger than the 256 KiB each side inflates and deflates into first: a compressible message
+    # that inflates past it three times, and one that does not compress (its deflated form passes
+    # it too, both ways).
+    large = bytes(range(256)) * 2800
+    case("9.9", [lambda c: c.send(2, deflate_message(b(large)), rsv=4)], ("echo", [(2, b(large))]))
+    noise = random.Random(9).randbytes(300 << 10)
+    case("9.10", [lambda c: c.send(2, deflate_message(b(noise)), rsv=4)], ("echo", [(2, b(noise))]))
     return out
 
 
