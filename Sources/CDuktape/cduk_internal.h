@@ -10,22 +10,43 @@
 
 #include "CDuktape.h"
 
+#include <stdarg.h>
+
 /* ---- Errors our C code raises ------------------------------------------------- */
 
 /* An error thrown or made by our C built-ins blames the script that called them, as Duktape's own
  * built-ins do: its fileName and lineNumber (and the uncaught-error line) name the caller's file
  * and line, never a C file of this package. Duktape spells the flag
  * DUK_ERRCODE_FLAG_NOBLAME_FILELINE in duk_api_internal.h, which engine.c sees but the other files
- * do not; the value is the same in every 2.x release. The C file is still passed, and Duktape keeps
- * it out of fileName and lineNumber. Duktape's own spellings are poisoned below so that a new call
- * site cannot blame a C file by accident. */
+ * do not; the value is the same in every 2.x release. No C file is passed. Duktape's own spellings
+ * are poisoned below so that a new call site cannot blame a C file by accident. */
 #define CDUK_NOBLAME ((duk_errcode_t) (1L << 24))
-#define cduk_type_error(ctx, ...) \
-    (duk_error_raw((ctx), DUK_ERR_TYPE_ERROR | CDUK_NOBLAME, DUK_FILE_MACRO, DUK_LINE_MACRO, __VA_ARGS__), (duk_ret_t) 0)
-#define cduk_range_error(ctx, ...) \
-    (duk_error_raw((ctx), DUK_ERR_RANGE_ERROR | CDUK_NOBLAME, DUK_FILE_MACRO, DUK_LINE_MACRO, __VA_ARGS__), (duk_ret_t) 0)
-#define cduk_push_error_object(ctx, code, ...) \
-    duk_push_error_object_raw((ctx), (code) | CDUK_NOBLAME, DUK_FILE_MACRO, DUK_LINE_MACRO, __VA_ARGS__)
+
+/* Their messages are printf formats, checked by the compiler (a stray '%' in a message read an
+ * argument that was never passed, and showed a pointer to the script): format warnings are errors
+ * in this package's C. */
+#pragma clang diagnostic error "-Wformat"
+#pragma clang diagnostic error "-Wformat-security"
+
+__attribute__((noreturn, format(printf, 3, 4))) static inline void cduk__raise(duk_context *ctx, duk_errcode_t code,
+                                                                              const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    duk_error_va_raw(ctx, code | CDUK_NOBLAME, NULL, 0, format, arguments);
+    va_end(arguments); /* not reached */
+}
+
+__attribute__((format(printf, 3, 4))) static inline duk_idx_t cduk_push_error_object(duk_context *ctx, duk_errcode_t code,
+                                                                                    const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    duk_idx_t index = duk_push_error_object_va_raw(ctx, code | CDUK_NOBLAME, NULL, 0, format, arguments);
+    va_end(arguments);
+    return index;
+}
+
+#define cduk_type_error(ctx, ...) (cduk__raise((ctx), DUK_ERR_TYPE_ERROR, __VA_ARGS__), (duk_ret_t) 0)
+#define cduk_range_error(ctx, ...) (cduk__raise((ctx), DUK_ERR_RANGE_ERROR, __VA_ARGS__), (duk_ret_t) 0)
 #undef duk_error
 #undef duk_generic_error
 #undef duk_eval_error
@@ -181,6 +202,10 @@ void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
  * yet (its key still the lazy accessor of lazy.c) is made first, so a script sees the property it
  * stands for, a data property or the real accessor. May throw. engine.c. */
 void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
+
+/* 1 when the value at idx is a typed array (Int8Array..Float64Array, or a plain buffer), not an
+ * ArrayBuffer or a DataView. Never throws. engine.c. */
+int cduk_is_typed_array(duk_context *ctx, duk_idx_t idx);
 
 /* [] -> [the engine's own Symbol.toStringTag]. engine.c. */
 void cduk_push_to_string_tag_symbol(duk_context *ctx);

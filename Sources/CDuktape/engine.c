@@ -149,6 +149,21 @@ duk_uint32_t cduk_callstack_limit(void *udata) {
 
 /* ---- Class inspection ----------------------------------------------------- */
 
+int cduk_is_typed_array(duk_context *ctx, duk_idx_t idx) {
+    duk_tval *tv = duk_get_tval((duk_hthread *) ctx, idx);
+    if (tv == NULL) {
+        return 0;
+    }
+    if (DUK_TVAL_IS_BUFFER(tv)) {
+        return 1; /* a plain buffer is Duktape's Uint8Array without an object */
+    }
+    if (!DUK_TVAL_IS_OBJECT(tv)) {
+        return 0;
+    }
+    duk_small_uint_t number = DUK_HOBJECT_GET_CLASS_NUMBER(DUK_TVAL_GET_OBJECT(tv));
+    return number >= DUK_HOBJECT_CLASS_INT8ARRAY && number <= DUK_HOBJECT_CLASS_FLOAT64ARRAY;
+}
+
 /* Why a shim: the class number of an object is internal (DUK_HOBJECT_GET_CLASS_NUMBER);
  * the public API has no "is Date" or "is Uint8Array" check that works across realms. */
 cduk_class cduk_class_of(duk_context *ctx, duk_idx_t idx) {

@@ -982,8 +982,8 @@ static void cduk__push_typed_like(duk_context *ctx, duk_idx_t source, double len
 static duk_ret_t cduk__typed_slice(duk_context *ctx) {
     duk_set_top(ctx, 2);
     duk_push_this(ctx); /* [start end O] */
-    if (!duk_is_buffer_data(ctx, 2)) {
-        return cduk_type_error(ctx, "%TypedArray%.prototype.slice called on a value that is not a typed array");
+    if (!cduk_is_typed_array(ctx, 2)) {
+        return cduk_type_error(ctx, "%%TypedArray%%.prototype.slice called on a value that is not a typed array");
     }
     double length = cduk__length_of(ctx, 2);
     double k = cduk__relative(ctx, 0, length, 0), end = cduk__relative(ctx, 1, length, length);
@@ -1001,7 +1001,7 @@ static duk_ret_t cduk__typed_map(duk_context *ctx) {
     int filter = duk_get_current_magic(ctx);
     duk_set_top(ctx, 2);
     duk_push_this(ctx); /* [fn thisArg O] */
-    if (!duk_is_buffer_data(ctx, 2)) {
+    if (!cduk_is_typed_array(ctx, 2)) {
         return cduk_type_error(ctx, "%%TypedArray%%.prototype.%s called on a value that is not a typed array",
                               filter ? "filter" : "map");
     }
@@ -1070,8 +1070,8 @@ static duk_ret_t cduk__typed_compare(duk_context *ctx) {
 static duk_ret_t cduk__typed_sort(duk_context *ctx) {
     duk_set_top(ctx, 1);
     duk_push_this(ctx);
-    if (!duk_is_buffer_data(ctx, 1)) {
-        return cduk_type_error(ctx, "%TypedArray%.prototype.sort called on a value that is not a typed array");
+    if (!cduk_is_typed_array(ctx, 1)) {
+        return cduk_type_error(ctx, "%%TypedArray%%.prototype.sort called on a value that is not a typed array");
     }
     if (!duk_is_undefined(ctx, 0)) {
         cduk__require_callable(ctx, 0, "%TypedArray%.prototype.sort");

@@ -145,6 +145,25 @@ struct ModernBuiltinsTests {
         #expect(run("var n = 0; for (var it = new Uint8Array([1, 2])[Symbol.iterator](), x; !(x = it.next()).done;) n += x.value; n") == "3")
     }
 
+    /// slice, map, filter and sort of typed arrays take typed arrays only (not an ArrayBuffer, a
+    /// DataView or an array), and say so in a message without format debris.
+    @Test func typedArrayMethodsRefuseOtherReceivers() {
+        #expect(run("""
+            var proto = Object.getPrototypeOf(Uint8Array.prototype), out = [];
+            var receivers = [new ArrayBuffer(4), new DataView(new ArrayBuffer(4)), [3, 1], {}, 'ab'];
+            ['slice', 'map', 'filter', 'sort'].forEach(function (name) {
+                receivers.forEach(function (r) {
+                    try { proto[name].call(r, function (x) { return x }); out.push('accepted'); }
+                    catch (e) { out.push(e instanceof TypeError ? e.message : 'other'); }
+                });
+            });
+            out.join('|')
+            """) == ["slice", "map", "filter", "sort"].map { name in
+                Array(repeating: "%TypedArray%.prototype.\(name) called on a value that is not a typed array", count: 5).joined(separator: "|")
+            }.joined(separator: "|"))
+        #expect(run("[new Int16Array([3, 1]).sort().join(), new Float64Array([1.5]).slice().join(), new Uint8Array([1, 2]).map(function (x) { return x * 3 }).join()].join()") == "1,3,1.5,3,6")
+    }
+
     @Test func theLazySetterCannotWriteWhatAssignmentCouldNot() {
         // The setter of a pending name, reached through Annex B's __lookupSetter__ (descriptors
         // make the built-in first), on another object or key.
