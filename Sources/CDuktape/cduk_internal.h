@@ -386,6 +386,14 @@ void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t c
  * combinator's values). May throw (memory). */
 void cduk_reserve_array(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t count);
 
+/* Room for one more own property (as Duktape grows an object when a property is added), so that
+ * the next new property allocates nothing. May throw (the memory limit). engine.c. */
+void cduk_make_room_for_entry(duk_context *ctx, duk_idx_t obj_idx);
+
+/* Room in the array part of the array at obj_idx for `index` (as Duktape grows an array written
+ * past its end), so that writing it allocates nothing. May throw. engine.c. */
+void cduk_make_room_for_index(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t index);
+
 /* Grows obj's property table to hold `extra` more properties than it has. May throw. engine.c. */
 void cduk_reserve_more_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t extra);
 

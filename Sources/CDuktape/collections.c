@@ -17,6 +17,11 @@
  * `true` instead: the cursor restarts at 0). That gives the spec's iteration semantics (entries
  * added during iteration are visited, deleted ones are not) without a list of live iterators.
  *
+ * Under the memory limit every update is whole or not at all: what allocates comes first and
+ * changes nothing a script can see (room in the index and the entries, the new arrays of a
+ * compaction), then writes that allocate nothing commit it, with finalizers held so that none runs
+ * in between. A compaction that fails is given up (protected), and tried again at twice the holes.
+ *
  * WeakMap and WeakSet: the entry is a hidden-symbol property, unique to the WeakMap, on the key
  * object itself (written whatever the object's state: frozen keys work). The key is held by
  * nothing but its own references, and the value is held by the key (an ephemeron), so an entry
@@ -39,6 +44,7 @@
 #define CDUK__C_NAMES DUK_HIDDEN_SYMBOL("CollectionNames")   /* index: strings and symbols */
 #define CDUK__C_OTHERS DUK_HIDDEN_SYMBOL("CollectionOthers") /* index: every other key */
 #define CDUK__C_SIZE DUK_HIDDEN_SYMBOL("CollectionSize")     /* number of live entries */
+#define CDUK__C_RETRY DUK_HIDDEN_SYMBOL("CollectionRetry")   /* holes before compacting again (0: any) */
 /* On WeakMap and WeakSet objects: the hidden symbol naming their entries on key objects. */
 #define CDUK__C_WEAK_KEY DUK_HIDDEN_SYMBOL("CollectionWeakKey")
 /* On data arrays a compaction or clear() left behind. */
@@ -203,35 +209,6 @@ static duk_int_t cduk__find(duk_context *ctx, duk_idx_t coll, duk_idx_t key) {
     return position;
 }
 
-/* index[ikey(key)] = position, or deletes it when position < 0; makes the index when missing. */
-static void cduk__set_index(duk_context *ctx, duk_idx_t coll, duk_idx_t key, duk_int_t position) {
-    coll = duk_normalize_index(ctx, coll);
-    key = duk_normalize_index(ctx, key);
-    int which = cduk__push_index(ctx, coll, key); /* [ikey index] */
-    if (!duk_is_object(ctx, -1)) {
-        if (position < 0) {
-            duk_pop_2(ctx);
-            return;
-        }
-        duk_pop(ctx);
-        duk_push_bare_object(ctx);
-        duk_dup_top(ctx);
-        if (which == 0) {
-            cduk_put_own_hidden(ctx, coll, CDUK__C_NAMES);
-        } else {
-            cduk_put_own_hidden(ctx, coll, CDUK__C_OTHERS);
-        }
-    }
-    duk_swap_top(ctx, -2); /* [index ikey] */
-    if (position < 0) {
-        duk_del_prop(ctx, -2);
-    } else {
-        duk_push_int(ctx, position);
-        duk_put_prop(ctx, -3);
-    }
-    duk_pop(ctx);
-}
-
 static duk_uint_t cduk__stride(int kind) { return kind == CDUK__MAP ? 2U : 1U; }
 
 static duk_uint_t cduk__size(duk_context *ctx, duk_idx_t coll) {
@@ -257,42 +234,85 @@ static void cduk__new_data(duk_context *ctx, duk_idx_t coll) {
     cduk_put_own_hidden(ctx, coll, CDUK__C_DATA);
 }
 
-/* Copies the live entries of the collection into a new array and links the old one to it. */
-static void cduk__compact(duk_context *ctx, duk_idx_t coll, int kind) {
+/* Copies the live entries of the collection into a new array, with new indexes, and links the old
+ * array to the new one. Everything that can fail (allocation under the memory limit) is done
+ * first, on values no script can see; the collection changes only in the last steps, which
+ * overwrite slots that exist and allocate nothing. Called protected (cduk__compact), with
+ * finalizers held. [coll] */
+static duk_ret_t cduk__compact_body(duk_context *ctx, void *udata) {
+    int kind = *(const int *) udata;
     duk_uint_t stride = cduk__stride(kind);
-    coll = duk_normalize_index(ctx, coll);
-    cduk_get_own_hidden(ctx, coll, CDUK__C_DATA); /* [old] */
-    duk_idx_t old = duk_get_top_index(ctx);
-    duk_push_bare_array(ctx); /* [old new] */
-    duk_push_bare_array(ctx); /* [old new removed] */
+    duk_idx_t coll = duk_get_top_index(ctx);
+    cduk_get_own_hidden(ctx, coll, CDUK__C_DATA); /* [coll old] */
+    duk_idx_t old = coll + 1, fresh = coll + 2, removed = coll + 3, names = coll + 4, others = coll + 5;
     duk_uarridx_t length = (duk_uarridx_t) duk_get_length(ctx, old);
+    duk_uint_t size = cduk__size(ctx, coll);
+    duk_push_bare_array(ctx);
+    cduk_reserve_array(ctx, fresh, size * stride);
+    duk_push_bare_array(ctx);
+    duk_push_bare_object(ctx);
+    duk_push_bare_object(ctx); /* [coll old fresh removed names others] */
     duk_uarridx_t kept = 0, dropped = 0;
     for (duk_uarridx_t position = 0; position * stride < length; position++) {
-        duk_get_prop_index(ctx, old, position * stride); /* [old new removed key] */
+        duk_get_prop_index(ctx, old, position * stride); /* [.. key] */
         if (cduk__is_hole(ctx, old)) {
             duk_pop(ctx);
             duk_push_uint(ctx, position);
-            duk_put_prop_index(ctx, old + 2, dropped++);
+            duk_put_prop_index(ctx, removed, dropped++);
             continue;
         }
-        duk_put_prop_index(ctx, old + 1, kept * stride);
+        int which = cduk__push_index_key(ctx, -1); /* [.. key ikey] */
+        duk_push_uint(ctx, kept);
+        duk_put_prop(ctx, which == 0 ? names : others);
+        duk_put_prop_index(ctx, fresh, kept * stride);
         if (stride == 2) {
             duk_get_prop_index(ctx, old, position * 2 + 1);
-            duk_put_prop_index(ctx, old + 1, kept * 2 + 1);
-        }
-        if (dropped > 0) {
-            duk_get_prop_index(ctx, old + 1, kept * stride);
-            cduk__set_index(ctx, coll, -1, (duk_int_t) kept);
-            duk_pop(ctx);
+            duk_put_prop_index(ctx, fresh, kept * 2 + 1);
         }
         kept++;
     }
-    cduk_put_own_hidden(ctx, old, CDUK__C_REMOVED); /* [old new] */
-    duk_dup_top(ctx);
+    /* The slots the last steps overwrite, made now if missing (undefined is what they read as). */
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, old, CDUK__C_REMOVED);
+    duk_push_undefined(ctx);
     cduk_put_own_hidden(ctx, old, CDUK__C_NEXT);
-    cduk_put_own_hidden(ctx, coll, CDUK__C_DATA); /* [old] */
+    cduk_get_own_hidden(ctx, coll, CDUK__C_NAMES);
+    cduk_put_own_hidden(ctx, coll, CDUK__C_NAMES);
+    cduk_get_own_hidden(ctx, coll, CDUK__C_OTHERS);
+    cduk_put_own_hidden(ctx, coll, CDUK__C_OTHERS);
+    /* Nothing below allocates. */
+    duk_dup(ctx, removed);
+    cduk_put_own_hidden(ctx, old, CDUK__C_REMOVED);
+    duk_dup(ctx, fresh);
+    cduk_put_own_hidden(ctx, old, CDUK__C_NEXT);
+    duk_dup(ctx, fresh);
+    cduk_put_own_hidden(ctx, coll, CDUK__C_DATA);
+    duk_dup(ctx, names);
+    cduk_put_own_hidden(ctx, coll, CDUK__C_NAMES);
+    duk_dup(ctx, others);
+    cduk_put_own_hidden(ctx, coll, CDUK__C_OTHERS);
     duk_set_length(ctx, old, 0);
+    return 0;
+}
+
+/* Compacts the collection at `coll` (see cduk__compact_body), which has `holes` deleted entries.
+ * A compaction that cannot be made (the memory limit) is given up: the collection stays as it
+ * was, holes and all, the error is dropped, and the next try waits until there are twice as many
+ * holes (a try costs time in proportion to the collection, and a full heap would fail it at every
+ * delete). */
+static void cduk__compact(duk_context *ctx, duk_idx_t coll, int kind, duk_uint_t holes) {
+    coll = duk_normalize_index(ctx, coll);
+    cduk_get_own_hidden(ctx, coll, CDUK__C_RETRY);
+    duk_uint_t retry = duk_get_uint(ctx, -1);
     duk_pop(ctx);
+    if (holes < retry) {
+        return;
+    }
+    duk_dup(ctx, coll);
+    int failed = duk_safe_call(ctx, cduk__compact_body, &kind, 1, 1) != DUK_EXEC_SUCCESS;
+    duk_pop(ctx); /* undefined, or the error */
+    duk_push_uint(ctx, failed ? (holes > DUK_UINT_MAX / 2 ? DUK_UINT_MAX : holes * 2) : 0);
+    cduk_put_own_hidden(ctx, coll, CDUK__C_RETRY); /* the slot exists (the constructor made it) */
 }
 
 /* A cursor over a collection's entries that follows compactions and clears: [data] at `data`,
@@ -463,12 +483,14 @@ static duk_ret_t cduk__collection_constructor(duk_context *ctx) {
     }
     duk_set_top(ctx, 1);
     duk_push_this(ctx); /* [iterable this] */
-    cduk_reserve_properties(ctx, 1, 3);
+    cduk_reserve_properties(ctx, 1, 4);
     duk_push_int(ctx, kind);
     cduk_put_own_hidden(ctx, 1, CDUK__C_KIND);
     if (kind == CDUK__MAP || kind == CDUK__SET) {
         cduk__new_data(ctx, 1);
         cduk__set_size(ctx, 1, 0);
+        duk_push_uint(ctx, 0);
+        cduk_put_own_hidden(ctx, 1, CDUK__C_RETRY);
     } else {
         cduk__push_weak_key(ctx);
         cduk_put_own_hidden(ctx, 1, CDUK__C_WEAK_KEY);
@@ -513,22 +535,28 @@ static duk_ret_t cduk__collection_lookup(duk_context *ctx) {
             duk_push_false(ctx);
             return 1;
         }
+        /* The index key first (the one found above: nothing to allocate), then, with finalizers
+         * held, writes over slots that exist: none allocates. */
         duk_uint_t stride = cduk__stride(kind);
-        cduk_get_own_hidden(ctx, 1, CDUK__C_DATA); /* [key this data] */
-        duk_uarridx_t length = (duk_uarridx_t) duk_get_length(ctx, 2);
-        duk_dup(ctx, 2);
-        duk_put_prop_index(ctx, 2, (duk_uarridx_t) position * stride); /* the hole */
+        cduk_finalizers_hold(ctx);
+        (void) cduk__push_index(ctx, 1, 0);        /* [key this ikey index] */
+        cduk_get_own_hidden(ctx, 1, CDUK__C_DATA); /* [key this ikey index data] */
+        duk_uarridx_t length = (duk_uarridx_t) duk_get_length(ctx, 4);
+        duk_dup(ctx, 4);
+        duk_put_prop_index(ctx, 4, (duk_uarridx_t) position * stride); /* the hole */
         if (stride == 2) {
             duk_push_undefined(ctx);
-            duk_put_prop_index(ctx, 2, (duk_uarridx_t) position * 2 + 1);
+            duk_put_prop_index(ctx, 4, (duk_uarridx_t) position * 2 + 1);
         }
-        cduk__set_index(ctx, 1, 0, -1);
+        duk_dup(ctx, 2);
+        duk_del_prop(ctx, 3);
         duk_uint_t size = cduk__size(ctx, 1) - 1;
         cduk__set_size(ctx, 1, size);
         duk_uint_t holes = length / stride - size;
         if (holes >= CDUK__MIN_HOLES_TO_COMPACT && holes > size) {
-            cduk__compact(ctx, 1, kind);
+            cduk__compact(ctx, 1, kind, holes);
         }
+        cduk_finalizers_release(ctx);
         duk_push_true(ctx);
         return 1;
     }
@@ -554,16 +582,39 @@ static duk_ret_t cduk__collection_put(duk_context *ctx) {
         duk_push_int(ctx, 0); /* -0 is stored as 0 */
         duk_replace(ctx, 0);
     }
+    /* What can fail (allocation under the memory limit) comes first and changes nothing a script
+     * can see: the index key, the index, room in the index and in the entries. The entry then goes
+     * in with writes that allocate nothing. Finalizers are held throughout: one run by a release
+     * in between could reach this collection. (An error leaves the hold up until the host's call
+     * ends, as in promise.c.) */
+    cduk_finalizers_hold(ctx);
     duk_uint_t stride = cduk__stride(kind);
+    int which = cduk__push_index(ctx, 2, 0); /* [key value this data ikey index] */
+    if (!duk_is_object(ctx, 5)) {
+        duk_pop(ctx);
+        duk_push_bare_object(ctx);
+        duk_dup_top(ctx);
+        if (which == 0) {
+            cduk_put_own_hidden(ctx, 2, CDUK__C_NAMES);
+        } else {
+            cduk_put_own_hidden(ctx, 2, CDUK__C_OTHERS);
+        }
+    }
+    cduk_make_room_for_entry(ctx, 5);
     duk_uarridx_t length = (duk_uarridx_t) duk_get_length(ctx, 3);
+    cduk_make_room_for_index(ctx, 3, length + stride - 1);
+    /* Nothing below allocates. */
+    duk_dup(ctx, 4);
+    duk_push_uint(ctx, length / stride);
+    duk_put_prop(ctx, 5);
     duk_dup(ctx, 0);
     duk_put_prop_index(ctx, 3, length);
     if (stride == 2) {
         duk_dup(ctx, 1);
         duk_put_prop_index(ctx, 3, length + 1);
     }
-    cduk__set_index(ctx, 2, 0, (duk_int_t) (length / stride));
     cduk__set_size(ctx, 2, cduk__size(ctx, 2) + 1);
+    cduk_finalizers_release(ctx);
     duk_dup(ctx, 2);
     return 1;
 }
@@ -572,18 +623,35 @@ static duk_ret_t cduk__collection_put(duk_context *ctx) {
 static duk_ret_t cduk__collection_clear(duk_context *ctx) {
     int kind = duk_get_current_magic(ctx);
     cduk__require_this(ctx, kind, "clear"); /* [this] */
-    cduk_get_own_hidden(ctx, 0, CDUK__C_DATA);   /* [this old] */
+    /* As put: what allocates first (the new array and the slots the old one gets), then writes
+     * that allocate nothing, with finalizers held. */
+    cduk_finalizers_hold(ctx);
+    cduk_get_own_hidden(ctx, 0, CDUK__C_DATA); /* [this old] */
+    duk_push_bare_array(ctx);                  /* [this old fresh] */
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, 1, CDUK__C_REMOVED);
+    duk_push_undefined(ctx);
+    cduk_put_own_hidden(ctx, 1, CDUK__C_NEXT);
+    cduk_get_own_hidden(ctx, 0, CDUK__C_NAMES);
+    cduk_put_own_hidden(ctx, 0, CDUK__C_NAMES);
+    cduk_get_own_hidden(ctx, 0, CDUK__C_OTHERS);
+    cduk_put_own_hidden(ctx, 0, CDUK__C_OTHERS);
+    /* Nothing below allocates. */
     duk_push_true(ctx);
     cduk_put_own_hidden(ctx, 1, CDUK__C_REMOVED);
-    cduk__new_data(ctx, 0);
-    cduk_get_own_hidden(ctx, 0, CDUK__C_DATA);
+    duk_dup(ctx, 2);
     cduk_put_own_hidden(ctx, 1, CDUK__C_NEXT);
-    duk_set_length(ctx, 1, 0);
+    duk_dup(ctx, 2);
+    cduk_put_own_hidden(ctx, 0, CDUK__C_DATA);
     duk_push_undefined(ctx);
     cduk_put_own_hidden(ctx, 0, CDUK__C_NAMES);
     duk_push_undefined(ctx);
     cduk_put_own_hidden(ctx, 0, CDUK__C_OTHERS);
+    duk_set_length(ctx, 1, 0);
     cduk__set_size(ctx, 0, 0);
+    duk_push_uint(ctx, 0);
+    cduk_put_own_hidden(ctx, 0, CDUK__C_RETRY);
+    cduk_finalizers_release(ctx);
     return 0;
 }
 

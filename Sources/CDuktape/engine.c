@@ -1130,6 +1130,22 @@ void cduk_reserve_properties(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t c
     }
 }
 
+void cduk_make_room_for_entry(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h != NULL && DUK_HOBJECT_GET_ENEXT(h) >= DUK_HOBJECT_GET_ESIZE(h)) {
+        duk__grow_props_for_new_entry_item(thr, h);
+    }
+}
+
+void cduk_make_room_for_index(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t index) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h != NULL && DUK_HOBJECT_HAS_ARRAY_PART(h) && index >= DUK_HOBJECT_GET_ASIZE(h)) {
+        duk__grow_props_for_array_item(thr, h, index);
+    }
+}
+
 void cduk_finalizers_hold(duk_context *ctx) {
     ((duk_hthread *) ctx)->heap->pf_prevent_count++;
 }

@@ -208,4 +208,36 @@ struct CollectionsTests {
             s.size + ',' + its[0].next().done
             """).toString() == "0,true")
     }
+
+    /// A set, an add, a delete, a clear or a compaction that runs out of memory (and is caught by
+    /// the script) leaves the collection as it was: every entry found by iteration is found by
+    /// `has` and `get` with its own value, and `size` counts them (an outside attack found
+    /// entries orphaned and indexes pointing at other entries).
+    @Test(arguments: ["Map", "Set"])
+    func aCollectionStaysWholeWhenItsUpdateRunsOutOfMemory(kind: String) throws {
+        let vm = try #require(JSVirtualMachine())
+        vm.memoryLimit = 4 << 20
+        let context = try #require(JSContext(virtualMachine: vm))
+        context.setObject(kind, forKeyedSubscript: "kind")
+        let result = eval(context, """
+            var isMap = kind === 'Map', c = isMap ? new Map() : new Set(), failures = 0;
+            function put(k, v) { if (isMap) c.set(k, v); else c.add(k); }
+            var reserve = [];
+            for (var i = 0; i < 2000; i++) reserve.push(new Array(20).join('r') + i);
+            for (var round = 0; round < 40; round++) {
+                try { for (var i = 0; ; i++) put(i % 3 ? 'k' + round + '_' + i : round * 1e6 + i, i); } catch (e) { failures++; }
+                try { var n = 0; c.forEach(function (v, k) { if (n++ % 5 === 0) c['delete'](k); }); } catch (e) { failures++; }
+                if (round % 10 === 9) try { c.clear(); } catch (e) { failures++; }
+            }
+            reserve = null;
+            var visits = 0, wrong = [];
+            c.forEach(function (v, k) {
+                visits++;
+                if (!c.has(k)) wrong.push('has ' + k);
+                if (isMap && c.get(k) !== v) wrong.push('get ' + k);
+            });
+            [failures >= 40, visits === c.size, wrong.slice(0, 3).join()].join('|')
+            """)
+        #expect(result.toString() == "true|true|")
+    }
 }
