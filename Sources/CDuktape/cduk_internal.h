@@ -220,6 +220,22 @@ void cduk_install_promise_globals(duk_context *ctx, duk_idx_t owner, int unused)
  * replaced or deleted by a script). lazy.c. */
 int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name);
 
+/* With [key] on top (left there): what the object at obj_idx has under key, as flags
+ * (CDUK_OWN_*; 0 when it has no own property). Allocates nothing. engine.c. */
+enum {
+    CDUK_OWN_PRESENT = 1,
+    CDUK_OWN_CONFIGURABLE = 2,
+    CDUK_OWN_ENUMERABLE = 4,
+    CDUK_OWN_WRITABLE = 8,      /* a writable data property */
+    CDUK_OWN_PENDING_LAZY = 16  /* the accessor of a built-in not made yet (cduk_lazy_get) */
+};
+int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx);
+
+/* 1 when the object at obj_idx is frozen as Object.freeze leaves it: not extensible, no
+ * configurable property and no writable data property (Object.isFrozen without running proxy
+ * traps). engine.c. */
+int cduk_looks_frozen(duk_context *ctx, duk_idx_t obj_idx);
+
 /* The getter of every lazy built-in's accessor (one function per owner). lazy.c. */
 duk_ret_t cduk_lazy_get(duk_context *ctx);
 

@@ -1146,6 +1146,52 @@ void cduk_make_room_for_index(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t 
     }
 }
 
+int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    duk_hstring *key = duk_get_hstring(thr, -1);
+    if (h == NULL || key == NULL) {
+        return 0;
+    }
+    duk_int_t e_idx = -1, h_idx = -1;
+    duk_hobject_find_entry(thr->heap, h, key, &e_idx, &h_idx);
+    if (e_idx < 0) {
+        return 0;
+    }
+    duk_small_uint_t flags = DUK_HOBJECT_E_GET_FLAGS(thr->heap, h, e_idx);
+    int state = CDUK_OWN_PRESENT;
+    if (flags & DUK_PROPDESC_FLAG_CONFIGURABLE) state |= CDUK_OWN_CONFIGURABLE;
+    if (flags & DUK_PROPDESC_FLAG_ENUMERABLE) state |= CDUK_OWN_ENUMERABLE;
+    if (flags & DUK_PROPDESC_FLAG_ACCESSOR) {
+        duk_hobject *get = DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, h, e_idx);
+        if (get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get) {
+            state |= CDUK_OWN_PENDING_LAZY;
+        }
+    } else if (flags & DUK_PROPDESC_FLAG_WRITABLE) {
+        state |= CDUK_OWN_WRITABLE;
+    }
+    return state;
+}
+
+int cduk_looks_frozen(duk_context *ctx, duk_idx_t obj_idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, obj_idx);
+    if (h == NULL || DUK_HOBJECT_HAS_EXTENSIBLE(h) || (DUK_HOBJECT_HAS_ARRAY_PART(h) && DUK_HOBJECT_GET_ASIZE(h) > 0)) {
+        return 0;
+    }
+    for (duk_uint_fast32_t i = 0; i < DUK_HOBJECT_GET_ENEXT(h); i++) {
+        if (DUK_HOBJECT_E_GET_KEY(thr->heap, h, i) == NULL) {
+            continue;
+        }
+        duk_small_uint_t flags = DUK_HOBJECT_E_GET_FLAGS(thr->heap, h, i);
+        if ((flags & DUK_PROPDESC_FLAG_CONFIGURABLE) ||
+            (!(flags & DUK_PROPDESC_FLAG_ACCESSOR) && (flags & DUK_PROPDESC_FLAG_WRITABLE))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 void cduk_finalizers_hold(duk_context *ctx) {
     ((duk_hthread *) ctx)->heap->pf_prevent_count++;
 }

@@ -121,16 +121,111 @@ void cduk_get_original(duk_context *ctx, duk_idx_t owner, const char *name) {
 /* The getter of a lazy property: magic = its owner's kind; the key is Duktape's extra argument.
  * The owner is the object on the receiver's prototype chain that holds this accessor (so a
  * getter reached from another realm installs into its own realm's owner). */
+/* An installer defines every name of its group (the entries with its owner, installer and
+ * argument) at once. What a script did to the other names of the group before stays as it was: a
+ * name it assigned, defined or deleted is put back after the installer ran. And a pending name
+ * the script made non-configurable (Object.freeze or Object.seal of the owner) becomes a data
+ * property that is non-configurable too, and read-only when the owner is frozen. */
+#define CDUK__GROUP_MAX 32
+
+static int cduk__same_group(const cduk__lazy_entry *a, const cduk__lazy_entry *b) {
+    return a->owner == b->owner && a->install == b->install && a->argument == b->argument;
+}
+
+/* [key desc] -> []: owner[key] defined (forced) as the descriptor cduk_get_prop_desc made says;
+ * only the descriptor's own properties are read. */
+static void cduk__define_from_descriptor(duk_context *ctx, duk_idx_t owner) {
+    duk_idx_t desc = duk_get_top_index(ctx);
+    duk_uint_t flags = DUK_DEFPROP_FORCE;
+    duk_push_literal(ctx, "get");
+    int accessor = cduk_get_own_keyed(ctx, desc); /* [key desc get] */
+    if (accessor) {
+        flags |= DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_HAVE_SETTER;
+        if (duk_is_undefined(ctx, -1)) {
+            duk_pop(ctx);
+            duk_push_undefined(ctx);
+        }
+        duk_push_literal(ctx, "set");
+        (void) cduk_get_own_keyed(ctx, desc); /* [key desc get set] */
+    } else {
+        duk_pop(ctx);
+        duk_push_literal(ctx, "value");
+        (void) cduk_get_own_keyed(ctx, desc); /* [key desc value] */
+        flags |= DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_HAVE_WRITABLE;
+        duk_push_literal(ctx, "writable");
+        (void) cduk_get_own_keyed(ctx, desc);
+        flags |= duk_to_boolean(ctx, -1) ? DUK_DEFPROP_WRITABLE : 0;
+        duk_pop(ctx);
+    }
+    duk_push_literal(ctx, "enumerable");
+    (void) cduk_get_own_keyed(ctx, desc);
+    flags |= DUK_DEFPROP_HAVE_ENUMERABLE | (duk_to_boolean(ctx, -1) ? DUK_DEFPROP_ENUMERABLE : 0);
+    duk_pop(ctx);
+    duk_push_literal(ctx, "configurable");
+    (void) cduk_get_own_keyed(ctx, desc);
+    flags |= DUK_DEFPROP_HAVE_CONFIGURABLE | (duk_to_boolean(ctx, -1) ? DUK_DEFPROP_CONFIGURABLE : 0);
+    duk_pop(ctx);
+    duk_remove(ctx, desc); /* [key value] or [key get set] */
+    duk_def_prop(ctx, owner, flags);
+}
+
 /* Runs the installer of owner's entry `key` (of kind `kind`); 0 when there is none. */
 static int cduk__lazy_install(duk_context *ctx, duk_idx_t owner, cduk_realm_object kind, const char *key, duk_size_t length) {
-    for (size_t i = 0; i < CDUK__LAZY_COUNT; i++) {
-        const cduk__lazy_entry *entry = &cduk__lazy_entries[i];
-        if (entry->owner == kind && strlen(entry->key) == length && memcmp(entry->key, key, length) == 0) {
-            entry->install(ctx, owner, entry->argument);
-            return 1;
+    const cduk__lazy_entry *entry = NULL;
+    for (size_t i = 0; i < CDUK__LAZY_COUNT && entry == NULL; i++) {
+        const cduk__lazy_entry *candidate = &cduk__lazy_entries[i];
+        if (candidate->owner == kind && strlen(candidate->key) == length && memcmp(candidate->key, key, length) == 0) {
+            entry = candidate;
         }
     }
-    return 0;
+    if (entry == NULL) {
+        return 0;
+    }
+    owner = duk_normalize_index(ctx, owner);
+    /* Before: each name's state, and the descriptor of each name the script changed. */
+    int states[CDUK__GROUP_MAX];
+    size_t group[CDUK__GROUP_MAX], count = 0;
+    duk_idx_t saved = duk_push_bare_array(ctx);
+    for (size_t i = 0; i < CDUK__LAZY_COUNT && count < CDUK__GROUP_MAX; i++) {
+        if (!cduk__same_group(&cduk__lazy_entries[i], entry)) {
+            continue;
+        }
+        duk_push_string(ctx, cduk__lazy_entries[i].key);
+        int state = cduk_own_property_state(ctx, owner);
+        if (state & CDUK_OWN_PRESENT && !(state & CDUK_OWN_PENDING_LAZY)) {
+            cduk_get_prop_desc(ctx, owner); /* [.. desc] */
+        } else {
+            duk_pop(ctx);
+            duk_push_undefined(ctx);
+        }
+        duk_put_prop_index(ctx, saved, (duk_uarridx_t) count);
+        states[count] = state;
+        group[count++] = i;
+    }
+    int frozen = cduk_looks_frozen(ctx, owner);
+    entry->install(ctx, owner, entry->argument);
+    /* After: the script's changes put back, and frozen or sealed names kept so. */
+    for (size_t n = 0; n < count; n++) {
+        int state = states[n];
+        if ((state & CDUK_OWN_PENDING_LAZY) && (state & CDUK_OWN_CONFIGURABLE)) {
+            continue; /* the usual case: the installer's property stands */
+        }
+        duk_push_string(ctx, cduk__lazy_entries[group[n]].key);
+        if (state & CDUK_OWN_PENDING_LAZY) {
+            duk_dup_top(ctx);
+            duk_get_prop(ctx, owner); /* [.. key value] (a data property now) */
+            duk_def_prop(ctx, owner, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE |
+                                         (frozen ? DUK_DEFPROP_CLEAR_WRITABLE : DUK_DEFPROP_SET_WRITABLE) |
+                                         (state & CDUK_OWN_ENUMERABLE ? DUK_DEFPROP_SET_ENUMERABLE : DUK_DEFPROP_CLEAR_ENUMERABLE));
+        } else if (!(state & CDUK_OWN_PRESENT)) {
+            duk_del_prop(ctx, owner); /* deleted by the script: the installer's one goes */
+        } else {
+            duk_get_prop_index(ctx, saved, (duk_uarridx_t) n); /* [.. key desc] */
+            cduk__define_from_descriptor(ctx, owner);
+        }
+    }
+    duk_pop(ctx); /* saved */
+    return 1;
 }
 
 duk_ret_t cduk_lazy_get(duk_context *ctx) {

@@ -183,6 +183,40 @@ struct ModernBuiltinsTests {
             """) == "-1,function")
     }
 
+    /// Making a built-in on first use keeps what the script did to its owner before: a frozen
+    /// owner stays frozen (an outside attack: one read of `[].find` made `Array.prototype`
+    /// writable again), a sealed one sealed, and the other names made at the same time keep the
+    /// script's own assignment or deletion.
+    @Test func makingABuiltInKeepsTheOwnersFreezeSealAndTheScriptsChanges() {
+        #expect(run("""
+            'use strict';
+            Object.freeze(Array.prototype);
+            var f = [].find, d = Object.getOwnPropertyDescriptor(Array.prototype, 'includes'), out = [Object.isFrozen(Array.prototype), d.writable, d.configurable];
+            try { Array.prototype.find = function () {}; out.push('assigned'); } catch (e) { out.push(e.name); }
+            out.push([1, 2, 3].find(function (x) { return x === 2; }));
+            out.join()
+            """) == "true,false,false,TypeError,2")
+        #expect(run("""
+            'use strict';
+            Object.freeze(globalThis);
+            var out = [typeof Map, Object.isFrozen(globalThis)];
+            try { Map = null; out.push('assigned'); } catch (e) { out.push(e.name); }
+            out.join()
+            """) == "function,true,TypeError")
+        #expect(run("""
+            Object.seal(String.prototype);
+            var p = ''.padStart, d = Object.getOwnPropertyDescriptor(String.prototype, 'padEnd');
+            String.prototype.padEnd = 7;
+            [Object.isSealed(String.prototype), Object.isFrozen(String.prototype), d.writable, d.configurable, String.prototype.padEnd].join()
+            """) == "true,false,true,false,7")
+        #expect(run("""
+            Array.prototype.includes = 5; delete Array.prototype.flat;
+            Object.defineProperty(Array.prototype, 'at', { get: function () { return 'mine'; }, configurable: true });
+            var f = [].find;
+            [Array.prototype.includes, typeof Array.prototype.flat, 'flat' in Array.prototype, [].at, typeof [].fill].join()
+            """) == "5,undefined,false,mine,function")
+    }
+
     /// Before first use a built-in is an accessor on its owner (lazy.c); the descriptor functions
     /// make it first, so a script sees the property the specification gives it.
     @Test func descriptorsShowTheBuiltInsNotThePendingAccessors() {
