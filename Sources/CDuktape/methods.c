@@ -729,6 +729,10 @@ static duk_ret_t cduk__string_raw(duk_context *ctx) {
     duk_to_object(ctx, -1);
     duk_idx_t raw = duk_get_top_index(ctx);
     double segments = cduk__length_of(ctx, raw);
+    /* Pieces are joined 64 at a time into chunks, kept in an array and joined once at the end:
+     * joining the result so far again every 64 pieces was quadratic in the length. */
+    duk_idx_t chunks = duk_push_bare_array(ctx);
+    duk_uarridx_t chunk_count = 0;
     duk_idx_t base = duk_get_top(ctx);
     for (double i = 0; i < segments; i++) {
         duk_require_stack(ctx, 3);
@@ -741,11 +745,18 @@ static duk_ret_t cduk__string_raw(duk_context *ctx) {
             duk_dup(ctx, (duk_idx_t) (i + 1));
             duk_to_string(ctx, -1);
         }
-        if (duk_get_top(ctx) - base > 64) {
+        if (duk_get_top(ctx) - base >= 64) {
             duk_concat(ctx, duk_get_top(ctx) - base);
+            duk_put_prop_index(ctx, chunks, chunk_count++);
         }
     }
     duk_concat(ctx, duk_get_top(ctx) - base);
+    duk_put_prop_index(ctx, chunks, chunk_count++);
+    duk_require_stack(ctx, (duk_idx_t) chunk_count);
+    for (duk_uarridx_t c = 0; c < chunk_count; c++) {
+        duk_get_prop_index(ctx, chunks, c);
+    }
+    duk_concat(ctx, (duk_idx_t) chunk_count);
     return 1;
 }
 

@@ -15,6 +15,8 @@ var keysOf = primordials.ObjectKeys,
     round = primordials.MathRound,
     isNaNValue = primordials.isNaN,
     ErrorCtor = primordials.Error,
+    reflectApply = primordials.ReflectApply,
+    arraySort = primordials.ArrayPrototypeSort,
     engineInfo = typeof Duktape === 'object' && Duktape !== null && typeof Duktape.info === 'function' ? Duktape.info : null,
     TypeErrorCtor = primordials.TypeError,
     identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/,
@@ -189,7 +191,7 @@ function formatProperty(ctx, value, depth, key, inArray) {
 }
 
 function formatArray(ctx, value, depth, output) {
-    var length = value.length, shown = 0, i = 0, limit = 100;
+    var length = value.length, shown = 0, i = 0, limit = 100, indices = null, cursor = 0;
     while (i < length && shown < limit) {
         if (hasOwn(value, i)) {
             append(output, formatProperty(ctx, value, depth, i, true));
@@ -200,14 +202,11 @@ function formatArray(ctx, value, depth, output) {
         var holes = 0;
         while (i < length && !hasOwn(value, i) && holes < 1000) { holes++; i++; }
         if (holes === 1000 && i < length && !hasOwn(value, i)) {
-            // A long run of holes: jump to the next own index.
-            var next = length, indices = keysOf(value);
-            for (var k = 0; k < indices.length; k++) {
-                if (testRe(indexKey, indices[k])) {
-                    var n = Num(indices[k]);
-                    if (n >= i && n < next) next = n;
-                }
-            }
+            // A long run of holes: jump to the next own index, from the array's own indices,
+            // listed and sorted once (listing them again at each run was quadratic).
+            if (indices === null) indices = sortedIndices(value);
+            while (cursor < indices.length && indices[cursor] < i) cursor++;
+            var next = cursor < indices.length && indices[cursor] < length ? indices[cursor] : length;
             holes += next - i;
             i = next;
         }
@@ -230,6 +229,13 @@ function formatPromise(ctx, value, depth, output) {
     var text = formatValue(ctx, inspection.result, depth + 1);
     ctx.indentationLvl -= 2;
     append(output, inspection.state === 'rejected' ? '<rejected> ' + text : text);
+}
+
+// The array's own index keys as numbers, ascending.
+function sortedIndices(value) {
+    var keys = keysOf(value), list = [];
+    for (var k = 0; k < keys.length; k++) if (testRe(indexKey, keys[k])) append(list, Num(keys[k]));
+    return reflectApply(arraySort, list, [function (a, b) { return a - b; }]);
 }
 
 function formatCollection(ctx, collection, depth, output) {
