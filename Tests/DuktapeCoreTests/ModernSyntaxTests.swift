@@ -67,6 +67,36 @@ struct ModernSyntaxTests {
         #expect(run("let n = 0; for (const c of 'a\\uD83D\\uDE00') n++; n") == "2")
     }
 
+    /// An iterator, or an iterator result, that is not an object is a TypeError in for-of,
+    /// spread, destructuring and yield*, as the specification's GetIterator and IteratorStep
+    /// make it (TypeScript's helpers read `.done` of a number and looped forever: an outside
+    /// attack). Iterators whose results are objects behave as before, `return` and `throw` included.
+    @Test func iteratorsThatAreNotObjectsOrGiveNonObjectsAreTypeErrors() {
+        #expect(run("""
+            const bad = { [Symbol.iterator]() { return { next() { return 5 } } } };
+            const notAnIterator = { [Symbol.iterator]() { return 7 } };
+            const out = [];
+            for (const [name, f] of [
+                ['for-of', () => { for (const x of bad) { out.push('looped'); break } }],
+                ['spread', () => [...bad]],
+                ['destructuring', () => { const [a] = bad; return a }],
+                ['yield*', () => { function* g() { yield* bad } return g().next() }],
+                ['iterator', () => { for (const x of notAnIterator) {} }],
+            ]) {
+                try { f(); out.push(name + ' ran') } catch (e) { out.push(e instanceof TypeError ? name : name + ' ' + e) }
+            }
+            out.join()
+            """) == "for-of,spread,destructuring,yield*,iterator")
+        #expect(run("""
+            let returned = 0, thrown = 0;
+            const good = { [Symbol.iterator]() { let i = 0; return { next: v => ({ value: i++, done: i > 3 }), return() { returned++; return {} }, throw(e) { thrown++; return { done: true } } } } };
+            const [a, b] = good;
+            function* g() { return yield* good }
+            const it = g(); it.next(); it.throw(new Error('in'));
+            [a, b, [...good].join('-'), returned, thrown].join()
+            """) == "0,1,0-1-2,1,1")
+    }
+
     @Test func asyncFunctionsFollowTheJobOrder() {
         let context = JSContext()!
         eval(context, """

@@ -140,7 +140,18 @@
         __constTarget: 'function (name) { return { set value(v) { __constAssignment(name); } }; }',
         __classCallCheck: 'function (self, C, name) { if (!(self instanceof C)) { throw new TypeError("Class constructor " + name + " cannot be invoked without \'new\'"); } }',
         __superConstruct: 'function (Super, self, args) { if (typeof Super === "function" && /\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(Function.prototype.toString.call(Super))) { var made = new (Function.prototype.bind.apply(Super, [null].concat(Array.prototype.slice.call(args))))(); Object.setPrototypeOf(made, Object.getPrototypeOf(self)); return made; } return Super.apply(self, args) || self; }',
-        __literalPrototype: 'function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; }'
+        __literalPrototype: 'function (o, p) { if (p === null || typeof p === "object" || typeof p === "function") { Object.setPrototypeOf(o, p); } return o; }',
+        // TypeScript's __values and __read (for-of, spread, destructuring, yield*) with the checks
+        // the specification makes (GetIterator, IteratorStep): an iterator or an iterator result
+        // that is not an object is a TypeError, where TypeScript's read `.done` of it and looped
+        // forever. The iterators of arrays and strings (native, whose results are always
+        // objects) are used as they are; others go through a wrapper that checks each result.
+        // TypeScript's fallback for array-likes without Symbol.iterator is kept (`arguments`
+        // has none in Duktape).
+        __nativeNexts: '[[][Symbol.iterator]().next, ""[Symbol.iterator]().next]',
+        __checkedIterator: 'function (it) { if (it === null || (typeof it !== "object" && typeof it !== "function")) { throw new TypeError("Result of the Symbol.iterator method is not an object"); } var next = it.next; if (next === __nativeNexts[0] || next === __nativeNexts[1]) { return it; } var checked = { next: function (v) { var r = next.call(it, v); if (r === null || (typeof r !== "object" && typeof r !== "function")) { throw new TypeError("Iterator result " + String(r) + " is not an object"); } return r; } }; ["return", "throw"].forEach(function (name) { Object.defineProperty(checked, name, { get: function () { var f = it[name]; return f === undefined || f === null ? f : function (v) { return f.call(it, v); }; } }); }); return checked; }',
+        __values: 'function (o) { var s = typeof Symbol === "function" && Symbol.iterator, m = s && o[s], i = 0; if (m) { return __checkedIterator(m.call(o)); } if (o && typeof o.length === "number") { return { next: function () { if (o && i >= o.length) { o = void 0; } return { value: o && o[i++], done: !o }; } }; } throw new TypeError(s ? "Object is not iterable." : "Symbol.iterator is not defined."); }',
+        __read: 'function (o, n) { var m = typeof Symbol === "function" && o[Symbol.iterator]; if (!m) { return o; } var i = __checkedIterator(m.call(o)), r, ar = [], e; try { while ((n === void 0 || n-- > 0) && !(r = i.next()).done) { ar.push(r.value); } } catch (error) { e = { error: error }; } finally { try { if (r && !r.done && (m = i["return"])) { m.call(i); } } finally { if (e) { throw e.error; } } } return ar; }'
     };
 
     // `HOLDER.name` (its identifiers are not TypeScript's helper names: the pass after the
@@ -691,6 +702,7 @@
         var parts = ['(function () {', "'use strict';"];
         var names = [];
         ts.getAllUnscopedEmitHelpers().forEach(function (emitHelper) {
+            if (Object.prototype.hasOwnProperty.call(HELPERS, emitHelper.importName)) return; // ours instead
             parts.push(emitHelper.text);
             names.push(emitHelper.importName);
         });
