@@ -21,6 +21,8 @@ struct ModernSyntaxTests {
         #expect(run("const n = 'w'; `a${n}b${1 + 1}`") == "awb2")
         // Tagged templates get the raw strings.
         #expect(run("function tag(s, ...v) { return s.raw[0] + '|' + s[0] + '|' + v[0] } tag`x\\ny${5}`") == "x\\ny|x\ny|5")
+        // ... in frozen arrays, as the specification makes them.
+        #expect(run("function tag(s) { return s } const t = tag`a${1}b`; [Object.isFrozen(t), Object.isFrozen(t.raw), t.length, t.raw.join()].join()") == "true,true,2,a,b")
         // Closures in loops see their own iteration's binding.
         #expect(run("const fs = []; for (let i = 0; i < 3; i++) fs.push(() => i); fs.map(f => f()).join()") == "0,1,2")
     }

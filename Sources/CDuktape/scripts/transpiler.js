@@ -148,6 +148,8 @@
         // objects) are used as they are; others go through a wrapper that checks each result.
         // TypeScript's fallback for array-likes without Symbol.iterator is kept (`arguments`
         // has none in Duktape).
+        // Template objects are frozen, strings and raw strings alike (TypeScript's are not).
+        __makeTemplateObject: 'function (cooked, raw) { Object.defineProperty(cooked, "raw", { value: Object.freeze(raw) }); return Object.freeze(cooked); }',
         __nativeNexts: '[[][Symbol.iterator]().next, ""[Symbol.iterator]().next]',
         __checkedIterator: 'function (it) { if (it === null || (typeof it !== "object" && typeof it !== "function")) { throw new TypeError("Result of the Symbol.iterator method is not an object"); } var next = it.next; if (next === __nativeNexts[0] || next === __nativeNexts[1]) { return it; } var checked = { next: function (v) { var r = next.call(it, v); if (r === null || (typeof r !== "object" && typeof r !== "function")) { throw new TypeError("Iterator result " + String(r) + " is not an object"); } return r; } }; ["return", "throw"].forEach(function (name) { Object.defineProperty(checked, name, { get: function () { var f = it[name]; return f === undefined || f === null ? f : function (v) { return f.call(it, v); }; } }); }); return checked; }',
         __values: 'function (o) { var s = typeof Symbol === "function" && Symbol.iterator, m = s && o[s], i = 0; if (m) { return __checkedIterator(m.call(o)); } if (o && typeof o.length === "number") { return { next: function () { if (o && i >= o.length) { o = void 0; } return { value: o && o[i++], done: !o }; } }; } throw new TypeError(s ? "Object is not iterable." : "Symbol.iterator is not defined."); }',
