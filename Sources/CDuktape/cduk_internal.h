@@ -12,6 +12,8 @@
 
 #include <stdarg.h>
 
+#pragma clang assume_nonnull begin
+
 /* ---- Errors our C code raises ------------------------------------------------- */
 
 /* An error thrown or made by our C built-ins blames the script that called them, as Duktape's own
@@ -59,7 +61,6 @@ __attribute__((format(printf, 3, 4))) static inline duk_idx_t cduk_push_error_ob
 #pragma GCC poison duk_error duk_generic_error duk_eval_error duk_range_error duk_reference_error
 #pragma GCC poison duk_syntax_error duk_type_error duk_uri_error duk_push_error_object
 
-#pragma clang assume_nonnull begin
 
 /* ---- Engine hooks (the configuration overlay in engine.c names them) ---------- */
 

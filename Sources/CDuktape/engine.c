@@ -1464,6 +1464,29 @@ void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
     obj_idx = duk_require_normalize_index(thr, obj_idx);
     duk_hobject *obj = duk_require_hobject_promote_mask(thr, obj_idx, DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
     duk_hstring *key = duk_to_property_key_hstring(thr, -1);
+    /* A proxy: its getOwnPropertyDescriptor trap answers, or, without one, its target (Duktape's
+     * own lookup sees the proxy object, which has no properties). */
+    for (int depth = 0; DUK_HOBJECT_IS_PROXY(obj); depth++) {
+        duk_hproxy *proxy = (duk_hproxy *) obj;
+        if (proxy->target == NULL || proxy->handler == NULL || depth >= 1000) {
+            (void) cduk_type_error(ctx, "the proxy is revoked or nested too deeply");
+        }
+        duk_push_hobject(thr, proxy->handler);
+        duk_get_prop_literal(thr, -1, "getOwnPropertyDescriptor"); /* [.. key handler trap] */
+        if (!duk_is_null_or_undefined(thr, -1)) {
+            duk_swap_top(thr, -2); /* [.. key trap handler] */
+            duk_push_hobject(thr, proxy->target);
+            duk_dup(thr, -4); /* [.. key trap handler target key] */
+            duk_call_method(thr, 2);
+            if (!duk_is_undefined(thr, -1) && !duk_is_object(thr, -1)) {
+                (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave neither an object nor undefined");
+            }
+            duk_remove_m2(thr); /* [.. result] */
+            return;
+        }
+        duk_pop_2(thr);
+        obj = proxy->target;
+    }
     duk_propdesc pd;
     if (!duk_hobject_get_own_propdesc(thr, obj, key, &pd, DUK_GETDESC_FLAG_PUSH_VALUE)) {
         duk_push_undefined(thr);

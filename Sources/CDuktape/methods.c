@@ -904,16 +904,31 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
             /* Duktape's own limit on a walk up a prototype chain (and its error). */
             return cduk_range_error(ctx, "prototype chain limit");
         }
+        if (cduk_is_proxy(ctx, holder)) {
+            /* A proxy on the chain: its trap decides (Duktape's get and set traps see the proxy
+             * as the receiver, not `receiver`). */
+            duk_dup(ctx, 1);
+            if (set) {
+                duk_dup(ctx, 2);
+                duk_put_prop(ctx, holder);
+                duk_push_true(ctx);
+            } else {
+                duk_get_prop(ctx, holder);
+            }
+            return 1;
+        }
         duk_dup(ctx, 1);
         cduk_get_prop_desc(ctx, holder); /* [.. O desc] */
         if (duk_is_object(ctx, -1)) {
-            duk_get_prop_string(ctx, -1, set ? "set" : "get");
-            duk_get_prop_literal(ctx, -2, "value");
+            /* The descriptor's own fields only: a script's Object.prototype.get is not one. */
+            duk_idx_t desc = duk_get_top_index(ctx);
+            duk_push_string(ctx, set ? "set" : "get");
+            (void) cduk_get_own_keyed(ctx, desc);
+            duk_push_literal(ctx, "value");
+            (void) cduk_get_own_keyed(ctx, desc); /* [.. O desc fn value] */
             duk_push_literal(ctx, "get");
-            int has_get = duk_has_prop(ctx, -4);
-            duk_push_literal(ctx, "set");
-            int has_set = duk_has_prop(ctx, -4); /* [.. O desc fn value] */
-            int accessor = has_get || has_set;
+            int accessor = cduk_get_own_keyed(ctx, desc);
+            duk_pop(ctx);
             if (accessor) {
                 if (!duk_is_callable(ctx, -2)) {
                     duk_push_boolean(ctx, 0);
@@ -936,7 +951,8 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
             if (!set) {
                 return 1; /* the value */
             }
-            duk_get_prop_literal(ctx, -3, "writable");
+            duk_push_literal(ctx, "writable");
+            (void) cduk_get_own_keyed(ctx, desc);
             if (!duk_to_boolean(ctx, -1)) {
                 duk_push_false(ctx);
                 return 1;
@@ -959,12 +975,22 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
         duk_push_false(ctx);
         return 1;
     }
+    if (cduk_is_proxy(ctx, receiver)) {
+        duk_dup(ctx, 1);
+        duk_dup(ctx, 2);
+        duk_put_prop(ctx, receiver); /* its set trap (or its target's property) */
+        duk_push_true(ctx);
+        return 1;
+    }
     duk_dup(ctx, 1);
     cduk_get_prop_desc(ctx, receiver);
     if (duk_is_object(ctx, -1)) {
+        duk_idx_t desc = duk_get_top_index(ctx);
         duk_push_literal(ctx, "get");
-        int accessor = duk_has_prop(ctx, -2);
-        duk_get_prop_literal(ctx, -2, "writable");
+        int accessor = cduk_get_own_keyed(ctx, desc);
+        duk_pop(ctx);
+        duk_push_literal(ctx, "writable");
+        (void) cduk_get_own_keyed(ctx, desc);
         if (accessor || !duk_to_boolean(ctx, -1)) {
             duk_push_false(ctx);
             return 1;

@@ -245,6 +245,31 @@ struct ModernBuiltinsTests {
         #expect(run("Array.prototype.find = 3; Object.getOwnPropertyDescriptor(Array.prototype, 'find').value") == "3")
     }
 
+    /// Reflect.get and Reflect.set with a receiver reach a proxy's traps (on the target or on its
+    /// prototype chain), and the descriptor functions forward to a proxy's trap or target; none
+    /// of them reads a script's `Object.prototype.get` or `writable` as a descriptor field (an
+    /// outside attack found the traps skipped).
+    @Test func reflectAndDescriptorsGoThroughProxies() {
+        #expect(run("""
+            var log = [], target = {}, receiver = {};
+            var p = new Proxy(target, { get: function (t, k) { log.push('get ' + k); return 'trap'; },
+                                        set: function (t, k, v) { log.push('set ' + k); return true; } });
+            [Reflect.get(p, 'x', receiver), Reflect.set(p, 'y', 1, receiver), Reflect.get(Object.create(p), 'z', receiver),
+             Object.keys(receiver).length, log.join(';')].join()
+            """) == "trap,true,trap,0,get x;set y;get z")
+        #expect(run("""
+            var p = new Proxy({ a: 1 }, {}), q = new Proxy({}, { getOwnPropertyDescriptor: function (t, k) {
+                return { value: 'from ' + k, writable: false, enumerable: true, configurable: true }; } });
+            [Object.hasOwn(p, 'a'), Object.hasOwn(p, 'b'), Object.getOwnPropertyDescriptor(p, 'a').value,
+             JSON.stringify(Object.entries(p)), Object.getOwnPropertyDescriptor(q, 'k').value].join()
+            """) == "true,false,1,[[\"a\",1]],from k")
+        #expect(run("""
+            Object.prototype.get = function () { return 'polluted'; }; Object.prototype.writable = false;
+            var o = { a: 1 }, r = {};
+            [Reflect.get(o, 'a', r), Reflect.set(r, 'b', 2, o), o.b].join()
+            """) == "1,true,2")
+    }
+
     @Test func largeIndicesAreNotTruncated() {
         #expect(run("var o = { length: Math.pow(2, 40), 0: 'zero' }; o[Math.pow(2, 33)] = 'far'; [Array.prototype.at.call(o, Math.pow(2, 33)), String(Array.prototype.at.call(o, Math.pow(2, 32) + 1))].join()")
             == "far,undefined")
