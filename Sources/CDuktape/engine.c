@@ -1173,6 +1173,50 @@ int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
     return state;
 }
 
+/* 1 when the key at entry i of h is one cduk_pnamed_keys lists in `pass` (0 strings, 1 symbols). */
+static int cduk__is_named_key(duk_heap *heap, duk_hobject *h, duk_uint_fast32_t i, int pass) {
+    duk_hstring *key = DUK_HOBJECT_E_GET_KEY(heap, h, i);
+    if (key == NULL || DUK_HSTRING_HAS_HIDDEN(key) || DUK_HSTRING_HAS_ARRIDX(key) ||
+        !(DUK_HOBJECT_E_GET_FLAGS(heap, h, i) & DUK_PROPDESC_FLAG_ENUMERABLE)) {
+        return 0;
+    }
+    return DUK_HSTRING_HAS_SYMBOL(key) ? pass == 1 : pass == 0;
+}
+
+static duk_ret_t cduk__named_keys(duk_context *ctx, void *udata) {
+    (void) udata;
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, -1);
+    if (h == NULL || DUK_HOBJECT_IS_PROXY(h)) {
+        duk_push_undefined(thr);
+        return 1;
+    }
+    /* Counted first, the array made with room for them all, then filled: nothing allocates while
+     * the table is walked, so no collection can compact it meanwhile. */
+    duk_uint32_t count = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (duk_uint_fast32_t i = 0; i < DUK_HOBJECT_GET_ENEXT(h); i++) {
+            count += (duk_uint32_t) cduk__is_named_key(thr->heap, h, i, pass);
+        }
+    }
+    duk_push_array(thr);
+    cduk_reserve_array(ctx, -1, count);
+    duk_uarridx_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (duk_uint_fast32_t i = 0; i < DUK_HOBJECT_GET_ENEXT(h) && n < count; i++) {
+            if (cduk__is_named_key(thr->heap, h, i, pass)) {
+                duk_push_hstring(thr, DUK_HOBJECT_E_GET_KEY(thr->heap, h, i));
+                duk_put_prop_index(thr, -2, n++);
+            }
+        }
+    }
+    return 1;
+}
+
+duk_int_t cduk_pnamed_keys(duk_context *ctx) {
+    return cduk__protect(ctx, cduk__named_keys, NULL, 1, 1);
+}
+
 int cduk_looks_frozen(duk_context *ctx, duk_idx_t obj_idx) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);

@@ -101,6 +101,16 @@ extension JSValue {
         }
     }
 
+    /// The object's own enumerable keys that are not array indices (strings, then symbols),
+    /// read without listing its indices: the runtime's console shows a large array's named
+    /// properties this way. nil for a proxy or a primitive. Runs no script.
+    package var namedOwnKeys: JSValue? {
+        guard case .reference = storage,
+            let keys = try? owner.withStack({ stack throws(JSException) in try stack.namedKeys(self) }), !keys.isUndefined
+        else { return nil }
+        return keys
+    }
+
     // MARK: - Awaiting from Swift
 
     /// Waits for this value as JavaScript's `await` does: a promise's fulfillment value, a

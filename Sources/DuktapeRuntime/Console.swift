@@ -60,11 +60,15 @@ public final class Console: Sendable {
             inspection?.setValue(found.entries, forProperty: "entries")
             return inspection
         }
+        // An array's or typed array's named keys, without listing its indices.
+        let namedKeys = JSValue(newFunctionIn: context) { _, arguments -> JSValue? in
+            arguments.first?.namedOwnKeys
+        }
         do {
             let made = try HostScript.run(
                 HostScript.console, in: context,
                 natives: HostScript.table(
-                    [("write", write), ("now", now), ("promise", promise), ("collection", collection)], in: context))
+                    [("write", write), ("now", now), ("promise", promise), ("collection", collection), ("namedKeys", namedKeys)], in: context))
             context.globalObject.setValue(made.forProperty("console"), forProperty: "console")
             inspectFunction = made.forProperty("inspect")
             formatFunction = made.forProperty("format")

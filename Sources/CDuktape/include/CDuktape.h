@@ -440,6 +440,13 @@ duk_int_t cduk_ppromise_result(duk_context *ctx, int *state);
  * for the others. Runs no script. */
 duk_int_t cduk_pcollection_entries(duk_context *ctx, duk_uint_t limit, int *kind, duk_uint_t *size);
 
+/* [value] -> [keys|undefined], for inspecting an array or a typed array without listing its
+ * indices: the object's own enumerable keys that are not array indices (strings in order, then
+ * symbols; hidden symbols left out), read from its property table in time proportional to its
+ * named properties, not its length. undefined for a proxy or a value that is not an object.
+ * Runs no script. */
+duk_int_t cduk_pnamed_keys(duk_context *ctx);
+
 /* [function] -> []: queues a job calling function() (what it throws is reported). */
 duk_int_t cduk_pqueue_call(duk_context *ctx);
 

@@ -39,6 +39,15 @@ extension EngineStack {
         return (Int(kind), Int(size), try self.value(at: -1))
     }
 
+    /// `value`'s own enumerable keys that are not array indices (cduk_pnamed_keys), or
+    /// undefined for a proxy or a primitive.
+    func namedKeys(_ value: JSValue) throws(JSException) -> JSValue {
+        try push(value)
+        try check(cduk_pnamed_keys(ctx))
+        defer { duk_pop(ctx) }
+        return try self.value(at: -1)
+    }
+
     /// [value onFulfilled onRejected] -> []: the handlers become reactions of
     /// `Promise.resolve(value)`, with no derived promise (what they throw is reported as a job's
     /// exception).

@@ -25,6 +25,7 @@ var keysOf = primordials.ObjectKeys,
 // A promise's state and result (Console.swift's native: the engine's own slots, which no
 // script can read), or null where the host gives none.
 var promiseOf = typeof natives.promise === 'function' ? natives.promise : null;
+var namedKeysOf = typeof natives.namedKeys === 'function' ? natives.namedKeys : null;
 // A Map's or Set's size and first entries, or a WeakMap's or WeakSet's kind (Console.swift's
 // native: found by the engine's own slot, so an object that only claims the tag is not one).
 var collectionOf = typeof natives.collection === 'function' ? natives.collection : null,
@@ -49,6 +50,12 @@ function formatValue(ctx, value, depth) {
 }
 
 function ownKeys(ctx, value, skipIndices) {
+    if (skipIndices && !ctx.showHidden && namedKeysOf !== null) {
+        // From the host: the named keys without listing every index (Object.keys of a large
+        // array makes a string for each element). undefined for a proxy.
+        var named = namedKeysOf(value);
+        if (named !== undefined) return named;
+    }
     if (skipIndices && !ctx.showHidden && engineInfo !== null) {
         var info = engineInfo(value);
         if (info !== null && typeof info === 'object' && info.enext === 0 && (skipIndices !== 'array' || info.class === arrayClass)) return [];
@@ -265,7 +272,9 @@ function formatArrayBuffer(ctx, value, depth, output) {
 // Arrays of more than six short entries are laid out in aligned columns.
 function groupArrayElements(ctx, output, value) {
     var totalLength = 0, maxLength = 0, count = output.length, separatorSpace = 2, lengths = [];
-    if (count > 0 && slice(output[count - 1], 0, 4) === '... ') count--;
+    // As Node: past 100 entries the last one (the "... more items" line, or the last of the
+    // array's named properties after it) is left out of the columns and follows them.
+    if (count > 100) count--;
     for (var i = 0; i < count; i++) {
         var len = output[i].length;
         lengths[i] = len;

@@ -104,7 +104,7 @@ final class PageWebSockets: @unchecked Sendable {
             send: JSValue(newFunctionIn: context) { [weak self] (id: Int, bytes: JSValue, open: Bool) -> Int in
                 guard let self else { return 0 }
                 var buffer = ByteBuffer()
-                bytes.withUnsafeUint8ArrayBytes { buffer.writeBytes($0) }  // one copy, from the engine's bytes
+                _ = bytes.withUnsafeUint8ArrayBytes { buffer.writeBytes($0) }  // one copy, from the engine's bytes
                 return self.send(id, text: false, buffer, open: open)
             },
             sendText: JSValue(newFunctionIn: context) { [weak self] (id: Int, text: String, open: Bool) -> Int in
