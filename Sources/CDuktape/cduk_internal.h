@@ -228,7 +228,8 @@ enum {
     CDUK_OWN_CONFIGURABLE = 2,
     CDUK_OWN_ENUMERABLE = 4,
     CDUK_OWN_WRITABLE = 8,      /* a writable data property */
-    CDUK_OWN_PENDING_LAZY = 16  /* the accessor of a built-in not made yet (cduk_lazy_get) */
+    CDUK_OWN_PENDING_LAZY = 16, /* the accessor of a built-in not made yet (cduk_lazy_get) */
+    CDUK_OWN_ACCESSOR = 32
 };
 int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx);
 

@@ -1163,6 +1163,7 @@ int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
     if (flags & DUK_PROPDESC_FLAG_CONFIGURABLE) state |= CDUK_OWN_CONFIGURABLE;
     if (flags & DUK_PROPDESC_FLAG_ENUMERABLE) state |= CDUK_OWN_ENUMERABLE;
     if (flags & DUK_PROPDESC_FLAG_ACCESSOR) {
+        state |= CDUK_OWN_ACCESSOR;
         duk_hobject *get = DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, h, e_idx);
         if (get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get) {
             state |= CDUK_OWN_PENDING_LAZY;

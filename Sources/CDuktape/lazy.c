@@ -169,6 +169,13 @@ static void cduk__define_from_descriptor(duk_context *ctx, duk_idx_t owner) {
     duk_def_prop(ctx, owner, flags);
 }
 
+/* [owner] -> [undefined]: the installer (udata) on the owner, called protected. */
+static duk_ret_t cduk__install_body(duk_context *ctx, void *udata) {
+    const cduk__lazy_entry *entry = (const cduk__lazy_entry *) udata;
+    entry->install(ctx, duk_get_top_index(ctx), entry->argument);
+    return 0;
+}
+
 /* Runs the installer of owner's entry `key` (of kind `kind`); 0 when there is none. */
 static int cduk__lazy_install(duk_context *ctx, duk_idx_t owner, cduk_realm_object kind, const char *key, duk_size_t length) {
     const cduk__lazy_entry *entry = NULL;
@@ -203,20 +210,31 @@ static int cduk__lazy_install(duk_context *ctx, duk_idx_t owner, cduk_realm_obje
         group[count++] = i;
     }
     int frozen = cduk_looks_frozen(ctx, owner);
-    entry->install(ctx, owner, entry->argument);
+    /* Protected: an installer can fail partway (the memory limit, or a script's getter it reads),
+     * and what it defined must still be put back before the error goes on. */
+    duk_dup(ctx, owner);
+    int failed = duk_safe_call(ctx, cduk__install_body, (void *) entry, 1, 1) != DUK_EXEC_SUCCESS;
+    duk_idx_t outcome = duk_get_top_index(ctx); /* the error, or undefined */
     /* After: the script's changes put back, and frozen or sealed names kept so. */
     for (size_t n = 0; n < count; n++) {
         int state = states[n];
-        if ((state & CDUK_OWN_PENDING_LAZY) && (state & CDUK_OWN_CONFIGURABLE)) {
-            continue; /* the usual case: the installer's property stands */
-        }
         duk_push_string(ctx, cduk__lazy_entries[group[n]].key);
         if (state & CDUK_OWN_PENDING_LAZY) {
-            duk_dup_top(ctx);
-            duk_get_prop(ctx, owner); /* [.. key value] (a data property now) */
-            duk_def_prop(ctx, owner, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_CLEAR_CONFIGURABLE | DUK_DEFPROP_FORCE |
-                                         (frozen ? DUK_DEFPROP_CLEAR_WRITABLE : DUK_DEFPROP_SET_WRITABLE) |
-                                         (state & CDUK_OWN_ENUMERABLE ? DUK_DEFPROP_SET_ENUMERABLE : DUK_DEFPROP_CLEAR_ENUMERABLE));
+            int now = cduk_own_property_state(ctx, owner);
+            if ((now & CDUK_OWN_PENDING_LAZY) || ((state & CDUK_OWN_CONFIGURABLE) && !(state & CDUK_OWN_ENUMERABLE))) {
+                duk_pop(ctx); /* not made (a failed installer), or made as the accessor stood: as it is */
+                continue;
+            }
+            /* The attributes the script gave the accessor, on what the installer made (a data
+             * property, or an accessor such as Symbol.prototype.description: its value is not
+             * read, so no getter runs). Read-only when the owner was frozen. */
+            duk_uint_t flags = DUK_DEFPROP_FORCE | DUK_DEFPROP_HAVE_CONFIGURABLE | DUK_DEFPROP_HAVE_ENUMERABLE |
+                               (state & CDUK_OWN_CONFIGURABLE ? DUK_DEFPROP_CONFIGURABLE : 0) |
+                               (state & CDUK_OWN_ENUMERABLE ? DUK_DEFPROP_ENUMERABLE : 0);
+            if (!(now & CDUK_OWN_ACCESSOR)) {
+                flags |= DUK_DEFPROP_HAVE_WRITABLE | (frozen ? 0 : DUK_DEFPROP_WRITABLE);
+            }
+            duk_def_prop(ctx, owner, flags);
         } else if (!(state & CDUK_OWN_PRESENT)) {
             duk_del_prop(ctx, owner); /* deleted by the script: the installer's one goes */
         } else {
@@ -224,7 +242,11 @@ static int cduk__lazy_install(duk_context *ctx, duk_idx_t owner, cduk_realm_obje
             cduk__define_from_descriptor(ctx, owner);
         }
     }
-    duk_pop(ctx); /* saved */
+    if (failed) {
+        duk_dup(ctx, outcome);
+        (void) duk_throw(ctx);
+    }
+    duk_pop_2(ctx); /* saved, outcome */
     return 1;
 }
 

@@ -217,6 +217,31 @@ struct ModernBuiltinsTests {
             """) == "5,undefined,false,mine,function")
     }
 
+    /// An installer that fails partway (a script's getter it reads throws, or the memory limit)
+    /// still leaves a frozen owner frozen, and an accessor built-in of a frozen owner
+    /// (`Symbol.prototype.description`) is made without running its getter; a script's
+    /// enumerable pending name stays enumerable.
+    @Test func aFailedOrAccessorInstallKeepsTheOwnersAttributes() {
+        #expect(run("""
+            var TA = Object.getPrototypeOf(Uint8Array.prototype), out = [], join = Array.prototype.join;
+            Object.freeze(TA);
+            Object.defineProperty(Array.prototype, 'join', { get: function () { throw new Error('no'); }, configurable: true });
+            try { new Uint8Array(1).map; out.push('made'); } catch (e) { out.push(e.message); }
+            out.push(Object.isFrozen(TA));
+            Object.defineProperty(Array.prototype, 'join', { value: join, writable: true, configurable: true });
+            out.join()
+            """) == "no,true")
+        #expect(run("""
+            Object.freeze(Symbol.prototype);
+            [Symbol('x').description, Object.isFrozen(Symbol.prototype), typeof Object.getOwnPropertyDescriptor(Symbol.prototype, 'description').get].join()
+            """) == "x,true,function")
+        #expect(run("""
+            Object.defineProperty(Array.prototype, 'flat', { enumerable: true });
+            var keys = []; for (var k in []) keys.push(k);
+            [keys.join(), typeof [].flat, Object.getOwnPropertyDescriptor(Array.prototype, 'flat').enumerable].join()
+            """) == "flat,function,true")
+    }
+
     /// Before first use a built-in is an accessor on its owner (lazy.c); the descriptor functions
     /// make it first, so a script sees the property the specification gives it.
     @Test func descriptorsShowTheBuiltInsNotThePendingAccessors() {
