@@ -233,6 +233,10 @@ enum {
 };
 int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx);
 
+/* [] -> [target handler] and 1 for a proxy at idx (a revoked one is a TypeError); [] and 0 for
+ * anything else. engine.c. */
+int cduk_push_proxy_parts(duk_context *ctx, duk_idx_t idx);
+
 /* 1 when the object at obj_idx is frozen as Object.freeze leaves it: not extensible, no
  * configurable property and no writable data property (Object.isFrozen without running proxy
  * traps). engine.c. */

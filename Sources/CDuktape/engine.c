@@ -1218,6 +1218,21 @@ duk_int_t cduk_pnamed_keys(duk_context *ctx) {
     return cduk__protect(ctx, cduk__named_keys, NULL, 1, 1);
 }
 
+int cduk_push_proxy_parts(duk_context *ctx, duk_idx_t idx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_hobject *h = duk_get_hobject(thr, idx);
+    if (h == NULL || !DUK_HOBJECT_IS_PROXY(h)) {
+        return 0;
+    }
+    duk_hproxy *proxy = (duk_hproxy *) h;
+    if (proxy->target == NULL || proxy->handler == NULL) {
+        (void) cduk_type_error(ctx, "the proxy is revoked");
+    }
+    duk_push_hobject(thr, proxy->target);
+    duk_push_hobject(thr, proxy->handler);
+    return 1;
+}
+
 int cduk_looks_frozen(duk_context *ctx, duk_idx_t obj_idx) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
@@ -1571,6 +1586,27 @@ void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
     obj_idx = duk_require_normalize_index(thr, obj_idx);
     duk_hobject *obj = duk_require_hobject_promote_mask(thr, obj_idx, DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
     duk_hstring *key = duk_to_property_key_hstring(thr, -1);
+    /* A proxy without a getOwnPropertyDescriptor trap stands for its target, whose built-ins
+     * are made as its own would be (cduk_get_prop_desc calls a trap). */
+    duk_idx_t pushed = 0;
+    for (int depth = 0; DUK_HOBJECT_IS_PROXY(obj) && depth < 1000; depth++) {
+        duk_hproxy *proxy = (duk_hproxy *) obj;
+        if (proxy->target == NULL || proxy->handler == NULL) {
+            break; /* cduk_get_prop_desc says so */
+        }
+        duk_push_hobject(thr, proxy->handler);
+        duk_get_prop_literal(thr, -1, "getOwnPropertyDescriptor");
+        int trapped = !duk_is_null_or_undefined(thr, -1);
+        duk_pop_2(thr);
+        if (trapped) {
+            break;
+        }
+        obj = proxy->target;
+        duk_push_hobject(thr, obj);
+        duk_insert(thr, -2); /* [.. target key] */
+        obj_idx = duk_get_top_index(thr) - 1;
+        pushed++;
+    }
     duk_int_t e_idx = -1, h_idx = -1;
     duk_hobject_find_entry(thr->heap, obj, key, &e_idx, &h_idx);
     if (e_idx >= 0 && DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, obj, e_idx)) {
@@ -1582,7 +1618,10 @@ void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
             duk_pop_2_unsafe(thr);
         }
     }
-    cduk_get_prop_desc(ctx, obj_idx);
+    cduk_get_prop_desc(ctx, obj_idx); /* [.. targets desc] */
+    for (duk_idx_t i = 0; i < pushed; i++) {
+        duk_remove_m2(thr);
+    }
 }
 
 void cduk_push_to_string_tag_symbol(duk_context *ctx) {

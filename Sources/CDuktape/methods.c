@@ -904,18 +904,27 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
             /* Duktape's own limit on a walk up a prototype chain (and its error). */
             return cduk_range_error(ctx, "prototype chain limit");
         }
-        if (cduk_is_proxy(ctx, holder)) {
-            /* A proxy on the chain: its trap decides (Duktape's get and set traps see the proxy
-             * as the receiver, not `receiver`). */
-            duk_dup(ctx, 1);
-            if (set) {
-                duk_dup(ctx, 2);
-                duk_put_prop(ctx, holder);
-                duk_push_true(ctx);
-            } else {
-                duk_get_prop(ctx, holder);
+        if (cduk_push_proxy_parts(ctx, holder)) { /* [.. O target handler] */
+            /* A proxy on the chain: its trap answers, called with the receiver; without one,
+             * the walk goes on at its target (the specification's proxy [[Get]] and [[Set]]). */
+            duk_get_prop_string(ctx, -1, set ? "set" : "get");
+            if (!duk_is_null_or_undefined(ctx, -1)) {
+                duk_swap_top(ctx, -2); /* [.. O target trap handler] */
+                duk_dup(ctx, -3);
+                duk_dup(ctx, 1);
+                if (set) {
+                    duk_dup(ctx, 2);
+                }
+                duk_dup(ctx, receiver);
+                duk_call_method(ctx, set ? 4 : 3);
+                if (set) {
+                    duk_push_boolean(ctx, duk_to_boolean(ctx, -1));
+                }
+                return 1;
             }
-            return 1;
+            duk_pop_2(ctx);
+            duk_replace(ctx, holder);
+            continue;
         }
         duk_dup(ctx, 1);
         cduk_get_prop_desc(ctx, holder); /* [.. O desc] */
@@ -975,12 +984,14 @@ static duk_ret_t cduk__reflect_get_set(duk_context *ctx) {
         duk_push_false(ctx);
         return 1;
     }
-    if (cduk_is_proxy(ctx, receiver)) {
-        duk_dup(ctx, 1);
-        duk_dup(ctx, 2);
-        duk_put_prop(ctx, receiver); /* its set trap (or its target's property) */
-        duk_push_true(ctx);
-        return 1;
+    /* A proxy receiver: Duktape's proxies have no defineProperty trap, so the property is its
+     * target's (what the specification does for a proxy without that trap). */
+    for (int depth = 0; cduk_push_proxy_parts(ctx, receiver); depth++) {
+        if (depth == CDUK__CHAIN_LIMIT) {
+            return cduk_range_error(ctx, "prototype chain limit");
+        }
+        duk_pop(ctx);
+        duk_replace(ctx, receiver);
     }
     duk_dup(ctx, 1);
     cduk_get_prop_desc(ctx, receiver);

@@ -97,6 +97,31 @@ struct ModernSyntaxTests {
             const it = g(); it.next(); it.throw(new Error('in'));
             [a, b, [...good].join('-'), returned, thrown].join()
             """) == "0,1,0-1-2,1,1")
+        // An iterator whose next() throws or gives a non-object is not closed by destructuring.
+        #expect(run("""
+            let closed = 0;
+            const it = { [Symbol.iterator]() { let n = 0; return { next: () => n++ ? 3 : { value: 1, done: false }, return() { closed++; return {} } } } };
+            let name = '';
+            try { const [a, b] = it } catch (e) { name = e.name }
+            name + closed
+            """) == "TypeError0")
+    }
+
+    /// for await over an async iterator whose next() settles to a non-object is a TypeError,
+    /// not an endless loop (an outside review).
+    @Test func forAwaitRejectsNonObjectResults() async throws {
+        let context = JSContext()!
+        let result = try #require(context.evaluateScript("""
+            (async () => {
+                const out = [];
+                try { for await (const v of { [Symbol.asyncIterator]() { return { next() { return 7 } } } }) { out.push(v) } } catch (e) { out.push(e.name) }
+                const good = { [Symbol.asyncIterator]() { let i = 0; return { next: () => Promise.resolve({ value: i++, done: i > 2 }) } } };
+                for await (const v of good) out.push(v);
+                for await (const v of [Promise.resolve('p'), 'q']) out.push(v);
+                return out.join();
+            })()
+            """))
+        #expect(try await result.awaited().toString() == "TypeError,0,1,p,q")
     }
 
     @Test func asyncFunctionsFollowTheJobOrder() {
@@ -333,9 +358,13 @@ struct ModernSyntaxHostileTests {
             try? FileManager.default.removeItem(at: directory)
         }
         let lowered = directory.appendingPathComponent("lowered")
-        let source = "const unique\(UUID().uuidString.prefix(8)) = (x) => x ** 2; 7"
+        let unique = "unique\(UUID().uuidString.prefix(8))"
+        let source = "const \(unique) = (x) => x ** 2; 7"
         let first = try JSTranspiler.transpile(source)
+        // The cache directory is global: tests running beside this one may add their entries.
+        // This test's entry is the one that holds its source.
         let entries = try FileManager.default.contentsOfDirectory(at: lowered, includingPropertiesForKeys: nil)
+            .filter { (try? Data(contentsOf: $0))?.range(of: Data(unique.utf8)) != nil }
         #expect(entries.count == 1)
         // Read back from disk (not memory): the same code.
         Transpiler.shared.forgetRemembered()
