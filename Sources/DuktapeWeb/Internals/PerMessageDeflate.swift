@@ -184,11 +184,7 @@ final class PerMessageDeflate {
             deflater.pointee.next_in = UnsafeMutablePointer(mutating: source.bindMemory(to: Bytef.self).baseAddress)
             deflater.pointee.avail_in = UInt32(source.count)
             repeat {
-                if used == scratch.bytes.count {
-                    output.writeBytes(UnsafeRawBufferPointer(scratch.bytes))
-                    used = 0
-                }
-                let target = UnsafeMutableRawBufferPointer(rebasing: scratch.bytes[used...])
+                let target = scratch.room(after: &used, spillingInto: &output)
                 deflater.pointee.next_out = target.bindMemory(to: Bytef.self).baseAddress
                 deflater.pointee.avail_out = UInt32(clamping: target.count)
                 status = deflate(deflater, Z_SYNC_FLUSH)
@@ -199,10 +195,8 @@ final class PerMessageDeflate {
         }
         if resetsDeflater { deflateReset(deflater) }
         guard status == Z_OK || status == Z_BUF_ERROR, output.readableBytes + used >= 4 else { return nil }
-        // The `00 00 FF FF` tail is the last 4 bytes written.
-        if output.readableBytes == 0 { output.reserveCapacity(used) }
-        output.writeBytes(UnsafeRawBufferPointer(rebasing: scratch.bytes[..<used]))
-        output.moveWriterIndex(to: output.writerIndex - 4)
+        scratch.drain(used, into: &output)
+        output.moveWriterIndex(to: output.writerIndex - 4)  // the `00 00 FF FF` tail, the last 4 bytes written
         if output.readableBytes == 0 { output.writeInteger(UInt8(0)) }  // §7.2.3.6
         return output
     }
@@ -221,10 +215,7 @@ final class PerMessageDeflate {
         var used = 0
         try inflate(part, scratch: scratch, used: &used, into: &output, limit: limit)
         if final { try inflate(ByteBuffer(bytes: [0, 0, 0xFF, 0xFF]), scratch: scratch, used: &used, into: &output, limit: limit) }
-        if used > 0 {
-            if output.readableBytes == 0 { output.reserveCapacity(used) }
-            output.writeBytes(UnsafeRawBufferPointer(rebasing: scratch.bytes[..<used]))
-        }
+        scratch.drain(used, into: &output)
         return output
     }
 
@@ -243,11 +234,7 @@ final class PerMessageDeflate {
                 inflater.pointee.next_out = nil
             }
             while true {
-                if used == scratch.bytes.count {
-                    output.writeBytes(UnsafeRawBufferPointer(scratch.bytes))
-                    used = 0
-                }
-                let target = UnsafeMutableRawBufferPointer(rebasing: scratch.bytes[used...])
+                let target = scratch.room(after: &used, spillingInto: &output)
                 inflater.pointee.next_out = target.bindMemory(to: Bytef.self).baseAddress
                 inflater.pointee.avail_out = UInt32(clamping: target.count)
                 let status = CZlib.inflate(inflater, Z_SYNC_FLUSH)
@@ -282,6 +269,24 @@ final class ZlibScratch: @unchecked Sendable {  // used by its own thread only
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
 
     deinit { bytes.deallocate() }
+
+    /// The free part of the scratch after its first `used` bytes; a full scratch is moved to
+    /// `output` first.
+    func room(after used: inout Int, spillingInto output: inout ByteBuffer) -> UnsafeMutableRawBufferPointer {
+        if used == bytes.count {
+            output.writeBytes(UnsafeRawBufferPointer(bytes))
+            used = 0
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: bytes[used...])
+    }
+
+    /// Moves the first `used` bytes to `output`: into a buffer of their own size when `output`
+    /// has nothing yet.
+    func drain(_ used: Int, into output: inout ByteBuffer) {
+        guard used > 0 else { return }
+        if output.readableBytes == 0 { output.reserveCapacity(used) }
+        output.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[..<used]))
+    }
 
     private static let perThread = ThreadSpecificVariable<ZlibScratch>()
 
