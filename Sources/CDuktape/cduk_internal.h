@@ -227,7 +227,6 @@ enum {
     CDUK_OWN_PRESENT = 1,
     CDUK_OWN_CONFIGURABLE = 2,
     CDUK_OWN_ENUMERABLE = 4,
-    CDUK_OWN_WRITABLE = 8,      /* a writable data property */
     CDUK_OWN_PENDING_LAZY = 16, /* the accessor of a built-in not made yet (cduk_lazy_get) */
     CDUK_OWN_ACCESSOR = 32
 };

@@ -1168,8 +1168,6 @@ int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
         if (get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get) {
             state |= CDUK_OWN_PENDING_LAZY;
         }
-    } else if (flags & DUK_PROPDESC_FLAG_WRITABLE) {
-        state |= CDUK_OWN_WRITABLE;
     }
     return state;
 }
