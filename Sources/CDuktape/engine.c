@@ -1146,6 +1146,17 @@ void cduk_make_room_for_index(duk_context *ctx, duk_idx_t obj_idx, duk_uint32_t 
     }
 }
 
+/* The getter of h's own accessor for key when it is a pending built-in's (lazy.c), else NULL. */
+static duk_hobject *cduk__own_lazy_getter(duk_hthread *thr, duk_hobject *h, duk_hstring *key) {
+    duk_int_t e_idx = -1, h_idx = -1;
+    duk_hobject_find_entry(thr->heap, h, key, &e_idx, &h_idx);
+    if (e_idx < 0 || !DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, h, e_idx)) {
+        return NULL;
+    }
+    duk_hobject *get = DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, h, e_idx);
+    return get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get ? get : NULL;
+}
+
 int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
@@ -1164,8 +1175,7 @@ int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
     if (flags & DUK_PROPDESC_FLAG_ENUMERABLE) state |= CDUK_OWN_ENUMERABLE;
     if (flags & DUK_PROPDESC_FLAG_ACCESSOR) {
         state |= CDUK_OWN_ACCESSOR;
-        duk_hobject *get = DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, h, e_idx);
-        if (get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get) {
+        if (cduk__own_lazy_getter(thr, h, key) != NULL) {
             state |= CDUK_OWN_PENDING_LAZY;
         }
     }
@@ -1517,33 +1527,58 @@ void cduk_push_resume_root(duk_context *ctx) {
  * replaces) fill the descriptor by assignment, so a setter a script put on Object.prototype
  * ("value", "get", "enumerable"...) runs and the descriptor lacks that property: the library
  * reading it would read the script's getter instead. The same descriptor, its properties defined. [.. key] -> [.. desc|undefined] */
-void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
+/* [..] -> [.. trap|undefined]: the object whose own properties describe obj's: obj, or for a
+ * proxy without a getOwnPropertyDescriptor trap its target (down a chain of them); a proxy with
+ * the trap is returned itself, its trap pushed. May throw (a revoked proxy, a handler's getter). */
+static duk_hobject *cduk__descriptor_holder(duk_hthread *thr, duk_hobject *obj) {
+    for (int depth = 0; DUK_HOBJECT_IS_PROXY(obj); depth++) {
+        duk_hproxy *proxy = (duk_hproxy *) obj;
+        if (proxy->target == NULL || proxy->handler == NULL || depth >= 1000) {
+            (void) cduk_type_error((duk_context *) thr, "the proxy is revoked or nested too deeply");
+        }
+        duk_push_hobject(thr, proxy->handler);
+        duk_get_prop_literal(thr, -1, "getOwnPropertyDescriptor");
+        duk_remove_m2(thr);
+        if (!duk_is_null_or_undefined(thr, -1)) {
+            return obj;
+        }
+        duk_pop(thr);
+        obj = proxy->target;
+    }
+    duk_push_undefined(thr);
+    return obj;
+}
+
+/* cduk_get_prop_desc, and with `make_pending` cduk_get_own_prop_desc. */
+static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pending) {
     duk_hthread *thr = (duk_hthread *) ctx;
     obj_idx = duk_require_normalize_index(thr, obj_idx);
     duk_hobject *obj = duk_require_hobject_promote_mask(thr, obj_idx, DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
     duk_hstring *key = duk_to_property_key_hstring(thr, -1);
     /* A proxy: its getOwnPropertyDescriptor trap answers, or, without one, its target (Duktape's
      * own lookup sees the proxy object, which has no properties). */
-    for (int depth = 0; DUK_HOBJECT_IS_PROXY(obj); depth++) {
-        duk_hproxy *proxy = (duk_hproxy *) obj;
-        if (proxy->target == NULL || proxy->handler == NULL || depth >= 1000) {
-            (void) cduk_type_error(ctx, "the proxy is revoked or nested too deeply");
-        }
+    duk_hobject *holder = cduk__descriptor_holder(thr, obj); /* [.. key trap|undefined] */
+    if (!duk_is_undefined(thr, -1)) {
+        duk_hproxy *proxy = (duk_hproxy *) holder;
         duk_push_hobject(thr, proxy->handler);
-        duk_get_prop_literal(thr, -1, "getOwnPropertyDescriptor"); /* [.. key handler trap] */
-        if (!duk_is_null_or_undefined(thr, -1)) {
-            duk_swap_top(thr, -2); /* [.. key trap handler] */
-            duk_push_hobject(thr, proxy->target);
-            duk_dup(thr, -4); /* [.. key trap handler target key] */
-            duk_call_method(thr, 2);
-            if (!duk_is_undefined(thr, -1) && !duk_is_object(thr, -1)) {
-                (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave neither an object nor undefined");
-            }
-            duk_remove_m2(thr); /* [.. result] */
-            return;
+        duk_push_hobject(thr, proxy->target);
+        duk_dup(thr, -4); /* [.. key trap handler target key] */
+        duk_call_method(thr, 2);
+        if (!duk_is_undefined(thr, -1) && !duk_is_object(thr, -1)) {
+            (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave neither an object nor undefined");
         }
-        duk_pop_2(thr);
-        obj = proxy->target;
+        duk_remove_m2(thr); /* [.. result] */
+        return;
+    }
+    duk_pop(thr);
+    obj = holder;
+    duk_hobject *get = make_pending ? cduk__own_lazy_getter(thr, obj, key) : NULL;
+    if (get != NULL) {
+        duk_push_hobject(thr, obj);
+        duk_push_hobject(thr, get);
+        duk_dup(thr, -3); /* [.. key owner getter key] */
+        cduk_make_lazy(ctx, -3, -2);
+        duk_pop_3(thr);
     }
     duk_propdesc pd;
     if (!duk_hobject_get_own_propdesc(thr, obj, key, &pd, DUK_GETDESC_FLAG_PUSH_VALUE)) {
@@ -1579,48 +1614,9 @@ void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
     duk_pop_unsafe(thr); /* [.. desc] */
 }
 
-void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx) {
-    duk_hthread *thr = (duk_hthread *) ctx;
-    obj_idx = duk_require_normalize_index(thr, obj_idx);
-    duk_hobject *obj = duk_require_hobject_promote_mask(thr, obj_idx, DUK_TYPE_MASK_LIGHTFUNC | DUK_TYPE_MASK_BUFFER);
-    duk_hstring *key = duk_to_property_key_hstring(thr, -1);
-    /* A proxy without a getOwnPropertyDescriptor trap stands for its target, whose built-ins
-     * are made as its own would be (cduk_get_prop_desc calls a trap). */
-    duk_idx_t pushed = 0;
-    for (int depth = 0; DUK_HOBJECT_IS_PROXY(obj) && depth < 1000; depth++) {
-        duk_hproxy *proxy = (duk_hproxy *) obj;
-        if (proxy->target == NULL || proxy->handler == NULL) {
-            break; /* cduk_get_prop_desc says so */
-        }
-        duk_push_hobject(thr, proxy->handler);
-        duk_get_prop_literal(thr, -1, "getOwnPropertyDescriptor");
-        int trapped = !duk_is_null_or_undefined(thr, -1);
-        duk_pop_2(thr);
-        if (trapped) {
-            break;
-        }
-        obj = proxy->target;
-        duk_push_hobject(thr, obj);
-        duk_insert(thr, -2); /* [.. target key] */
-        obj_idx = duk_get_top_index(thr) - 1;
-        pushed++;
-    }
-    duk_int_t e_idx = -1, h_idx = -1;
-    duk_hobject_find_entry(thr->heap, obj, key, &e_idx, &h_idx);
-    if (e_idx >= 0 && DUK_HOBJECT_E_SLOT_IS_ACCESSOR(thr->heap, obj, e_idx)) {
-        duk_hobject *get = DUK_HOBJECT_E_GET_VALUE_GETTER(thr->heap, obj, e_idx);
-        if (get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get) {
-            duk_push_hobject(thr, get);
-            duk_dup_m2(thr); /* [.. key getter key] */
-            cduk_make_lazy(ctx, obj_idx, -2);
-            duk_pop_2_unsafe(thr);
-        }
-    }
-    cduk_get_prop_desc(ctx, obj_idx); /* [.. targets desc] */
-    for (duk_idx_t i = 0; i < pushed; i++) {
-        duk_remove_m2(thr);
-    }
-}
+void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) { cduk__get_prop_desc(ctx, obj_idx, 0); }
+
+void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx) { cduk__get_prop_desc(ctx, obj_idx, 1); }
 
 void cduk_push_to_string_tag_symbol(duk_context *ctx) {
     duk_push_hstring_stridx((duk_hthread *) ctx, DUK_STRIDX_WELLKNOWN_SYMBOL_TO_STRING_TAG);

@@ -302,13 +302,7 @@ void cduk_make_lazy(duk_context *ctx, duk_idx_t owner, duk_idx_t getter) {
 int cduk_is_pending_lazy(duk_context *ctx, duk_idx_t owner, const char *name) {
     owner = duk_normalize_index(ctx, owner);
     duk_push_string(ctx, name);
-    cduk_get_prop_desc(ctx, owner); /* [desc] */
-    int pending = 0;
-    if (duk_is_object(ctx, -1)) {
-        duk_get_prop_literal(ctx, -1, "get");
-        pending = duk_is_c_function(ctx, -1) && duk_get_c_function(ctx, -1) == cduk_lazy_get;
-        duk_pop(ctx);
-    }
+    int pending = (cduk_own_property_state(ctx, owner) & CDUK_OWN_PENDING_LAZY) != 0;
     duk_pop(ctx);
     return pending;
 }

@@ -1,4 +1,3 @@
-import CDuktape
 import Foundation
 
 // MARK: - Type checks
@@ -111,22 +110,6 @@ extension JSValue {
                 return try stack.any(at: -1)
             }
         }
-    }
-
-    /// Calls `body` with the bytes of a `Uint8Array` (what `toObject()` gives as `Data`) where
-    /// the engine keeps them, without a copy; nil, without calling it, for any other value. The
-    /// bytes are valid only inside `body`, which runs with the VM locked and must not reach the
-    /// VM (the web host copies a `WebSocket` message into its network buffer this way).
-    package func withUnsafeUint8ArrayBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R? {
-        guard case .reference = storage else { return nil }
-        return (try? owner.withStack { stack throws(JSException) -> R? in
-            try stack.push(own: self)
-            defer { duk_pop(stack.ctx) }
-            guard cduk_class_of(stack.ctx, -1) == CDUK_CLASS_UINT8ARRAY else { return nil }
-            var count = 0
-            let bytes = duk_get_buffer_data(stack.ctx, -1, &count)
-            return body(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
-        }) ?? nil
     }
 
     /// `toObject()` if the result is an instance of `expectedClass` (or a subclass), else nil.

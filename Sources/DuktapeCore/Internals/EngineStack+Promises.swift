@@ -28,26 +28,6 @@ extension EngineStack {
         return (Int(state & 3), try self.value(at: -1))
     }
 
-    /// `value`'s collection kind (0 none, 1 Map, 2 Set, 3 WeakMap, 4 WeakSet), a Map's or Set's
-    /// size, and its first `limit` entries (cduk_pcollection_entries).
-    func collectionEntries(_ value: JSValue, limit: Int) throws(JSException) -> (kind: Int, size: Int, entries: JSValue) {
-        try push(value)
-        var kind: Int32 = 0
-        var size: duk_uint_t = 0
-        try check(cduk_pcollection_entries(ctx, duk_uint_t(clamping: max(limit, 0)), &kind, &size))
-        defer { duk_pop(ctx) }
-        return (Int(kind), Int(size), try self.value(at: -1))
-    }
-
-    /// `value`'s own enumerable keys that are not array indices (cduk_pnamed_keys), or
-    /// undefined for a proxy or a primitive.
-    func namedKeys(_ value: JSValue) throws(JSException) -> JSValue {
-        try push(value)
-        try check(cduk_pnamed_keys(ctx))
-        defer { duk_pop(ctx) }
-        return try self.value(at: -1)
-    }
-
     /// [value onFulfilled onRejected] -> []: the handlers become reactions of
     /// `Promise.resolve(value)`, with no derived promise (what they throw is reported as a job's
     /// exception).
