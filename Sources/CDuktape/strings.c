@@ -5,19 +5,21 @@
  * surrogate encodings (ED A0-AF xx, ED B0-BF xx) instead of one 4-byte sequence. A string without
  * 4-byte sequences (Swift to JS) or without surrogate encodings (JS to Swift) is the same bytes in
  * both forms. Swift to JS, such a string is handed to the engine after one scan, written so that
- * the compiler vectorizes it; JS to Swift, Swift's validating initializer is the scan (UTF-8
- * forbids surrogate encodings) and this file is the fallback. The transcoders copy the runs
- * between the rare sequences they rewrite with memcpy.
+ * the compiler vectorizes it; JS to Swift, the ASCII prefix is found by a scan of the same kind and
+ * only the rest is validated as UTF-8 by Swift (which forbids surrogate encodings), with this
+ * file's transcoder as the fallback. The transcoders copy the runs between the rare sequences
+ * they rewrite with memcpy.
  */
 #include "CDuktape.h"
 
 #include <string.h>
 
-/* The scan, written so that the compiler vectorizes it: per 256-byte block, ASCII (the common
- * case) is one OR a vector; other blocks are looked at again. Compiled twice: for AVX2 (32-byte
+/* The scans, written so that the compiler vectorizes them: per 256-byte block, ASCII (the common
+ * case) is one OR a vector; a block that is not is looked at byte by byte (`STOP`, the byte that
+ * ends the scan: a 4-byte lead, or any byte that is not ASCII). Compiled twice: for AVX2 (32-byte
  * vectors, half the instructions of the baseline's SSE2) where the processor has it, and for
  * the baseline. */
-#define CDUK__FOUR_BYTE_LEAD_BODY \
+#define CDUK__SCAN_BODY(STOP) \
     enum { block = 256 }; \
     size_t index = 0; \
     for (; index + block <= length; index += block) { \
@@ -25,31 +27,52 @@
         for (size_t offset = 0; offset < block; offset++) any |= bytes[index + offset]; \
         if (!(any & 0x80)) continue; \
         unsigned char found = 0; \
-        for (size_t offset = 0; offset < block; offset++) found |= bytes[index + offset] >= 0xF0; \
+        for (size_t offset = 0; offset < block; offset++) found |= STOP(bytes[index + offset]); \
         if (found) break; \
     } \
     for (; index < length; index++) { \
-        if (bytes[index] >= 0xF0) return index; \
+        if (STOP(bytes[index])) return index; \
     } \
     return length;
 
+#define CDUK__FOUR_BYTE_LEAD(byte) ((byte) >= 0xF0)
+#define CDUK__NOT_ASCII(byte) ((byte) >= 0x80)
+
 #if defined(__x86_64__) && defined(__clang__)
+#define CDUK__HAS_AVX2_BUILD 1
 __attribute__((target("avx2"))) static size_t cduk__four_byte_lead_avx2(const unsigned char *bytes, size_t length) {
-    CDUK__FOUR_BYTE_LEAD_BODY
+    CDUK__SCAN_BODY(CDUK__FOUR_BYTE_LEAD)
+}
+
+__attribute__((target("avx2"))) static size_t cduk__ascii_prefix_avx2(const unsigned char *bytes, size_t length) {
+    CDUK__SCAN_BODY(CDUK__NOT_ASCII)
 }
 #endif
 
 static size_t cduk__four_byte_lead(const unsigned char *bytes, size_t length) {
-    CDUK__FOUR_BYTE_LEAD_BODY
+    CDUK__SCAN_BODY(CDUK__FOUR_BYTE_LEAD)
+}
+
+static size_t cduk__ascii_prefix(const unsigned char *bytes, size_t length) {
+    CDUK__SCAN_BODY(CDUK__NOT_ASCII)
 }
 
 size_t cduk_utf8_four_byte_lead(const unsigned char *bytes, size_t length) {
-#if defined(__x86_64__) && defined(__clang__)
+#if defined(CDUK__HAS_AVX2_BUILD)
     if (__builtin_cpu_supports("avx2")) {
         return cduk__four_byte_lead_avx2(bytes, length);
     }
 #endif
     return cduk__four_byte_lead(bytes, length);
+}
+
+size_t cduk_ascii_prefix(const unsigned char *bytes, size_t length) {
+#if defined(CDUK__HAS_AVX2_BUILD)
+    if (__builtin_cpu_supports("avx2")) {
+        return cduk__ascii_prefix_avx2(bytes, length);
+    }
+#endif
+    return cduk__ascii_prefix(bytes, length);
 }
 
 size_t cduk_utf8_to_cesu8(const unsigned char *bytes, size_t length, unsigned char *out) {

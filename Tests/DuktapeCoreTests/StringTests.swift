@@ -1,3 +1,4 @@
+import CDuktape
 import Foundation
 import Testing
 
@@ -157,6 +158,56 @@ struct StringTests {
             let decoded = (pad + bytes + pad).withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) }
             let x = String(repeating: "x", count: padding)
             #expect(decoded == x + expected + x, "\(bytes) \(padding)")
+        }
+    }
+
+    /// JS to Swift: an ASCII prefix ending at each boundary of the scan's blocks, then each kind
+    /// of sequence (valid UTF-8 of every length, CESU-8's pair and lone surrogate, malformed and
+    /// cut sequences, NUL), then ASCII again or nothing.
+    @Test func engineBytesAfterAnASCIIPrefixAtEveryBoundary() {
+        let surrogates: [([UInt8], String)] = [([0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80], "😀"), ([0xED, 0xA0, 0xBD], "\u{FFFD}")]
+        let others: [[UInt8]] = [
+            [0xC3, 0xA9], [0xED, 0x95, 0x9C], [0xF0, 0x9F, 0x98, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+            [0xFF], [0xC3], [0xE0, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0x00],
+        ]
+        let tails = surrogates + others.map { ($0, String(decoding: $0, as: UTF8.self)) }
+        for prefix in StringTests.boundaries {
+            for (tail, expected) in tails {
+                for suffix in [0, 1, 300] {
+                    let bytes = [UInt8](repeating: 0x78, count: prefix) + tail + [UInt8](repeating: 0x79, count: suffix)
+                    let decoded = bytes.withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) }
+                    let x = String(repeating: "x", count: prefix), y = String(repeating: "y", count: suffix)
+                    #expect(decoded == x + expected + y, "\(prefix) \(tail) \(suffix)")
+                }
+            }
+        }
+    }
+
+    /// JS to Swift against the route without the ASCII scan (Swift's validation of the whole,
+    /// else the transcoder), on random bytes: long ASCII runs between the bytes that start,
+    /// continue, cut or break sequences.
+    @Test func engineBytesDecodeAsWithoutTheScan() {
+        func reference(_ bytes: [UInt8]) -> String {
+            if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+            return String(unsafeUninitializedCapacity: bytes.count) { out in
+                bytes.withUnsafeBufferPointer { source in
+                    guard let base = source.baseAddress, let target = out.baseAddress else { return 0 }
+                    return cduk_cesu8_to_utf8(base, source.count, target)
+                }
+            }
+        }
+        let pool: [UInt8] = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        var generator = SeededGenerator(seed: 0x5CA7)
+        for _ in 0..<3_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                bytes += [UInt8](repeating: 0x61, count: Int.random(in: 0...300, using: &generator))
+                for _ in 0..<Int.random(in: 0...4, using: &generator) {
+                    bytes.append(pool.randomElement(using: &generator) ?? 0)
+                }
+            }
+            let decoded = bytes.withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) }
+            #expect(decoded == reference(bytes), "\(bytes)")
         }
     }
 

@@ -306,6 +306,7 @@ int cduk_contains(const void *_Nullable bytes, size_t length, const void *_Nulla
 /* Strings across the boundary (strings.c). Duktape's internal form is CESU-8: a code point above
  * U+FFFF is two 3-byte surrogate encodings where UTF-8 has one 4-byte sequence.
  * - cduk_utf8_four_byte_lead: the offset of the first byte >= 0xF0, or length (vectorized).
+ * - cduk_ascii_prefix: the offset of the first byte >= 0x80, or length (vectorized).
  * - cduk_utf8_to_cesu8: writes `bytes` (UTF-8) as CESU-8 to `out`, which has room for
  *   length + length / 2 bytes; returns the length written.
  * - cduk_cesu8_to_utf8: writes `bytes` (CESU-8) as UTF-8 to `out`, which has room for `length`
@@ -313,6 +314,7 @@ int cduk_contains(const void *_Nullable bytes, size_t length, const void *_Nulla
  *   copied as they are (malformed ones are left for the caller's UTF-8 repair). Returns the
  *   length written. */
 size_t cduk_utf8_four_byte_lead(const unsigned char *_Nonnull bytes, size_t length);
+size_t cduk_ascii_prefix(const unsigned char *_Nonnull bytes, size_t length);
 size_t cduk_utf8_to_cesu8(const unsigned char *_Nonnull bytes, size_t length, unsigned char *_Nonnull out);
 size_t cduk_cesu8_to_utf8(const unsigned char *_Nonnull bytes, size_t length, unsigned char *_Nonnull out);
 

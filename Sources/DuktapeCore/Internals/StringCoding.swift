@@ -74,7 +74,7 @@ enum StringCoding {
     /// Decodes Duktape's internal bytes into a Swift string.
     ///
     /// Bytes that are valid UTF-8 (no surrogate encoding, which UTF-8 forbids) become the string
-    /// with one validating pass and one copy. The others are transcoded into the new string's own
+    /// with one copy (`validUTF8String`). The others are transcoded into the new string's own
     /// storage (a pair's six bytes become four, a lone surrogate's three become U+FFFD's three),
     /// which it then validates, repairing what is still not UTF-8.
     static func string(fromEngineBytes bytes: UnsafeRawBufferPointer) -> String {
@@ -86,13 +86,33 @@ enum StringCoding {
             if memchr(base, 0xED, count) == nil {
                 return String(decoding: UnsafeBufferPointer(start: source, count: count), as: UTF8.self)
             }
-        } else if let string = String(validating: UnsafeBufferPointer(start: source, count: count), as: UTF8.self) {
+        } else if let string = validUTF8String(UnsafeBufferPointer(start: source, count: count)) {
             return string
         }
         return String(unsafeUninitializedCapacity: count) { out in
             guard let target = out.baseAddress else { return 0 }
             return cduk_cesu8_to_utf8(source, count, target)
         }
+    }
+
+    /// The string `bytes` hold when they are valid UTF-8, else nil; one pass over each byte and
+    /// one copy. The vectorized scan finds the ASCII prefix (all of most strings), Swift validates
+    /// only the rest, and the string is made from bytes known to be valid, so that nothing is
+    /// validated twice. (`String(validating:)` reads every byte twice before its copy when the
+    /// string is not all ASCII: once in its ASCII test, again in its full validation.)
+    private static func validUTF8String(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        #if compiler(>=6.2) && !canImport(Darwin)
+        guard let base = bytes.baseAddress else { return "" }
+        let prefix = cduk_ascii_prefix(base, bytes.count)
+        if prefix < bytes.count {
+            guard (try? UTF8Span(validating: UnsafeBufferPointer(rebasing: bytes[prefix...]).span)) != nil else { return nil }
+        }
+        // The prefix ends before a byte that is not ASCII, so at a scalar's start: the whole is
+        // valid when the rest is.
+        return String(copying: UTF8Span(unchecked: bytes.span, isKnownASCII: prefix == bytes.count))
+        #else
+        return String(validating: bytes, as: UTF8.self)
+        #endif
     }
 
     /// The longest string Swift stores inline (no allocation) on 64-bit platforms.
