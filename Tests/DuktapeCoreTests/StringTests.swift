@@ -177,7 +177,9 @@ struct StringTests {
                     let bytes = [UInt8](repeating: 0x78, count: prefix) + tail + [UInt8](repeating: 0x79, count: suffix)
                     let decoded = bytes.withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) }
                     let x = String(repeating: "x", count: prefix), y = String(repeating: "y", count: suffix)
+                    // UTF-16 too: a string flagged ASCII by mistake still compares equal.
                     #expect(decoded == x + expected + y, "\(prefix) \(tail) \(suffix)")
+                    #expect(Array(decoded.utf16) == Array((x + expected + y).utf16), "\(prefix) \(tail) \(suffix)")
                 }
             }
         }
@@ -196,18 +198,31 @@ struct StringTests {
                 }
             }
         }
-        let pool: [UInt8] = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        let pool: [UInt8] = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+                             0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        // Valid sequences of each length, and CESU-8's pair and lone surrogate.
+        let sequences: [[UInt8]] = [[0xC3, 0xA9], [0xE1, 0x88, 0xB4], [0xEE, 0x80, 0x80], [0xF1, 0x80, 0x80, 0x80],
+                                    [0xF0, 0x9F, 0x98, 0x80], [0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80], [0xED, 0xB0, 0x80]]
         var generator = SeededGenerator(seed: 0x5CA7)
-        for _ in 0..<3_000 {
+        for round in 0..<3_000 {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 1...6, using: &generator) {
-                bytes += [UInt8](repeating: 0x61, count: Int.random(in: 0...300, using: &generator))
+                // Half of the rounds end their first ASCII run on a scan block's edge.
+                let run = round % 2 == 0 && bytes.isEmpty ? 256 * Int.random(in: 1...2, using: &generator) - Int.random(in: 0...1, using: &generator)
+                    : Int.random(in: 0...300, using: &generator)
+                bytes += [UInt8](repeating: 0x61, count: run)
                 for _ in 0..<Int.random(in: 0...4, using: &generator) {
-                    bytes.append(pool.randomElement(using: &generator) ?? 0)
+                    if Bool.random(using: &generator) {
+                        bytes += sequences.randomElement(using: &generator) ?? []
+                    } else {
+                        bytes.append(pool.randomElement(using: &generator) ?? 0)
+                    }
                 }
             }
             let decoded = bytes.withUnsafeBytes { StringCoding.string(fromEngineBytes: $0) }
-            #expect(decoded == reference(bytes), "\(bytes)")
+            let expected = reference(bytes)
+            #expect(decoded == expected, "\(bytes)")
+            #expect(Array(decoded.utf16) == Array(expected.utf16), "\(bytes)")
         }
     }
 
