@@ -204,6 +204,12 @@ void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
  * stands for, a data property or the real accessor. May throw. engine.c. */
 void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
 
+/* Object.defineProperty (magic 0; Reflect.defineProperty, magic 1) and Object.defineProperties:
+ * Duktape's, once a built-in still pending under the key (under any key of O, for
+ * defineProperties) is made. engine.c. */
+duk_ret_t cduk_object_define_property(duk_context *ctx);
+duk_ret_t cduk_object_define_properties(duk_context *ctx);
+
 /* 1 when the value at idx is a typed array (Int8Array..Float64Array, or a plain buffer), not an
  * ArrayBuffer or a DataView. Never throws. engine.c. */
 int cduk_is_typed_array(duk_context *ctx, duk_idx_t idx);

@@ -1614,6 +1614,63 @@ static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pe
     duk_pop_unsafe(thr); /* [.. desc] */
 }
 
+/* Makes the built-in pending under the key at key_idx on h (lazy.c), if one is. */
+static void cduk__make_pending(duk_hthread *thr, duk_hobject *h, duk_idx_t key_idx) {
+    key_idx = duk_require_normalize_index(thr, key_idx);
+    duk_hobject *get = cduk__own_lazy_getter(thr, h, duk_known_hstring(thr, key_idx));
+    if (get != NULL) {
+        duk_push_hobject(thr, h);
+        duk_push_hobject(thr, get);
+        duk_dup(thr, key_idx); /* [.. owner getter key] */
+        cduk_make_lazy((duk_context *) thr, -3, -2);
+        duk_pop_3(thr);
+    }
+}
+
+/* Object.defineProperty(O, P, desc) (magic 0) and Reflect.defineProperty (magic 1): Duktape's,
+ * once a built-in still pending under P on O is made. Without that, a partial descriptor
+ * ({ writable: false }) applied to the pending accessor and left a data property holding
+ * undefined. The key is converted here, once (Duktape's conversion of the result runs no code). */
+duk_ret_t cduk_object_define_property(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_set_top(thr, 3);
+    duk_hobject *h = duk_get_hobject(thr, 0);
+    if (h != NULL) {
+        (void) duk_to_property_key_hstring(thr, 1);
+        if (duk_is_object(thr, 2)) {
+            cduk__make_pending(thr, h, 1);
+        }
+    }
+    return duk_bi_object_constructor_define_property(thr);
+}
+
+/* Object.defineProperties(O, props): Duktape's, once every built-in still pending on O is made
+ * (O's own table is read, not props: listing props' keys would run a proxy's trap once more). */
+duk_ret_t cduk_object_define_properties(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_set_top(thr, 2);
+    duk_hobject *h = duk_get_hobject(thr, 0);
+    if (h != NULL && !duk_is_null_or_undefined(thr, 1)) {
+        /* A built-in made may move O's entries (an installer defines several names): the walk
+         * starts again after each one made, and goes on past an accessor that stays (a lazy
+         * getter a script copied under another key stands for nothing there). */
+        for (duk_uint_fast32_t i = 0; i < DUK_HOBJECT_GET_ENEXT(h); i++) {
+            duk_hstring *key = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
+            if (key == NULL || cduk__own_lazy_getter(thr, h, key) == NULL) {
+                continue;
+            }
+            duk_push_hstring(thr, key);
+            cduk__make_pending(thr, h, -1);
+            int made = cduk__own_lazy_getter(thr, h, duk_known_hstring(thr, -1)) == NULL;
+            duk_pop(thr);
+            if (made) {
+                i = (duk_uint_fast32_t) -1;
+            }
+        }
+    }
+    return duk_bi_object_constructor_define_properties(thr);
+}
+
 void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) { cduk__get_prop_desc(ctx, obj_idx, 0); }
 
 void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx) { cduk__get_prop_desc(ctx, obj_idx, 1); }

@@ -8,9 +8,10 @@
  * property slots for them, not their function objects (W1).
  *
  * What a script can see before first use: the names, as keys of their owner, and the accessor
- * through Annex B's __lookupGetter__/__lookupSetter__; the descriptor functions make the built-in
- * first (cduk_make_lazy, from cduk_get_own_prop_desc). Assignment and delete behave as on the data
- * property (the setter defines a data property on the receiver).
+ * through Annex B's __lookupGetter__/__lookupSetter__; the descriptor functions and
+ * Object.defineProperty(ies) make the built-in first (cduk_make_lazy, from cduk_get_own_prop_desc
+ * and cduk_object_define_property). Assignment and delete behave as on the data property (the
+ * setter defines a data property on the receiver).
  */
 #include "cduk_internal.h"
 

@@ -1272,6 +1272,7 @@ void cduk_install_reflect(duk_context *ctx, duk_idx_t owner, int unused) {
     }
     if (duk_is_object(ctx, reflect)) {
         cduk_define_function(ctx, reflect, "getOwnPropertyDescriptor", cduk__object_descriptor, 2, 2, 1);
+        cduk_define_function(ctx, reflect, "defineProperty", cduk_object_define_property, 3, 3, 1);
     }
     duk_push_literal(ctx, "Reflect");
     duk_insert(ctx, -2);

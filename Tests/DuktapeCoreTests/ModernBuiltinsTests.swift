@@ -270,6 +270,45 @@ struct ModernBuiltinsTests {
         #expect(run("Array.prototype.find = 3; Object.getOwnPropertyDescriptor(Array.prototype, 'find').value") == "3")
     }
 
+    /// Object.defineProperty, Reflect.defineProperty and Object.defineProperties with a partial
+    /// data descriptor on a built-in not made yet change the built-in's attributes; they used to
+    /// turn its accessor into a data property holding undefined.
+    @Test func partialDescriptorsOnPendingBuiltInsKeepTheirValues() {
+        #expect(run("""
+            Object.defineProperty(Array.prototype, 'find', { writable: false });
+            Reflect.defineProperty(String.prototype, 'padStart', { writable: false, enumerable: false });
+            Object.defineProperties(Object, { fromEntries: { writable: false }, hasOwn: { configurable: false } });
+            Object.defineProperty(globalThis, 'Map', { writable: false });
+            var d = Object.getOwnPropertyDescriptor(Array.prototype, 'find'), h = Object.getOwnPropertyDescriptor(Object, 'hasOwn');
+            [[1, 2].find(function (x) { return x > 1 }), 'a'.padStart(3, '-'), typeof Object.fromEntries, typeof new Map().set,
+             d.writable, 'value' in d, h.configurable, typeof h.value].join()
+            """) == "2,--a,function,function,false,true,false,function")
+        // The key is converted once, before the descriptor is read.
+        #expect(run("""
+            var log = [], key = { toString: function () { log.push('key'); return 'flat'; } };
+            Object.defineProperty(Array.prototype, key, { get enumerable() { log.push('desc'); return false; } });
+            [log.join(), typeof [].flat].join()
+            """) == "key,desc,function")
+        // The functions keep the built-ins' shapes and results.
+        #expect(run("""
+            var r = [Object.defineProperty.name, Object.defineProperty.length, Object.defineProperties.length,
+                     Reflect.defineProperty.length, Reflect.defineProperty(Object.freeze({}), 'x', { value: 1 }),
+                     Reflect.defineProperty({}, 'x', { value: 1 }), Object.defineProperties({}, { a: { value: 2, enumerable: true } }).a];
+            try { Object.defineProperty(1, 'x', {}) } catch (e) { r.push(e.name) }
+            try { Reflect.defineProperty(1, 'x', {}) } catch (e) { r.push(e.name) }
+            try { Object.defineProperty(Array.prototype, 'at', 5) } catch (e) { r.push(e.name, typeof [].at) }
+            r.join()
+            """) == "defineProperty,3,2,3,false,true,2,TypeError,TypeError,TypeError,function")
+        // A lazy getter a script copied under another key stands for nothing there: left as it is.
+        #expect(run("""
+            var get = Object.prototype.__lookupGetter__.call(Array.prototype, 'fill'), o = {};
+            Object.defineProperty(o, 'other', { get: get, configurable: true });
+            Object.defineProperties(o, { x: { value: 1 } });
+            Object.defineProperty(o, 'other', { enumerable: true });
+            [o.x, typeof Object.getOwnPropertyDescriptor(o, 'other').get].join()
+            """) == "1,function")
+    }
+
     /// Reflect.get and Reflect.set with a receiver reach a proxy's traps (on the target or on its
     /// prototype chain), and the descriptor functions forward to a proxy's trap or target; none
     /// of them reads a script's `Object.prototype.get` or `writable` as a descriptor field (an
