@@ -210,6 +210,10 @@ void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
 duk_ret_t cduk_object_define_property(duk_context *ctx);
 duk_ret_t cduk_object_define_properties(duk_context *ctx);
 
+/* Replaces the realm's Array.prototype.sort with the stable one (Duktape's is a quicksort).
+ * methods.c. */
+void cduk_install_array_sort(duk_context *ctx);
+
 /* 1 when the value at idx is a typed array (Int8Array..Float64Array, or a plain buffer), not an
  * ArrayBuffer or a DataView. Never throws. engine.c. */
 int cduk_is_typed_array(duk_context *ctx, duk_idx_t idx);

@@ -1091,30 +1091,159 @@ static duk_ret_t cduk__typed_map(duk_context *ctx) {
     return 1;
 }
 
-/* The default comparison of %TypedArray%.prototype.sort: numeric, NaN last, -0 before +0. */
-static duk_ret_t cduk__typed_compare(duk_context *ctx) {
-    double x = duk_to_number(ctx, 0), y = duk_to_number(ctx, 1);
-    int result;
-    if (isnan(x)) {
-        result = isnan(y) ? 0 : 1;
-    } else if (isnan(y)) {
-        result = -1;
-    } else if (x < y) {
-        result = -1;
-    } else if (x > y) {
-        result = 1;
-    } else if (x == 0 && y == 0) {
-        result = signbit(x) && !signbit(y) ? -1 : (!signbit(x) && signbit(y) ? 1 : 0);
-    } else {
-        result = 0;
+/* ---- Sorting: stable (ES2019), on a copy ---------------------------------------------------
+ *
+ * Array.prototype.sort and %TypedArray%.prototype.sort as the specification's
+ * SortIndexedProperties: the elements are read into a private list (an array's holes and
+ * undefineds left out), the list is sorted by a bottom-up merge sort, which is stable, and written
+ * back (then the undefineds, then the holes deleted). Duktape's own sort is an in-place quicksort:
+ * not stable, and a comparator saw the array mid-sort. The two lists alternate as source and
+ * destination of each pass; the source holds every element throughout a pass, so nothing a
+ * comparator's collection frees is still used. A loop that runs no script checks the execution
+ * deadline every 1,024 steps (a script's code checks it itself). */
+
+typedef enum { CDUK__SORT_STRINGS, CDUK__SORT_NUMBERS, CDUK__SORT_SCRIPT } cduk__sort_mode;
+
+static void cduk__sort_tick(duk_context *ctx, unsigned *steps) {
+    if ((++*steps & 1023) == 0 && cduk_exec_timeout_check(cduk_heap_state_of(ctx))) {
+        (void) cduk_range_error(ctx, "execution timeout");
     }
-    duk_push_int(ctx, result);
+}
+
+/* The numeric order of %TypedArray%.prototype.sort: NaN last, -0 before +0. */
+static int cduk__compare_numbers(double x, double y) {
+    if (isnan(x)) {
+        return isnan(y) ? 0 : 1;
+    }
+    if (isnan(y) || x < y) {
+        return -1;
+    }
+    if (x > y) {
+        return 1;
+    }
+    if (x == 0 && y == 0 && signbit(x) != signbit(y)) {
+        return signbit(x) ? -1 : 1;
+    }
+    return 0;
+}
+
+/* [.. x y] -> [..]: SortCompare of x and y (neither undefined) as -1, 0 or 1. */
+static int cduk__sort_compare(duk_context *ctx, cduk__sort_mode mode, duk_idx_t comparefn) {
+    int result;
+    if (mode == CDUK__SORT_NUMBERS) {
+        result = cduk__compare_numbers(duk_get_number(ctx, -2), duk_get_number(ctx, -1));
+    } else if (mode == CDUK__SORT_SCRIPT) {
+        duk_dup(ctx, comparefn);
+        duk_insert(ctx, -3);
+        duk_push_undefined(ctx);
+        duk_insert(ctx, -3); /* [.. fn undefined x y] */
+        duk_call_method(ctx, 2);
+        double v = duk_to_number(ctx, -1);
+        result = v < 0 ? -1 : (v > 0 ? 1 : 0); /* NaN is +0 */
+        duk_pop(ctx);
+        return result;
+    } else {
+        /* ToString of both, compared by UTF-16 code units: Duktape's CESU-8 bytes sort the same. */
+        duk_size_t xl = 0, yl = 0;
+        const char *x = duk_to_lstring(ctx, -2, &xl);
+        const char *y = duk_to_lstring(ctx, -1, &yl);
+        int c = memcmp(x, y, xl < yl ? xl : yl);
+        result = c != 0 ? (c < 0 ? -1 : 1) : (xl < yl ? -1 : (xl > yl ? 1 : 0));
+    }
+    duk_pop_2(ctx);
+    return result;
+}
+
+/* Sorts the `count` elements of the bare array at `list` (stably); returns the index of the
+ * array holding the result (`list`, or the second list it pushed). */
+static duk_idx_t cduk__merge_sort(duk_context *ctx, duk_idx_t list, duk_uarridx_t count, cduk__sort_mode mode, duk_idx_t comparefn) {
+    list = duk_normalize_index(ctx, list);
+    duk_idx_t other = duk_push_bare_array(ctx);
+    cduk_reserve_array(ctx, other, count);
+    duk_idx_t source = list, target = other;
+    unsigned steps = 0;
+    for (duk_uarridx_t width = 1; width < count; width = width > count / 2 ? count : width * 2) {
+        for (duk_uarridx_t low = 0; low < count; low += (count - low > 2 * width ? 2 * width : count - low)) {
+            duk_uarridx_t middle = count - low > width ? low + width : count;
+            duk_uarridx_t high = count - low > 2 * width ? low + 2 * width : count;
+            duk_uarridx_t i = low, j = middle, k = low;
+            while (i < middle && j < high) {
+                duk_get_prop_index(ctx, source, i);
+                duk_get_prop_index(ctx, source, j);
+                int right_first = cduk__sort_compare(ctx, mode, comparefn) > 0; /* equal: the left one, for stability */
+                duk_get_prop_index(ctx, source, right_first ? j++ : i++);
+                duk_put_prop_index(ctx, target, k++);
+                if (mode != CDUK__SORT_SCRIPT) {
+                    cduk__sort_tick(ctx, &steps);
+                }
+            }
+            for (; i < middle; i++) {
+                duk_get_prop_index(ctx, source, i);
+                duk_put_prop_index(ctx, target, k++);
+            }
+            for (; j < high; j++) {
+                duk_get_prop_index(ctx, source, j);
+                duk_put_prop_index(ctx, target, k++);
+            }
+        }
+        duk_idx_t swap = source;
+        source = target;
+        target = swap;
+    }
+    return source;
+}
+
+/* Array.prototype.sort(comparefn) */
+static duk_ret_t cduk__array_sort(duk_context *ctx) {
+    duk_set_top(ctx, 1);
+    if (!duk_is_undefined(ctx, 0)) {
+        cduk__require_callable(ctx, 0, "Array.prototype.sort");
+    }
+    cduk__push_this_object(ctx, "Array.prototype.sort"); /* [comparefn O] */
+    double length = cduk__length_of(ctx, 1);
+    duk_idx_t list = duk_push_bare_array(ctx);
+    duk_uarridx_t count = 0;
+    double undefineds = 0;
+    unsigned steps = 0;
+    for (double k = 0; k < length; k++) {
+        cduk__sort_tick(ctx, &steps);
+        cduk__push_index(ctx, k);
+        if (!duk_has_prop(ctx, 1)) {
+            continue;
+        }
+        cduk__get_at(ctx, 1, k);
+        if (duk_is_undefined(ctx, -1)) {
+            duk_pop(ctx);
+            undefineds++;
+            continue;
+        }
+        if (count == 0xFFFFFFFEU) {
+            return cduk_range_error(ctx, "Array.prototype.sort: too many elements to sort");
+        }
+        duk_put_prop_index(ctx, list, count++);
+    }
+    duk_idx_t sorted = cduk__merge_sort(ctx, list, count, duk_is_undefined(ctx, 0) ? CDUK__SORT_STRINGS : CDUK__SORT_SCRIPT, 0);
+    double k = 0;
+    for (; k < count; k++) {
+        duk_get_prop_index(ctx, sorted, (duk_uarridx_t) k);
+        cduk__put_at(ctx, 1, k);
+    }
+    for (double end = count + undefineds; k < end; k++) {
+        cduk__sort_tick(ctx, &steps);
+        duk_push_undefined(ctx);
+        cduk__put_at(ctx, 1, k);
+    }
+    for (; k < length; k++) {
+        cduk__sort_tick(ctx, &steps);
+        cduk__push_index(ctx, k);
+        duk_del_prop(ctx, 1);
+    }
+    duk_dup(ctx, 1);
     return 1;
 }
 
-/* %TypedArray%.prototype.sort(comparefn): Array.prototype.sort (kept on the function) with the
- * numeric comparison when none is given. */
-#define CDUK__ARRAY_SORT DUK_HIDDEN_SYMBOL("ArraySort")
+/* %TypedArray%.prototype.sort(comparefn): numeric order (NaN last, -0 before +0) without one. A
+ * write back past a shrunk buffer does nothing, as the specification's does. */
 static duk_ret_t cduk__typed_sort(duk_context *ctx) {
     duk_set_top(ctx, 1);
     duk_push_this(ctx);
@@ -1124,15 +1253,20 @@ static duk_ret_t cduk__typed_sort(duk_context *ctx) {
     if (!duk_is_undefined(ctx, 0)) {
         cduk__require_callable(ctx, 0, "%TypedArray%.prototype.sort");
     }
-    duk_push_current_function(ctx);
-    cduk_get_own_hidden(ctx, -1, CDUK__ARRAY_SORT);
-    duk_dup(ctx, 1);
-    if (duk_is_undefined(ctx, 0)) {
-        duk_push_c_function(ctx, cduk__typed_compare, 2);
-    } else {
-        duk_dup(ctx, 0);
+    duk_uarridx_t length = (duk_uarridx_t) duk_get_length(ctx, 1);
+    duk_idx_t list = duk_push_bare_array(ctx);
+    cduk_reserve_array(ctx, list, length);
+    for (duk_uarridx_t i = 0; i < length; i++) {
+        duk_get_prop_index(ctx, 1, i);
+        duk_put_prop_index(ctx, list, i);
     }
-    duk_call_method(ctx, 1);
+    duk_idx_t sorted = cduk__merge_sort(ctx, list, length, duk_is_undefined(ctx, 0) ? CDUK__SORT_NUMBERS : CDUK__SORT_SCRIPT, 0);
+    duk_uarridx_t now = (duk_uarridx_t) duk_get_length(ctx, 1);
+    for (duk_uarridx_t i = 0; i < length && i < now; i++) {
+        duk_get_prop_index(ctx, sorted, i);
+        duk_put_prop_index(ctx, 1, i);
+    }
+    duk_dup(ctx, 1);
     return 1;
 }
 
@@ -1304,8 +1438,11 @@ void cduk_install_typed_array_methods(duk_context *ctx, duk_idx_t owner, int unu
     duk_get_prop_literal(ctx, -2, "values");
     duk_def_prop(ctx, owner, CDUK_BUILTIN_PROP);
     cduk__define_methods(ctx, owner, typed, sizeof typed / sizeof typed[0]);
-    duk_get_prop_literal(ctx, owner, "sort");
-    duk_get_prop_literal(ctx, -2, "sort");
-    cduk_put_own_hidden(ctx, -2, CDUK__ARRAY_SORT);
-    duk_pop_2(ctx);
+    duk_pop(ctx);
+}
+
+void cduk_install_array_sort(duk_context *ctx) {
+    cduk_push_realm_object(ctx, CDUK_REALM_ARRAY_PROTOTYPE);
+    cduk_define_function(ctx, -1, "sort", cduk__array_sort, 1, 1, 0);
+    duk_pop(ctx);
 }

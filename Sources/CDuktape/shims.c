@@ -817,6 +817,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
     cduk_define_function(ctx, -1, "defineProperty", cduk_object_define_property, 3, 3, 0);
     cduk_define_function(ctx, -1, "defineProperties", cduk_object_define_properties, 2, 2, 0);
     duk_pop(ctx);
+    cduk_install_array_sort(ctx);
     cduk_install_lazy_builtins(ctx);
     /* The realm's "RangeError: memory limit exceeded", made now, for when the heap is so full
      * that not even an error can be made (see cduk_ppush_limit_error). Frozen, since every such

@@ -164,6 +164,52 @@ struct ModernBuiltinsTests {
         #expect(run("[new Int16Array([3, 1]).sort().join(), new Float64Array([1.5]).slice().join(), new Uint8Array([1, 2]).map(function (x) { return x * 3 }).join()].join()") == "1,3,1.5,3,6")
     }
 
+    /// A comparator sorts a copy (the specification's SortIndexedProperties): what it writes to
+    /// the array while the sort runs is overwritten, and the sort is stable (ES2019).
+    @Test func typedArraySortWithAComparatorSortsACopy() {
+        #expect(run("""
+            var t = new Int8Array([3, 1, 2, 5, 4]), seen = [];
+            var r = t.sort(function (a, b) { seen.push(t.join('')); t[0] = 99; t[4] = -9; return a - b; });
+            [r === t, t.join(), seen[0], seen[1]].join()
+            """) == "true,1,2,3,4,5,31254,99125-9")
+        #expect(run("""
+            var f = new Float64Array([2.5, 1.25, 2.75, 1.5]), order = f.sort(function (a, b) { return Math.floor(a) - Math.floor(b); });
+            [order.join(), new Uint8Array([2, 1]).sort(function () { return NaN; }).join(), new Int32Array(0).sort(function () { throw 1; }).length,
+             new Float32Array([1, NaN, -0, 0, -Infinity]).sort().join()].join('|')
+            """) == "1.25,1.5,2.5,2.75|2,1|0|-Infinity,0,0,1,NaN")
+        #expect(run("""
+            var thrown; try { new Uint16Array([2, 1]).sort(function () { throw new RangeError('stop'); }); } catch (e) { thrown = e.name; }
+            thrown
+            """) == "RangeError")
+    }
+
+    /// Array.prototype.sort is stable (ES2019; Duktape's own is a quicksort), puts undefineds
+    /// after the values and holes after them, compares by UTF-16 code units without a
+    /// comparator, and treats a comparator's NaN as 0.
+    @Test func arraySortIsStable() {
+        #expect(run("""
+            var people = [];
+            for (var i = 0; i < 200; i++) people.push({ age: i % 7, id: i });
+            people.sort(function (a, b) { return a.age - b.age; });
+            var stable = people.every(function (p, i) { var q = people[i - 1]; return !q || q.age < p.age || (q.age === p.age && q.id < p.id); });
+            var a = [3, undefined, 1, , 2]; a.sort();
+            var holes = [a.length, 3 in a, 4 in a, String(a[3])];
+            [stable, holes.join(), [10, 9, 1, 100].sort().join(), ['b', 'a', 'B', '\\ud83d\\ude00', '\\uffff'].sort().join(' '),
+             [2, 1].sort(function () { return NaN; }).join(), [1, 2, 3].sort(function (a, b) { return b - a; }).join()].join('|')
+            """) == "true|5,true,false,undefined|1,10,100,9|B a b \u{1F600} \u{FFFF}|2,1|3,2,1")
+        #expect(run("""
+            var o = { length: 4, 0: 'd', 1: 'c', 3: 'a' }, r = Array.prototype.sort.call(o), out = [];
+            out.push(r === o, o[0], o[1], o[2], 3 in o);
+            var b = [5, 4, 3, 2, 1]; b.sort(function (x, y) { b[0] = 0; b.length = 2; return x - y; });
+            out.push(b.join());
+            try { [1, 2].sort(5) } catch (e) { out.push(e.name) }
+            try { Array.prototype.sort.call(null) } catch (e) { out.push(e.name) }
+            try { [2, 1].sort(function () { throw new SyntaxError('x') }) } catch (e) { out.push(e.name) }
+            out.join()
+            """) == "true,a,c,d,false,1,2,3,4,5,TypeError,TypeError,SyntaxError")
+        #expect(run("var big = []; for (var i = 0; i < 5000; i++) big.push((i * 7919) % 5000); big.sort(function (a, b) { return a - b; }); big.every(function (v, i) { return v === i; })") == "true")
+    }
+
     @Test func theLazySetterCannotWriteWhatAssignmentCouldNot() {
         // The setter of a pending name, reached through Annex B's __lookupSetter__ (descriptors
         // make the built-in first), on another object or key.
