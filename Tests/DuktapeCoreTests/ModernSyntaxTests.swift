@@ -97,6 +97,21 @@ struct ModernSyntaxTests {
             const it = g(); it.next(); it.throw(new Error('in'));
             [a, b, [...good].join('-'), returned, thrown].join()
             """) == "0,1,0-1-2,1,1")
+        // A delegate's return and throw that give a non-object are TypeErrors in yield*, and so
+        // is a return that does at the close of a for-of left by break (a throw's own error wins).
+        #expect(run("""
+            const out = [];
+            const delegate = { [Symbol.iterator]() { return { next: () => ({ value: 1, done: false }), return: () => 5, throw: () => 'x' } } };
+            function* g() { yield* delegate }
+            let it = g(); it.next();
+            try { it.return(0); out.push('return ran') } catch (e) { out.push('return ' + e.name) }
+            it = g(); it.next();
+            try { it.throw(new Error('in')); out.push('throw ran') } catch (e) { out.push('throw ' + e.name) }
+            try { for (const v of delegate) break; out.push('break ran') } catch (e) { out.push('break ' + e.name) }
+            try { for (const v of delegate) throw new RangeError('own') } catch (e) { out.push('throw in body ' + e.name) }
+            try { const [a] = delegate; out.push('destructuring ran') } catch (e) { out.push('destructuring ' + e.name) }
+            out.join()
+            """) == "return TypeError,throw TypeError,break TypeError,throw in body RangeError,destructuring TypeError")
         // An iterator whose next() throws or gives a non-object is not closed by destructuring.
         #expect(run("""
             let closed = 0;
@@ -118,10 +133,12 @@ struct ModernSyntaxTests {
                 const good = { [Symbol.asyncIterator]() { let i = 0; return { next: () => Promise.resolve({ value: i++, done: i > 2 }) } } };
                 for await (const v of good) out.push(v);
                 for await (const v of [Promise.resolve('p'), 'q']) out.push(v);
+                const closing = { [Symbol.asyncIterator]() { return { next: () => Promise.resolve({ value: 1, done: false }), return: () => Promise.resolve(9) } } };
+                try { for await (const v of closing) break; out.push('closed') } catch (e) { out.push('close ' + e.name) }
                 return out.join();
             })()
             """))
-        #expect(try await result.awaited().toString() == "TypeError,0,1,p,q")
+        #expect(try await result.awaited().toString() == "TypeError,0,1,p,q,close TypeError")
     }
 
     @Test func asyncFunctionsFollowTheJobOrder() {
