@@ -21,7 +21,11 @@ var keysOf = primordials.ObjectKeys,
     TypeErrorCtor = primordials.TypeError,
     identifier = /^[a-zA-Z_][a-zA-Z_0-9]*$/,
     indexKey = /^(0|[1-9][0-9]*)$/,
-    typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/;
+    typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/,
+    toStringTag = primordials.SymbolToStringTag,
+    // Tags the branches after the collections' handle: any other may be a collection whose
+    // Symbol.toStringTag says something else (a subclass's getter, a non-enumerable own one).
+    otherTag = /^\[object (Object|Function|RegExp|Date|Error|Number|String|Boolean|Symbol|Arguments)\]$/;
 // A promise's state and result (Console.swift's native: the engine's own slots, which no
 // script can read), or null where the host gives none.
 var promiseOf = typeof natives.promise === 'function' ? natives.promise : null;
@@ -73,6 +77,25 @@ function ownKeys(ctx, value, skipIndices) {
     return keys;
 }
 
+// The Symbol.toStringTag Node shows in brackets after the constructor's name: a string that is
+// not an own enumerable property (that one is listed with the keys), else ''.
+function shownTag(ctx, value) {
+    var tag;
+    try {
+        tag = value[toStringTag];
+    } catch (e) {
+        return '';
+    }
+    if (typeof tag !== 'string' || (tag !== '' && (ctx.showHidden ? hasOwn : isEnumerable)(value, toStringTag))) return '';
+    return tag;
+}
+
+// Node's getPrefix: "Name(size) [Tag] ", or "[Fallback(size): null prototype] [Tag] ".
+function prefixOf(name, tag, fallback, size) {
+    if (name === null) return '[' + fallback + size + ': null prototype] ' + (tag !== '' && tag !== fallback ? '[' + tag + '] ' : '');
+    return name + size + ' ' + (tag !== '' && tag !== name ? '[' + tag + '] ' : '');
+}
+
 function formatRaw(ctx, value, depth) {
     var tag = toTag(value), braces, base = '', keys, entries = null, isArrayLike = false, name, collection;
     if (isArray(value)) {
@@ -99,13 +122,13 @@ function formatRaw(ctx, value, depth) {
         name = constructorName(value);
         braces = [(name === null || name === 'Promise' ? 'Promise' : name + ' [Promise]') + ' {', '}'];
         entries = formatPromise;
-    } else if (collectionOf !== null && (testRe(collectionTag, tag) || (tag === '[object Object]' && constructorName(value) === null)) &&
+    } else if (collectionOf !== null && (testRe(collectionTag, tag) || !testRe(otherTag, tag) || (tag === '[object Object]' && constructorName(value) === null)) &&
                (collection = collectionOf(value, MAX_COLLECTION_ENTRIES)) !== undefined) {
         // As Node shows them: Map(1) { 'a' => 1 }, Set(2) { 1, 2 }, WeakMap { <items unknown> }.
         keys = ownKeys(ctx, value, false);
         name = constructorName(value);
         var kind = collection.kind, sized = typeof collection.size === 'number' ? '(' + collection.size + ')' : '';
-        var prefix = name === null ? '[' + kind + sized + ': null prototype] ' : (name === kind ? kind + sized + ' ' : name + sized + ' [' + kind + '] ');
+        var prefix = prefixOf(name, shownTag(ctx, value), kind, sized);
         braces = [prefix + '{', '}'];
         if (sized !== '' && collection.size === 0 && keys.length === 0) return prefix + '{}';
         entries = function (ctx, value, depth, output) { formatCollection(ctx, collection, depth, output); };
@@ -148,7 +171,8 @@ function formatRaw(ctx, value, depth) {
         }
         if (base === '') {
             name = constructorName(value);
-            var prefix = name === null ? '[Object: null prototype] ' : (name === 'Object' ? '' : name + ' ');
+            var shown = shownTag(ctx, value);
+            var prefix = name === 'Object' && shown === '' ? '' : prefixOf(name, shown, 'Object', '');
             if (tag === '[object Promise]') prefix = 'Promise ';
             braces = [prefix + '{', '}'];
             if (keys.length === 0) return prefix + '{}';

@@ -95,15 +95,23 @@ function formatPrimitive(value) {
     }
 }
 
+// The name of the first `constructor` on value's prototype chain that value is an instance of,
+// as Node finds it (a prototype that names another function's constructor is passed over).
 function constructorName(value) {
     var proto;
     try { proto = protoOf(value); } catch (e) { return 'Object'; }
     while (proto !== null) {
         var d = descOf(proto, 'constructor');
-        if (d && typeof d.value === 'function' && typeof d.value.name === 'string' && d.value.name !== '') return d.value.name;
+        if (d && typeof d.value === 'function' && typeof d.value.name === 'string' && d.value.name !== '' && isInstance(value, d.value)) {
+            return d.value.name;
+        }
         proto = protoOf(proto);
     }
     return null;
+}
+
+function isInstance(value, C) {
+    try { return value instanceof C; } catch (e) { return false; }
 }
 
 function functionBase(value) {
