@@ -38,42 +38,24 @@
 #define CDUK__FOUR_BYTE_LEAD(byte) ((byte) >= 0xF0)
 #define CDUK__NOT_ASCII(byte) ((byte) >= 0x80)
 
+/* A scan's two builds, and `public`, which runs the AVX2 one where the processor has it. */
 #if defined(__x86_64__) && defined(__clang__)
-#define CDUK__HAS_AVX2_BUILD 1
-__attribute__((target("avx2"))) static size_t cduk__four_byte_lead_avx2(const unsigned char *bytes, size_t length) {
-    CDUK__SCAN_BODY(CDUK__FOUR_BYTE_LEAD)
-}
-
-__attribute__((target("avx2"))) static size_t cduk__ascii_prefix_avx2(const unsigned char *bytes, size_t length) {
-    CDUK__SCAN_BODY(CDUK__NOT_ASCII)
-}
-#endif
-
-static size_t cduk__four_byte_lead(const unsigned char *bytes, size_t length) {
-    CDUK__SCAN_BODY(CDUK__FOUR_BYTE_LEAD)
-}
-
-static size_t cduk__ascii_prefix(const unsigned char *bytes, size_t length) {
-    CDUK__SCAN_BODY(CDUK__NOT_ASCII)
-}
-
-size_t cduk_utf8_four_byte_lead(const unsigned char *bytes, size_t length) {
-#if defined(CDUK__HAS_AVX2_BUILD)
-    if (__builtin_cpu_supports("avx2")) {
-        return cduk__four_byte_lead_avx2(bytes, length);
+#define CDUK__SCANNER(public, name, STOP) \
+    __attribute__((target("avx2"))) static size_t name##_avx2(const unsigned char *bytes, size_t length) { \
+        CDUK__SCAN_BODY(STOP) \
+    } \
+    static size_t name(const unsigned char *bytes, size_t length) { CDUK__SCAN_BODY(STOP) } \
+    size_t public(const unsigned char *bytes, size_t length) { \
+        return __builtin_cpu_supports("avx2") ? name##_avx2(bytes, length) : name(bytes, length); \
     }
+#else
+#define CDUK__SCANNER(public, name, STOP) \
+    static size_t name(const unsigned char *bytes, size_t length) { CDUK__SCAN_BODY(STOP) } \
+    size_t public(const unsigned char *bytes, size_t length) { return name(bytes, length); }
 #endif
-    return cduk__four_byte_lead(bytes, length);
-}
 
-size_t cduk_ascii_prefix(const unsigned char *bytes, size_t length) {
-#if defined(CDUK__HAS_AVX2_BUILD)
-    if (__builtin_cpu_supports("avx2")) {
-        return cduk__ascii_prefix_avx2(bytes, length);
-    }
-#endif
-    return cduk__ascii_prefix(bytes, length);
-}
+CDUK__SCANNER(cduk_utf8_four_byte_lead, cduk__four_byte_lead, CDUK__FOUR_BYTE_LEAD)
+CDUK__SCANNER(cduk_ascii_prefix, cduk__ascii_prefix, CDUK__NOT_ASCII)
 
 size_t cduk_utf8_to_cesu8(const unsigned char *bytes, size_t length, unsigned char *out) {
     size_t written = 0;
