@@ -1549,6 +1549,137 @@ static duk_hobject *cduk__descriptor_holder(duk_hthread *thr, duk_hobject *obj) 
     return obj;
 }
 
+static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pending);
+
+/* Whether obj is extensible, a proxy answering for its target (Duktape's proxies have no
+ * isExtensible trap). */
+static int cduk__is_extensible(duk_hobject *obj) {
+    for (int depth = 0; obj != NULL && DUK_HOBJECT_IS_PROXY(obj) && depth < 1000; depth++) {
+        obj = ((duk_hproxy *) obj)->target;
+    }
+    return obj != NULL && DUK_HOBJECT_HAS_EXTENSIBLE(obj);
+}
+
+/* The fields of a descriptor, in the order ToPropertyDescriptor reads them. */
+enum { CDUK__D_ENUMERABLE, CDUK__D_CONFIGURABLE, CDUK__D_VALUE, CDUK__D_WRITABLE, CDUK__D_GET, CDUK__D_SET, CDUK__D_COUNT };
+static const char *const cduk__descriptor_fields[CDUK__D_COUNT] = { "enumerable", "configurable", "value", "writable", "get", "set" };
+
+/* [.. key target result] -> [.. desc|undefined]: a getOwnPropertyDescriptor trap's result for key
+ * on the proxy's target, checked as the specification's [[GetOwnProperty]] of proxies checks it
+ * (ToPropertyDescriptor, then its invariants against the target's own property) and returned as
+ * a complete descriptor of its own (the trap's object is not handed on). */
+static void cduk__checked_trap_descriptor(duk_hthread *thr) {
+    duk_context *ctx = (duk_context *) thr;
+    duk_idx_t result = duk_get_top_index(thr), target = result - 1, key = result - 2;
+    duk_hobject *target_object = duk_require_hobject(thr, target);
+    duk_push_hobject(thr, target_object);
+    duk_dup(thr, key);
+    cduk__get_prop_desc(ctx, -2, 1); /* [.. key target result targetObj current|undefined] */
+    duk_remove_m2(thr);
+    duk_idx_t current = duk_get_top_index(thr);
+    int exists = !duk_is_undefined(thr, current);
+    int extensible = cduk__is_extensible(target_object);
+    duk_push_literal(thr, "configurable");
+    int current_configurable = exists && duk_get_prop(thr, current) && duk_to_boolean(thr, -1);
+    duk_pop(thr);
+    if (duk_is_undefined(thr, result)) {
+        if (exists && !current_configurable) {
+            (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a non-configurable property as missing");
+        }
+        if (exists && !extensible) {
+            (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a property of a non-extensible target as missing");
+        }
+        duk_push_undefined(thr);
+        duk_replace(thr, key);
+        duk_set_top(thr, key + 1);
+        return;
+    }
+    /* ToPropertyDescriptor: [.. current field0 .. field5], undefined where absent. */
+    int has[CDUK__D_COUNT];
+    duk_idx_t field = current + 1;
+    for (int i = 0; i < CDUK__D_COUNT; i++) {
+        has[i] = duk_has_prop_string(thr, result, cduk__descriptor_fields[i]);
+        if (has[i]) {
+            duk_get_prop_string(thr, result, cduk__descriptor_fields[i]);
+        } else {
+            duk_push_undefined(thr);
+        }
+    }
+    for (int i = CDUK__D_GET; i <= CDUK__D_SET; i++) {
+        if (has[i] && !duk_is_undefined(thr, field + i) && !duk_is_callable(thr, field + i)) {
+            (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave a %s that is not a function", cduk__descriptor_fields[i]);
+        }
+    }
+    int accessor = has[CDUK__D_GET] || has[CDUK__D_SET];
+    if (accessor && (has[CDUK__D_VALUE] || has[CDUK__D_WRITABLE])) {
+        (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave both accessor and data fields");
+    }
+    int enumerable = duk_to_boolean(thr, field + CDUK__D_ENUMERABLE), configurable = duk_to_boolean(thr, field + CDUK__D_CONFIGURABLE);
+    int writable = duk_to_boolean(thr, field + CDUK__D_WRITABLE); /* absent: false (CompletePropertyDescriptor) */
+    /* IsCompatiblePropertyDescriptor, then the non-configurable checks. */
+    int valid = exists ? 1 : extensible;
+    if (exists && !current_configurable) {
+        duk_get_prop_literal(thr, current, "enumerable");
+        int current_enumerable = duk_to_boolean(thr, -1);
+        duk_pop(thr);
+        duk_push_literal(thr, "get");
+        int current_accessor = duk_has_prop(thr, current);
+        if (configurable || enumerable != current_enumerable || accessor != current_accessor) {
+            valid = 0;
+        } else if (accessor) {
+            for (int i = CDUK__D_GET; i <= CDUK__D_SET && valid; i++) {
+                duk_get_prop_string(thr, current, cduk__descriptor_fields[i]);
+                valid = duk_samevalue(thr, -1, field + i);
+                duk_pop(thr);
+            }
+        } else {
+            duk_get_prop_literal(thr, current, "writable");
+            int current_writable = duk_to_boolean(thr, -1);
+            duk_pop(thr);
+            duk_get_prop_literal(thr, current, "value");
+            if (!current_writable && (writable || !duk_samevalue(thr, -1, field + CDUK__D_VALUE))) {
+                valid = 0;
+            }
+            duk_pop(thr);
+        }
+    }
+    if (!valid) {
+        (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave a descriptor the target's property does not allow");
+    }
+    if (!configurable) {
+        if (!exists || current_configurable) {
+            (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a property as non-configurable that is configurable or missing on the target");
+        }
+        if (!accessor && !writable) {
+            duk_get_prop_literal(thr, current, "writable");
+            int current_writable = duk_to_boolean(thr, -1);
+            duk_pop(thr);
+            if (current_writable) {
+                (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a writable property as non-configurable and read-only");
+            }
+        }
+    }
+    /* FromPropertyDescriptor of the completed descriptor. */
+    duk_push_object(thr);
+    if (accessor) {
+        duk_dup(thr, field + CDUK__D_GET);
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_GET);
+        duk_dup(thr, field + CDUK__D_SET);
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_SET);
+    } else {
+        duk_dup(thr, field + CDUK__D_VALUE);
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_VALUE);
+        duk_push_boolean(thr, writable);
+        duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_WRITABLE);
+    }
+    duk_push_boolean(thr, enumerable);
+    duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_ENUMERABLE);
+    duk_push_boolean(thr, configurable);
+    duk_xdef_prop_stridx_short_wec(thr, -2, DUK_STRIDX_CONFIGURABLE);
+    duk_replace(thr, key);
+    duk_set_top(thr, key + 1);
+}
+
 /* cduk_get_prop_desc, and with `make_pending` cduk_get_own_prop_desc. */
 static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pending) {
     duk_hthread *thr = (duk_hthread *) ctx;
@@ -1560,14 +1691,16 @@ static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pe
     duk_hobject *holder = cduk__descriptor_holder(thr, obj); /* [.. key trap|undefined] */
     if (!duk_is_undefined(thr, -1)) {
         duk_hproxy *proxy = (duk_hproxy *) holder;
+        duk_push_hobject(thr, proxy->target); /* kept: the trap may revoke the proxy */
+        duk_insert(thr, -2);
         duk_push_hobject(thr, proxy->handler);
         duk_push_hobject(thr, proxy->target);
-        duk_dup(thr, -4); /* [.. key trap handler target key] */
+        duk_dup(thr, -5); /* [.. key target trap handler target key] */
         duk_call_method(thr, 2);
         if (!duk_is_undefined(thr, -1) && !duk_is_object(thr, -1)) {
             (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap gave neither an object nor undefined");
         }
-        duk_remove_m2(thr); /* [.. result] */
+        cduk__checked_trap_descriptor(thr); /* [.. key target result] -> [.. desc|undefined] */
         return;
     }
     duk_pop(thr);

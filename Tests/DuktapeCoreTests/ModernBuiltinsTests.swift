@@ -380,6 +380,40 @@ struct ModernBuiltinsTests {
             """) == "1,true,2")
     }
 
+    /// A getOwnPropertyDescriptor trap's result is checked as the specification's
+    /// [[GetOwnProperty]] of proxies checks it against the target, read in its field order, and
+    /// completed into a descriptor of its own. Expected values from Node 20.
+    @Test func aDescriptorTrapsResultIsCheckedAgainstTheTarget() {
+        #expect(run("""
+            var out = [];
+            function t0() { var t = {}; Object.defineProperty(t, 'fixed', { value: 1, writable: false, configurable: false });
+              Object.defineProperty(t, 'w', { value: 1, writable: true, configurable: false });
+              Object.defineProperty(t, 'loose', { value: 2, writable: true, configurable: true }); return t; }
+            function run(name, target, d, key) {
+              var p = new Proxy(target, { getOwnPropertyDescriptor: function () { return d; } });
+              try { var r = Object.getOwnPropertyDescriptor(p, key); out.push(name + ':' + (r === undefined ? 'undefined' : JSON.stringify(r) + (r === d ? '(same)' : ''))); }
+              catch (e) { out.push(name + ':' + e.name); }
+            }
+            run('missing-fixed', t0(), undefined, 'fixed');
+            run('missing-loose', t0(), undefined, 'loose');
+            run('missing-nonext', Object.preventExtensions(t0()), undefined, 'loose');
+            run('partial-new', t0(), { value: 5 }, 'nothere');
+            run('configurable-new', t0(), { value: 5, configurable: true }, 'nothere');
+            run('new-nonext', Object.preventExtensions(t0()), { value: 5, configurable: true }, 'nothere');
+            run('changed-fixed', t0(), { value: 2, configurable: false, writable: true }, 'fixed');
+            run('same-fixed', t0(), { value: 1, writable: false, enumerable: false, configurable: false }, 'fixed');
+            run('get-not-fn', t0(), { get: 5 }, 'loose');
+            run('both', t0(), { get: function () {}, value: 1 }, 'loose');
+            run('readonly-of-writable', t0(), { value: 1, writable: false, configurable: false }, 'w');
+            run('loose-as-accessor', t0(), { get: undefined, configurable: true }, 'loose');
+            var log = [];
+            var d = new Proxy({ value: 7, configurable: true }, { has: function (o, k) { log.push('has ' + k); return k in o; }, get: function (o, k) { log.push('get ' + String(k)); return o[k]; } });
+            run('order', t0(), d, 'x');
+            out.push(log.join(';'));
+            out.join('|')
+            """) == "missing-fixed:TypeError|missing-loose:undefined|missing-nonext:TypeError|partial-new:TypeError|configurable-new:{\"value\":5,\"writable\":false,\"enumerable\":false,\"configurable\":true}|new-nonext:TypeError|changed-fixed:TypeError|same-fixed:{\"value\":1,\"writable\":false,\"enumerable\":false,\"configurable\":false}|get-not-fn:TypeError|both:TypeError|readonly-of-writable:TypeError|loose-as-accessor:{\"enumerable\":false,\"configurable\":true}|order:{\"value\":7,\"writable\":false,\"enumerable\":false,\"configurable\":true}|has enumerable;has configurable;get configurable;has value;get value;has writable;has get;has set")
+    }
+
     @Test func largeIndicesAreNotTruncated() {
         #expect(run("var o = { length: Math.pow(2, 40), 0: 'zero' }; o[Math.pow(2, 33)] = 'far'; [Array.prototype.at.call(o, Math.pow(2, 33)), String(Array.prototype.at.call(o, Math.pow(2, 32) + 1))].join()")
             == "far,undefined")
