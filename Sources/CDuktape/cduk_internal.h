@@ -209,6 +209,11 @@ void cduk_get_own_prop_desc(duk_context *ctx, duk_idx_t obj_idx);
  * defineProperties) is made. engine.c. */
 duk_ret_t cduk_object_define_property(duk_context *ctx);
 duk_ret_t cduk_object_define_properties(duk_context *ctx);
+/* Object.prototype.__defineGetter__ (magic 0) and __defineSetter__ (magic 1), likewise. */
+duk_ret_t cduk_object_define_accessor(duk_context *ctx);
+
+/* Makes the function at idx one that `new` refuses (a built-in method). engine.c. */
+void cduk_clear_constructable(duk_context *ctx, duk_idx_t idx);
 
 /* Replaces the realm's Array.prototype.sort with the stable one (Duktape's is a quicksort).
  * methods.c. */

@@ -92,6 +92,7 @@ void cduk_define_function(duk_context *ctx, duk_idx_t owner, const char *name, d
     duk_push_string(ctx, name);
     duk_push_c_function(ctx, fn, nargs);
     duk_set_magic(ctx, -1, magic);
+    cduk_clear_constructable(ctx, -1); /* a method: `new` refuses it, as the specification's */
     duk_push_literal(ctx, "name");
     duk_push_string(ctx, name);
     duk_def_prop(ctx, -3, CDUK_NAME_PROP);

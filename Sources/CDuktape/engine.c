@@ -1157,6 +1157,24 @@ static duk_hobject *cduk__own_lazy_getter(duk_hthread *thr, duk_hobject *h, duk_
     return get != NULL && DUK_HOBJECT_IS_NATFUNC(get) && ((duk_hnatfunc *) get)->func == cduk_lazy_get ? get : NULL;
 }
 
+/* cduk__own_lazy_getter when h is also the owner the getter was made for (its realm's object of
+ * the getter's kind, in ctx's realm), else NULL: a lazy getter a script copied onto another
+ * object stands for nothing there, and making it would redefine that object's property. */
+static duk_hobject *cduk__pending_lazy_getter(duk_hthread *thr, duk_hobject *h, duk_hstring *key) {
+    duk_hobject *get = cduk__own_lazy_getter(thr, h, key);
+    if (get == NULL) {
+        return NULL;
+    }
+    cduk_push_realm_object((duk_context *) thr, (cduk_realm_object) ((duk_hnatfunc *) get)->magic);
+    int owner = duk_get_hobject(thr, -1) == h;
+    duk_pop(thr);
+    return owner ? get : NULL;
+}
+
+void cduk_clear_constructable(duk_context *ctx, duk_idx_t idx) {
+    DUK_HOBJECT_CLEAR_CONSTRUCTABLE(duk_require_hobject((duk_hthread *) ctx, idx));
+}
+
 int cduk_own_property_state(duk_context *ctx, duk_idx_t obj_idx) {
     duk_hthread *thr = (duk_hthread *) ctx;
     duk_hobject *h = duk_get_hobject(thr, obj_idx);
@@ -1705,7 +1723,7 @@ static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pe
     }
     duk_pop(thr);
     obj = holder;
-    duk_hobject *get = make_pending ? cduk__own_lazy_getter(thr, obj, key) : NULL;
+    duk_hobject *get = make_pending ? cduk__pending_lazy_getter(thr, obj, key) : NULL;
     if (get != NULL) {
         duk_push_hobject(thr, obj);
         duk_push_hobject(thr, get);
@@ -1750,7 +1768,7 @@ static void cduk__get_prop_desc(duk_context *ctx, duk_idx_t obj_idx, int make_pe
 /* Makes the built-in pending under the key at key_idx on h (lazy.c), if one is. */
 static void cduk__make_pending(duk_hthread *thr, duk_hobject *h, duk_idx_t key_idx) {
     key_idx = duk_require_normalize_index(thr, key_idx);
-    duk_hobject *get = cduk__own_lazy_getter(thr, h, duk_known_hstring(thr, key_idx));
+    duk_hobject *get = cduk__pending_lazy_getter(thr, h, duk_known_hstring(thr, key_idx));
     if (get != NULL) {
         duk_push_hobject(thr, h);
         duk_push_hobject(thr, get);
@@ -1785,16 +1803,16 @@ duk_ret_t cduk_object_define_properties(duk_context *ctx) {
     duk_hobject *h = duk_get_hobject(thr, 0);
     if (h != NULL && !duk_is_null_or_undefined(thr, 1)) {
         /* A built-in made may move O's entries (an installer defines several names): the walk
-         * starts again after each one made, and goes on past an accessor that stays (a lazy
-         * getter a script copied under another key stands for nothing there). */
+         * starts again after each one made, and goes on past an accessor that stays (should an
+         * installer fail to replace it). */
         for (duk_uint_fast32_t i = 0; i < DUK_HOBJECT_GET_ENEXT(h); i++) {
             duk_hstring *key = DUK_HOBJECT_E_GET_KEY(thr->heap, h, i);
-            if (key == NULL || cduk__own_lazy_getter(thr, h, key) == NULL) {
+            if (key == NULL || cduk__pending_lazy_getter(thr, h, key) == NULL) {
                 continue;
             }
             duk_push_hstring(thr, key);
             cduk__make_pending(thr, h, -1);
-            int made = cduk__own_lazy_getter(thr, h, duk_known_hstring(thr, -1)) == NULL;
+            int made = cduk__pending_lazy_getter(thr, h, duk_known_hstring(thr, -1)) == NULL;
             duk_pop(thr);
             if (made) {
                 i = (duk_uint_fast32_t) -1;
@@ -1802,6 +1820,22 @@ duk_ret_t cduk_object_define_properties(duk_context *ctx) {
         }
     }
     return duk_bi_object_constructor_define_properties(thr);
+}
+
+/* Object.prototype.__defineGetter__ (magic 0) and __defineSetter__ (magic 1): Duktape's, once a
+ * built-in still pending under the key on `this` is made (so that the half not given is
+ * undefined, as on the data property the built-in is). */
+duk_ret_t cduk_object_define_accessor(duk_context *ctx) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_set_top(thr, 2);
+    duk_push_this(thr);
+    duk_hobject *h = duk_get_hobject(thr, 2);
+    if (h != NULL && duk_is_callable(thr, 1)) {
+        (void) duk_to_property_key_hstring(thr, 0);
+        cduk__make_pending(thr, h, 0);
+    }
+    duk_pop(thr);
+    return duk_bi_object_prototype_defineaccessor(thr);
 }
 
 void cduk_get_prop_desc(duk_context *ctx, duk_idx_t obj_idx) { cduk__get_prop_desc(ctx, obj_idx, 0); }
@@ -1843,8 +1877,9 @@ duk_int_t cduk_ppush_date(duk_context *ctx, double milliseconds) {
 
 static duk_ret_t cduk__define_property(duk_context *ctx, void *udata) {
     (void) udata;
-    /* [obj key desc] -> Object.defineProperty(obj, key, desc), magic 0 (Reflect's is 1) */
-    duk_push_c_function(ctx, duk_bi_object_constructor_define_property, 3);
+    /* [obj key desc] -> Object.defineProperty(obj, key, desc), magic 0 (Reflect's is 1): the
+     * library's, which makes a pending built-in first (cduk_object_define_property). */
+    duk_push_c_function(ctx, cduk_object_define_property, 3);
     duk_insert(ctx, -4);
     duk_call(ctx, 3);
     return 0;

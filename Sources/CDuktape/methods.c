@@ -1167,15 +1167,27 @@ static duk_idx_t cduk__merge_sort(duk_context *ctx, duk_idx_t list, duk_uarridx_
             duk_uarridx_t middle = count - low > width ? low + width : count;
             duk_uarridx_t high = count - low > 2 * width ? low + 2 * width : count;
             duk_uarridx_t i = low, j = middle, k = low;
-            while (i < middle && j < high) {
+            if (i < middle && j < high) {
+                /* The two heads stay on the stack: a step reads one element and writes one. */
                 duk_get_prop_index(ctx, source, i);
                 duk_get_prop_index(ctx, source, j);
-                int right_first = cduk__sort_compare(ctx, mode, comparefn) > 0; /* equal: the left one, for stability */
-                duk_get_prop_index(ctx, source, right_first ? j++ : i++);
-                duk_put_prop_index(ctx, target, k++);
-                if (mode != CDUK__SORT_SCRIPT) {
-                    cduk__sort_tick(ctx, &steps);
+                duk_idx_t left = duk_get_top_index(ctx) - 1, right = left + 1;
+                for (;;) {
+                    duk_dup(ctx, left);
+                    duk_dup(ctx, right);
+                    int right_first = cduk__sort_compare(ctx, mode, comparefn) > 0; /* equal: the left one, for stability */
+                    duk_dup(ctx, right_first ? right : left);
+                    duk_put_prop_index(ctx, target, k++);
+                    if (mode != CDUK__SORT_SCRIPT) {
+                        cduk__sort_tick(ctx, &steps);
+                    }
+                    if (right_first ? ++j >= high : ++i >= middle) {
+                        break;
+                    }
+                    duk_get_prop_index(ctx, source, right_first ? j : i);
+                    duk_replace(ctx, right_first ? right : left);
                 }
+                duk_pop_2(ctx);
             }
             for (; i < middle; i++) {
                 duk_get_prop_index(ctx, source, i);

@@ -766,7 +766,8 @@ struct EngineStack {
         try flag { cduk_phas_prop(ctx, $0) }
     }
 
-    /// [.. obj key descriptor] -> [..]: the realm's own `Object.defineProperty`.
+    /// [.. obj key descriptor] -> [..]: `Object.defineProperty` as the realm's built-in is,
+    /// whatever a script did to the global one (a pending built-in is made first).
     func defineProperty() throws(JSException) {
         try check(cduk_pdefine_property(ctx))
     }
