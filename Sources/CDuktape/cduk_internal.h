@@ -215,9 +215,10 @@ duk_ret_t cduk_object_define_accessor(duk_context *ctx);
 /* Makes the function at idx one that `new` refuses (a built-in method). engine.c. */
 void cduk_clear_constructable(duk_context *ctx, duk_idx_t idx);
 
-/* Replaces the realm's Array.prototype.sort with the stable one (Duktape's is a quicksort).
- * methods.c. */
-void cduk_install_array_sort(duk_context *ctx);
+/* Replaces, in ctx's realm, Duktape's Object.defineProperty, defineProperties,
+ * __defineGetter__, __defineSetter__ (they make a pending built-in first) and
+ * Array.prototype.sort (a stable sort). methods.c. */
+void cduk_install_replaced_builtins(duk_context *ctx);
 
 /* 1 when the value at idx is a typed array (Int8Array..Float64Array, or a plain buffer), not an
  * ArrayBuffer or a DataView. Never throws. engine.c. */

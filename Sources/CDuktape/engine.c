@@ -1582,6 +1582,14 @@ static int cduk__is_extensible(duk_hobject *obj) {
 enum { CDUK__D_ENUMERABLE, CDUK__D_CONFIGURABLE, CDUK__D_VALUE, CDUK__D_WRITABLE, CDUK__D_GET, CDUK__D_SET, CDUK__D_COUNT };
 static const char *const cduk__descriptor_fields[CDUK__D_COUNT] = { "enumerable", "configurable", "value", "writable", "get", "set" };
 
+/* ToBoolean of a descriptor's `name`. */
+static int cduk__descriptor_flag(duk_hthread *thr, duk_idx_t desc, const char *name) {
+    duk_get_prop_string(thr, desc, name);
+    int flag = duk_to_boolean(thr, -1);
+    duk_pop(thr);
+    return flag;
+}
+
 /* [.. key target result] -> [.. desc|undefined]: a getOwnPropertyDescriptor trap's result for key
  * on the proxy's target, checked as the specification's [[GetOwnProperty]] of proxies checks it
  * (ToPropertyDescriptor, then its invariants against the target's own property) and returned as
@@ -1597,9 +1605,15 @@ static void cduk__checked_trap_descriptor(duk_hthread *thr) {
     duk_idx_t current = duk_get_top_index(thr);
     int exists = !duk_is_undefined(thr, current);
     int extensible = cduk__is_extensible(target_object);
-    duk_push_literal(thr, "configurable");
-    int current_configurable = exists && duk_get_prop(thr, current) && duk_to_boolean(thr, -1);
-    duk_pop(thr);
+    /* The target's property, read once (a descriptor this file made: plain data properties). */
+    int current_configurable = 0, current_enumerable = 0, current_writable = 0, current_accessor = 0;
+    if (exists) {
+        current_configurable = cduk__descriptor_flag(thr, current, "configurable");
+        current_enumerable = cduk__descriptor_flag(thr, current, "enumerable");
+        current_writable = cduk__descriptor_flag(thr, current, "writable");
+        duk_push_literal(thr, "get");
+        current_accessor = duk_has_prop(thr, current);
+    }
     if (duk_is_undefined(thr, result)) {
         if (exists && !current_configurable) {
             (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a non-configurable property as missing");
@@ -1637,11 +1651,6 @@ static void cduk__checked_trap_descriptor(duk_hthread *thr) {
     /* IsCompatiblePropertyDescriptor, then the non-configurable checks. */
     int valid = exists ? 1 : extensible;
     if (exists && !current_configurable) {
-        duk_get_prop_literal(thr, current, "enumerable");
-        int current_enumerable = duk_to_boolean(thr, -1);
-        duk_pop(thr);
-        duk_push_literal(thr, "get");
-        int current_accessor = duk_has_prop(thr, current);
         if (configurable || enumerable != current_enumerable || accessor != current_accessor) {
             valid = 0;
         } else if (accessor) {
@@ -1650,14 +1659,9 @@ static void cduk__checked_trap_descriptor(duk_hthread *thr) {
                 valid = duk_samevalue(thr, -1, field + i);
                 duk_pop(thr);
             }
-        } else {
-            duk_get_prop_literal(thr, current, "writable");
-            int current_writable = duk_to_boolean(thr, -1);
-            duk_pop(thr);
+        } else if (!current_writable) {
             duk_get_prop_literal(thr, current, "value");
-            if (!current_writable && (writable || !duk_samevalue(thr, -1, field + CDUK__D_VALUE))) {
-                valid = 0;
-            }
+            valid = !writable && duk_samevalue(thr, -1, field + CDUK__D_VALUE);
             duk_pop(thr);
         }
     }
@@ -1668,13 +1672,8 @@ static void cduk__checked_trap_descriptor(duk_hthread *thr) {
         if (!exists || current_configurable) {
             (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a property as non-configurable that is configurable or missing on the target");
         }
-        if (!accessor && !writable) {
-            duk_get_prop_literal(thr, current, "writable");
-            int current_writable = duk_to_boolean(thr, -1);
-            duk_pop(thr);
-            if (current_writable) {
-                (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a writable property as non-configurable and read-only");
-            }
+        if (!accessor && !writable && current_writable) {
+            (void) cduk_type_error(ctx, "the proxy's getOwnPropertyDescriptor trap reported a writable property as non-configurable and read-only");
         }
     }
     /* FromPropertyDescriptor of the completed descriptor. */

@@ -1453,8 +1453,24 @@ void cduk_install_typed_array_methods(duk_context *ctx, duk_idx_t owner, int unu
     duk_pop(ctx);
 }
 
-void cduk_install_array_sort(duk_context *ctx) {
+/* The built-ins a realm gets in place of Duktape's when it is made (not on first use: a lazy
+ * entry for `Object.defineProperty`, read inside a promise operation, moved where collections
+ * fall). */
+void cduk_install_replaced_builtins(duk_context *ctx) {
+    static const cduk__method object_statics[] = {
+        { "defineProperty", cduk_object_define_property, 3, 3, 0 },
+        { "defineProperties", cduk_object_define_properties, 2, 2, 0 },
+    };
+    static const cduk__method object_methods[] = {
+        { "__defineGetter__", cduk_object_define_accessor, 2, 2, 0 },
+        { "__defineSetter__", cduk_object_define_accessor, 2, 2, 1 },
+    };
+    static const cduk__method array_methods[] = { { "sort", cduk__array_sort, 1, 1, 0 } };
+    cduk_push_realm_object(ctx, CDUK_REALM_OBJECT_CONSTRUCTOR);
+    cduk__define_methods(ctx, -1, object_statics, sizeof object_statics / sizeof object_statics[0]);
+    duk_get_prop_literal(ctx, -1, "prototype");
+    cduk__define_methods(ctx, -1, object_methods, sizeof object_methods / sizeof object_methods[0]);
     cduk_push_realm_object(ctx, CDUK_REALM_ARRAY_PROTOTYPE);
-    cduk_define_function(ctx, -1, "sort", cduk__array_sort, 1, 1, 0);
-    duk_pop(ctx);
+    cduk__define_methods(ctx, -1, array_methods, sizeof array_methods / sizeof array_methods[0]);
+    duk_pop_3(ctx);
 }

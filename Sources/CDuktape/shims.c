@@ -812,16 +812,7 @@ static duk_ret_t cduk__install_realm(duk_context *ctx, void *udata) {
                               DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_FORCE);
     duk_pop(ctx);
     cduk_install_promise(ctx);
-    /* Object.defineProperty, defineProperties, __defineGetter__ and __defineSetter__ make a
-     * pending built-in (lazy.c) first. */
-    cduk_push_builtin(ctx, CDUK_BUILTIN_OBJECT);
-    cduk_define_function(ctx, -1, "defineProperty", cduk_object_define_property, 3, 3, 0);
-    cduk_define_function(ctx, -1, "defineProperties", cduk_object_define_properties, 2, 2, 0);
-    duk_get_prop_literal(ctx, -1, "prototype");
-    cduk_define_function(ctx, -1, "__defineGetter__", cduk_object_define_accessor, 2, 2, 0);
-    cduk_define_function(ctx, -1, "__defineSetter__", cduk_object_define_accessor, 2, 2, 1);
-    duk_pop_2(ctx);
-    cduk_install_array_sort(ctx);
+    cduk_install_replaced_builtins(ctx);
     cduk_install_lazy_builtins(ctx);
     /* The realm's "RangeError: memory limit exceeded", made now, for when the heap is so full
      * that not even an error can be made (see cduk_ppush_limit_error). Frozen, since every such

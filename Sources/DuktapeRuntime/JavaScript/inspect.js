@@ -23,8 +23,8 @@ var keysOf = primordials.ObjectKeys,
     indexKey = /^(0|[1-9][0-9]*)$/,
     typedArrayTag = /^\[object (Uint8|Int8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64)Array\]$/,
     toStringTag = primordials.SymbolToStringTag,
-    // Tags the branches after the collections' handle: any other may be a collection whose
-    // Symbol.toStringTag says something else (a subclass's getter, a non-enumerable own one).
+    // Tags the branches after the collections' handle: an object with any other (Map, Set...,
+    // or what a subclass's getter or a non-enumerable own Symbol.toStringTag says) may be one.
     otherTag = /^\[object (Object|Function|RegExp|Date|Error|Number|String|Boolean|Symbol|Arguments)\]$/;
 // A promise's state and result (Console.swift's native: the engine's own slots, which no
 // script can read), or null where the host gives none.
@@ -32,8 +32,7 @@ var promiseOf = typeof natives.promise === 'function' ? natives.promise : null;
 var namedKeysOf = typeof natives.namedKeys === 'function' ? natives.namedKeys : null;
 // A Map's or Set's size and first entries, or a WeakMap's or WeakSet's kind (Console.swift's
 // native: found by the engine's own slot, so an object that only claims the tag is not one).
-var collectionOf = typeof natives.collection === 'function' ? natives.collection : null,
-    collectionTag = /^\[object (Map|Set|WeakMap|WeakSet)\]$/, MAX_COLLECTION_ENTRIES = 100;
+var collectionOf = typeof natives.collection === 'function' ? natives.collection : null, MAX_COLLECTION_ENTRIES = 100;
 var append = shared.append, arrayClass = shared.arrayClass, boolValue = shared.boolValue, byteView = shared.byteView, constructorName = shared.constructorName, dateISO = shared.dateISO, dateTime = shared.dateTime, errorBase = shared.errorBase, formatNumber = shared.formatNumber, formatPrimitive = shared.formatPrimitive, functionBase = shared.functionBase, hasOwn = shared.hasOwn, indexOf = shared.indexOf, isEnumerable = shared.isEnumerable, joined = shared.joined, numToString = shared.numToString, numValue = shared.numValue, padEnd = shared.padEnd, padStart = shared.padStart, quote = shared.quote, regexpText = shared.regexpText, slice = shared.slice, spaces = shared.spaces, strValue = shared.strValue, symbolText = shared.symbolText, testRe = shared.testRe, toTag = shared.toTag;
 
 function circularId(ctx, value) {
@@ -122,7 +121,7 @@ function formatRaw(ctx, value, depth) {
         name = constructorName(value);
         braces = [(name === null || name === 'Promise' ? 'Promise' : name + ' [Promise]') + ' {', '}'];
         entries = formatPromise;
-    } else if (collectionOf !== null && (testRe(collectionTag, tag) || !testRe(otherTag, tag) || (tag === '[object Object]' && constructorName(value) === null)) &&
+    } else if (collectionOf !== null && (!testRe(otherTag, tag) || (tag === '[object Object]' && constructorName(value) === null)) &&
                (collection = collectionOf(value, MAX_COLLECTION_ENTRIES)) !== undefined) {
         // As Node shows them: Map(1) { 'a' => 1 }, Set(2) { 1, 2 }, WeakMap { <items unknown> }.
         keys = ownKeys(ctx, value, false);
