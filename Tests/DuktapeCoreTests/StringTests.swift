@@ -125,6 +125,30 @@ struct StringTests {
         }
     }
 
+    /// A Swift string whose storage records "all ASCII" crosses without the scan: the flag must
+    /// be what Swift sets for the usual ways of making one, and the bytes must be the string's.
+    @Test func swiftStringsKnownToBeASCIICrossAsTheirBytes() throws {
+        for count in StringTests.boundaries {
+            let repeated = String(repeating: "a", count: count)
+            let decoded = String(decoding: Array(repeating: UInt8(ascii: "b"), count: count), as: UTF8.self)
+            let prefix = String((repeated + "😀").prefix(count))
+            var edited = repeated + "😀"
+            edited.removeLast()  // ASCII again, but not known to be: scanned
+            for string in [repeated, decoded, prefix, edited] {
+                let bytes = StringCoding.withEngineBytes(string) { pointer, count in
+                    Array(UnsafeRawBufferPointer(start: pointer, count: count))
+                }
+                #expect(bytes == Array(string.utf8), "\(count)")
+                #expect(length.call(withArguments: [string]).toInt32() == Int32(count))
+            }
+            #if compiler(>=6.2) && !canImport(Darwin)
+            #expect(repeated.utf8Span.isKnownASCII && decoded.utf8Span.isKnownASCII && prefix.utf8Span.isKnownASCII)
+            #endif
+        }
+        let literal = "a literal longer than the fifteen bytes kept inline"
+        #expect(JSValue(object: literal, in: context).toString() == literal)
+    }
+
     @Test func everyKindOfSwiftStringCrosses() throws {
         let long = String(repeating: "0123456789abcdef", count: 40)
         let source = "é" + long + "😀" + long + "한"

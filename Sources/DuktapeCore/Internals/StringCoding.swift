@@ -20,8 +20,9 @@ import Musl
 ///
 /// Both directions keep embedded NULs: strings always cross as (pointer, length). A string without
 /// the sequences that differ between the two forms (every ASCII and BMP string one way, every
-/// string that is valid UTF-8 the other) crosses with one scan and one copy; the scan and the
-/// transcoders for the rest are C (strings.c).
+/// string that is valid UTF-8 the other) crosses with one scan and one copy, and a Swift string
+/// whose storage is known to be ASCII without the scan; the scan and the transcoders for the rest
+/// are C (strings.c).
 enum StringCoding {
     /// Calls `body` with the string's bytes in Duktape's internal form.
     ///
@@ -31,12 +32,35 @@ enum StringCoding {
         _ body: (UnsafePointer<CChar>, Int) -> R
     ) -> R {
         var string = string
+        if string.utf8.count > shortStringBytes { return withLongEngineBytes(string, body) }
+        return string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else {
+                return withUnsafePointer(to: 0 as CChar) { body($0, 0) }
+            }
+            let lead = fourByteLead(utf8)
+            if lead == utf8.count {
+                return base.withMemoryRebound(to: CChar.self, capacity: lead) { body($0, lead) }
+            }
+            return transcoded(utf8, from: lead, body)
+        }
+    }
+
+    /// `withEngineBytes` of a string longer than `shortStringBytes`: no scan when Swift knows the
+    /// string is ASCII, else the vectorized one. (Out of line, so that the short strings' path, a
+    /// key or a small value, stays small enough to be inlined whole.)
+    @inline(never)
+    private static func withLongEngineBytes<R>(
+        _ string: String,
+        _ body: (UnsafePointer<CChar>, Int) -> R
+    ) -> R {
+        var string = string
+        let knownASCII = isKnownASCII(string)
         return string.withUTF8 { utf8 in
             guard let base = utf8.baseAddress else {
                 return withUnsafePointer(to: 0 as CChar) { body($0, 0) }
             }
             let count = utf8.count
-            let lead = count <= shortStringBytes ? fourByteLead(utf8) : cduk_utf8_four_byte_lead(base, count)
+            let lead = knownASCII ? count : cduk_utf8_four_byte_lead(base, count)
             if lead == count {
                 return base.withMemoryRebound(to: CChar.self, capacity: count) { body($0, count) }
             }
@@ -60,6 +84,18 @@ enum StringCoding {
             let length = lead + cduk_utf8_to_cesu8(base + lead, count - lead, target + lead)
             return target.withMemoryRebound(to: CChar.self, capacity: length) { body($0, length) }
         }
+    }
+
+    /// True when the string's storage records that it is all ASCII (Swift computes this when it
+    /// makes a native string): such a string needs no scan. False means "not known", not "not
+    /// ASCII".
+    @inline(__always)
+    private static func isKnownASCII(_ string: String) -> Bool {
+        #if compiler(>=6.2) && !canImport(Darwin)
+        string.utf8Span.isKnownASCII
+        #else
+        false
+        #endif
     }
 
     /// Up to this length (a key, a short value) the scan runs inline, not as a call into C.
