@@ -2,11 +2,12 @@ import DuktapeCore
 import Foundation
 
 extension JSEventLoop {
-    /// Installs the timer globals. They are typed Swift functions holding the loop's state,
-    /// not the loop: a script keeping `setTimeout` does not keep the loop, and a released loop
-    /// leaves inert globals (they return undefined). They also hold the context watch
+    /// Installs the timer globals. The timers' are typed Swift functions holding the loop's
+    /// state, not the loop: a script keeping `setTimeout` does not keep the loop, and a released
+    /// loop leaves inert globals (they return undefined). They also hold the context watch
     /// (released with the context, it wakes the loop, which then finds its context gone and
-    /// stops).
+    /// stops). `setImmediate` and `clearImmediate` are the C functions of the immediates' queue,
+    /// which keeps them in the heap (`HeapCallbackQueue`), closed with the loop.
     ///
     /// Each reads the parameters every call has (the callback, the delay) by type, and the
     /// arguments for the callback only when there are some: `setTimeout(f, 0)` makes one
@@ -15,10 +16,8 @@ extension JSEventLoop {
         let watch = ContextWatch(state: state)
         let state = self.state
         let account = HostMemoryAccount(context: context)
-        state.withLock { state -> Void in
-            state.timers.account = account
-            state.immediates.account = account
-        }
+        state.withLock { $0.timers.account = account }
+        let immediates = self.immediates
         let (clock, origin) = (self.clock, self.origin)
         func timer(repeating: Bool) -> JSValue {
             let name = repeating ? "setInterval" : "setTimeout"
@@ -31,21 +30,10 @@ extension JSEventLoop {
                     callback: callback, arguments: arguments, charged: try Self.charge(for: arguments, to: account),
                     interval: repeating ? period : nil, due: TimerQueue.adding(period, to: Self.nanosecondsNow(clock: clock, origin: origin)), sequence: 0)
                 return Self.queue(in: state, giveBack: entry.charged, to: account) { state in
-                    let id = state.takeID()
+                    let id = immediates.takeID { state.timers.entries[$0] != nil }
                     state.timers.schedule(id, entry)
                     return id
                 }
-            }
-        }
-        let setImmediate = JSValue(newFunctionIn: context, name: "setImmediate") { (handler: JSValue) -> Int? in
-            withExtendedLifetime(watch) {}
-            let callback = try Self.callback(handler, for: "setImmediate")
-            let arguments = Self.callbackArguments(after: 1)
-            let immediate = ImmediateQueue.Entry(callback: callback, arguments: arguments, charged: try Self.charge(for: arguments, to: account))
-            return Self.queue(in: state, giveBack: immediate.charged, to: account) { state in
-                let id = state.takeID()
-                state.immediates.append(id, immediate)
-                return id
             }
         }
         let clearTimer = { (name: String) in
@@ -53,10 +41,6 @@ extension JSEventLoop {
                 withExtendedLifetime(watch) {}
                 try Self.dequeue(id, in: state) { $0.timers.remove($1) }
             }
-        }
-        let clearImmediate = JSValue(newFunctionIn: context, name: "clearImmediate") { (id: JSValue) in
-            withExtendedLifetime(watch) {}
-            try Self.dequeue(id, in: state) { $0.immediates.remove($1) }
         }
         let queueMicrotask = JSValue(newFunctionIn: context, name: "queueMicrotask") { (callback: JSValue) in
             withExtendedLifetime(watch) {}
@@ -67,12 +51,14 @@ extension JSEventLoop {
         global?.setValue(timer(repeating: true), forProperty: "setInterval")
         global?.setValue(clearTimer("clearTimeout"), forProperty: "clearTimeout")
         global?.setValue(clearTimer("clearInterval"), forProperty: "clearInterval")
-        global?.setValue(setImmediate, forProperty: "setImmediate")
-        global?.setValue(clearImmediate, forProperty: "clearImmediate")
+        if let (setImmediate, clearImmediate) = immediates.makeFunctions(in: context) {
+            global?.setValue(setImmediate, forProperty: "setImmediate")
+            global?.setValue(clearImmediate, forProperty: "clearImmediate")
+        }
         global?.setValue(queueMicrotask, forProperty: "queueMicrotask")
     }
 
-    /// The host memory of a timer's or an immediate's record, charged to the VM's memory limit
+    /// The host memory of a timer's record, charged to the VM's memory limit
     /// (the record and its JSValues live outside the heap: without the charge, a script under a
     /// limit could queue timers until the host ran out of memory).
     private static func charge(for arguments: [JSValue], to account: HostMemoryAccount) throws -> Int {
@@ -86,7 +72,7 @@ extension JSEventLoop {
     static let recordBytes = 160
     static let valueBytes = 64
 
-    /// Queues a timer or immediate with `add` (which returns its id), unless the loop is stopped
+    /// Queues a timer with `add` (which returns its id), unless the loop is stopped
     /// (0: nothing runs) or released (nil: undefined in JavaScript).
     private static func queue(
         in state: Guarded<State>, giveBack charged: Int, to account: HostMemoryAccount, _ add: (inout State) -> Int
@@ -100,8 +86,8 @@ extension JSEventLoop {
         return id
     }
 
-    /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers) and `clearImmediate`:
-    /// an unknown, finished or non-numeric id does nothing. The entry `remove` takes is
+    /// `clearTimeout`/`clearInterval` (one pool of ids, as in browsers; `clearImmediate` is C,
+    /// `HeapCallbackQueue`): an unknown, finished or non-numeric id does nothing. The entry `remove` takes is
     /// released after the loop's lock.
     private static func dequeue<Entry>(_ value: JSValue, in state: Guarded<State>, _ remove: (inout State, Int) -> Entry?) throws {
         guard let id = try handle(value) else { return }

@@ -69,7 +69,7 @@ extension JSEventLoop {
         var decision = Idle.turnAgain
         state.withLock(waitingIf: { state in
             decision = .turnAgain
-            if state.isStopped || state.contextGone || !state.posted.isEmpty || !state.immediates.isEmpty {
+            if state.isStopped || state.contextGone || !state.posted.isEmpty || immediates.pendingCount > 0 {
                 return (false, nil)
             }
             let now = self.now
@@ -164,11 +164,17 @@ extension JSEventLoop {
             if vm.hasPendingMicrotasks { vm.drainMicrotasks() }
             ran += 1
         }
-        var end = state.withLock { $0.immediates.end }
-        while let immediate = state.withLock({ $0.isStopped ? nil : $0.immediates.popNext(before: &end) }) {
-            immediate.callback.callDiscardingResult(withValues: immediate.arguments)
-            finishMacrotask()
-            ran += 1
+        ran += immediates.runPhase(in: context, afterEach: finishMacrotask)
+        if immediatesKeepContext.load(), immediates.pendingCount == 0 {
+            // Nothing waits any more: the context is no longer held for the immediates (checked
+            // again under the lock setImmediate's first entry takes to hold it; released after).
+            let kept = state.withLock { state -> JSContext? in
+                guard immediates.pendingCount == 0 else { return nil }
+                immediatesKeepContext.store(false)
+                defer { state.immediatesKeepAlive = nil }
+                return state.immediatesKeepAlive
+            }
+            withExtendedLifetime(kept) {}
         }
         return ran
     }

@@ -1,5 +1,6 @@
 import DuktapeCore
 import Foundation
+import Synchronization
 
 /// An event loop for one context: timers (`setTimeout`, `setInterval`, `setImmediate` and their
 /// `clear…`), `queueMicrotask`, and work posted from any thread, run one macrotask at a time,
@@ -32,6 +33,19 @@ public final class JSEventLoop: @unchecked Sendable {
     /// The monotonic clock's reading when the loop was made, in nanoseconds.
     let origin = MonotonicClock.nanoseconds
     let state = Guarded(State())
+    /// The immediates, kept in the context's heap; also the id counter timers share with them.
+    let immediates: HeapCallbackQueue
+    /// True while `State.immediatesKeepAlive` may hold the context (set under the loop's lock):
+    /// a turn looks at the lock only then.
+    let immediatesKeepContext = Flag()
+
+    /// A flag read without the loop's lock.
+    final class Flag: Sendable {
+        private let value = Atomic(false)
+
+        func load() -> Bool { value.load(ordering: .relaxed) }
+        func store(_ newValue: Bool) { value.store(newValue, ordering: .relaxed) }
+    }
 
     /// Work posted to the loop: run once on it, or cancelled once when the loop stops first.
     struct Posted {
@@ -40,11 +54,10 @@ public final class JSEventLoop: @unchecked Sendable {
     }
 
     struct State {
-        /// The next timer or immediate id (see `takeID`).
-        var nextID = 1
-        var idsWrapped = false
         var timers = TimerQueue()
-        var immediates = ImmediateQueue()
+        /// The context, held while immediates wait (they live in its heap, `immediates`): as a
+        /// waiting timer's callback holds it.
+        var immediatesKeepAlive: JSContext?
         var posted: [Posted] = []
         /// Outstanding `PendingWork` handles.
         var pending = 0
@@ -80,11 +93,24 @@ public final class JSEventLoop: @unchecked Sendable {
     public init(context: JSContext, clock: ManualClock? = nil) {
         self.context = context
         self.clock = clock
+        let state = self.state
+        let keepsContext = immediatesKeepContext
+        immediates = HeapCallbackQueue(
+            for: context,
+            onQueued: { [weak context] in
+                // Under the VM's lock, from setImmediate: wake the loop, keep the context.
+                state.withLockWaking { state in
+                    if state.immediatesKeepAlive == nil { state.immediatesKeepAlive = context }
+                    keepsContext.store(true)
+                }
+            },
+            timerIDInUse: { id in state.withLock { $0.timers.entries[id] != nil } })
         installGlobals(in: context)
     }
 
     deinit {
         // No thread can be running the loop (a running loop is retained by its runner).
+        immediates.close(released: true, in: context)
         let dropped = state.withLock { state in
             state.isReleased = true
             return Self.takeAll(&state)
@@ -114,7 +140,7 @@ public final class JSEventLoop: @unchecked Sendable {
     /// while loop.hasPendingWork { try loop.runReady() }
     /// ```
     public var hasPendingWork: Bool {
-        state.withLock { !$0.timers.isEmpty || !$0.immediates.isEmpty || !$0.posted.isEmpty || $0.pending > 0 }
+        immediates.pendingCount > 0 || state.withLock { !$0.timers.isEmpty || !$0.posted.isEmpty || $0.pending > 0 }
     }
 
     /// True once the loop was stopped (by `stop()`, or because its context was released).
@@ -235,6 +261,7 @@ public final class JSEventLoop: @unchecked Sendable {
         // Inside a callback this thread holds the VM's lock, which the loop's thread may be
         // waiting for: joining it then would deadlock.
         let insideCallback = JSContext.current() != nil
+        immediates.close(released: false, in: context)
         let (dropped, waiters, join) = state.withLockWaking { state in
             let dropped = Self.takeAll(&state)
             state.isStopped = true
@@ -375,24 +402,13 @@ public final class JSEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Empties every queue, returning what was in them, to be released (and posted work
-    /// cancelled) after the lock.
-    private static func takeAll(_ state: inout State) -> (timers: [TimerQueue.Entry], immediates: [ImmediateQueue.Entry], posted: [Posted]) {
+    /// Empties every queue kept here, returning what was in them, to be released (and posted
+    /// work cancelled) after the lock. (The immediates are closed and dropped by their queue.)
+    private static func takeAll(_ state: inout State) -> (timers: [TimerQueue.Entry], keptContext: JSContext?, posted: [Posted]) {
         let posted = state.posted
         state.posted = []
-        return (state.timers.removeAll(), state.immediates.removeAll(), posted)
-    }
-}
-
-extension JSEventLoop.State {
-    /// A fresh id for a timer or immediate.
-    mutating func takeID() -> Int {
-        while true {
-            let id = nextID
-            if id >= JSEventLoop.largestID { idsWrapped = true }
-            nextID = id >= JSEventLoop.largestID ? 1 : id + 1
-            // Until the counter first wraps, every id is fresh.
-            if !idsWrapped || (timers.entries[id] == nil && !immediates.contains(id)) { return id }
-        }
+        let kept = state.immediatesKeepAlive
+        state.immediatesKeepAlive = nil
+        return (state.timers.removeAll(), kept, posted)
     }
 }

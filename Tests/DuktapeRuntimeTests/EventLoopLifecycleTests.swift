@@ -280,4 +280,89 @@ struct EventLoopLifecycleTests {
         #expect(context.evaluateScript("deep").toInt32() == 10000)
         #expect(errors.all.isEmpty)
     }
+
+    // The immediates live in the heap (HeapCallbackQueue): what held them in Swift before must
+    // still hold — the context while they wait, their callbacks released when the loop stops,
+    // a queue from another thread waking the loop.
+
+    @Test func waitingImmediatesKeepTheContextUntilTheyRun() throws {
+        var context: JSContext? = JSContext()!
+        let loop = JSEventLoop(context: context!, clock: ManualClock())
+        let ran = LiveCounter()
+        context?["ran"] = JSValue(newFunctionIn: context!) { () in ran.increment() }
+        context?.evaluateScript("setImmediate(function (a, b) { if (a === 1 && b === 'two') ran() }, 1, 'two')")
+        context = nil
+        #expect(loop.context != nil)  // held by the waiting immediate
+        try loop.run()
+        #expect(ran.value == 1)
+        #expect(loop.context == nil)  // let go once it ran
+    }
+
+    @Test func stoppingReleasesTheImmediatesFromALiveContext() throws {
+        let context = JSContext()!
+        context["Thing"] = ImmediateArgument.self
+        let loop = JSEventLoop(context: context, clock: ManualClock())
+        context.evaluateScript("""
+            for (var i = 0; i < 3000; i++) setImmediate(function (t) {}, new Thing());
+            clearImmediate(setImmediate(function (t) {}, new Thing()));
+            """)
+        #expect(ImmediateArgument.live.value == 3000)  // the cleared one's argument went at once
+        #expect(loop.hasPendingWork)
+        loop.stop()
+        #expect(!loop.hasPendingWork)
+        #expect(context.evaluateScript("setImmediate(function () {})").toInt32() == 0)
+        context.virtualMachine.garbageCollect()
+        #expect(ImmediateArgument.live.value == 0)
+        #expect(loop.immediates.storedCount == 0)
+    }
+
+    @Test func anImmediateQueuedFromAnotherThreadWakesTheLoop() async throws {
+        let context = JSContext()!
+        let loop = JSEventLoop(context: context)
+        try loop.start()
+        defer { loop.stop() }
+        let ran = AsyncStream<Void>.makeStream()
+        context["done"] = JSValue(newFunctionIn: context) { () in ran.continuation.yield() }
+        // This thread is not the loop's, which is waiting with nothing to do.
+        context.evaluateScript("setImmediate(done)")
+        let woke = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in ran.stream { return true }; return false }
+            group.addTask { try? await Task.sleep(for: .seconds(20)); return false }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+        #expect(woke)
+    }
+
+    @Test func hostileImmediateCallbacksAndArguments() throws {
+        let context = JSContext()!
+        let loop = JSEventLoop(context: context, clock: ManualClock())
+        let errors = ExceptionLog(context)
+        context.evaluateScript("""
+            var log = [];
+            setImmediate(new Proxy(function (x) { log.push('proxy ' + x) }, {}), 1);
+            var many = []; for (var i = 0; i < 5000; i++) many.push(i);
+            setImmediate.apply(null, [function () { log.push(arguments.length) }].concat(many));
+            setImmediate(function () { throw new TypeError('first') });
+            setImmediate(function () { log.push('after a throw') });
+            var self = setImmediate(function () { log.push('never') });
+            setImmediate(function () { clearImmediate(self + 2) });  // the next one, not yet run
+            setImmediate(function () { log.push('cleared, never') });
+            clearImmediate(self);
+            clearImmediate({ valueOf: function () { return self } });
+            """)
+        #expect(context.evaluateScript("setImmediate.length + ',' + clearImmediate.length + ',' + setImmediate.name").toString() == "1,1,setImmediate")
+        #expect(context.evaluateScript("try { new setImmediate(function () {}) ; 'made' } catch (e) { e.name }").toString() == "TypeError")
+        try loop.run()
+        #expect(context.log == "proxy 1 5000 after a throw")
+        #expect(errors.all.count == 1 && errors.all.first?.contains("first") == true)
+    }
+}
+
+/// An exported argument that counts its live instances (its own count: tests run in parallel).
+final class ImmediateArgument: JSExport {
+    static let live = LiveCounter()
+    init() { ImmediateArgument.live.increment() }
+    deinit { ImmediateArgument.live.decrement() }
+    static let jsClass = JSClass(ImmediateArgument.self) { c in c.constructor { () in ImmediateArgument() } }
 }

@@ -18,7 +18,7 @@ struct EventLoopReviewTests {
             """)
         var largest = 0
         try loop.run(while: {
-            largest = max(largest, loop.state.withLock { $0.immediates.storedCount })
+            largest = max(largest, loop.immediates.storedCount)
             return true
         })
         #expect(context.evaluateScript("runs").toInt32() == 20000)
@@ -37,7 +37,7 @@ struct EventLoopReviewTests {
         let context = JSContext()!
         let loop = JSEventLoop(context: context, clock: ManualClock())
         context.evaluateScript("var log = []; var first = setTimeout(function () { log.push('first') }, 10)")  // id 1, still pending
-        loop.state.withLock { $0.nextID = JSEventLoop.largestID - 1 }
+        loop.immediates.nextID = JSEventLoop.largestID - 1
         context.evaluateScript("""
             var ids = [setTimeout(function () { log.push('a') }, 5), setImmediate(function () { log.push('b') }),
                        setTimeout(function () { log.push('c') }, 5), setTimeout(function () { log.push('d') }, 5)];

@@ -520,6 +520,56 @@ int cduk_boolean_at(duk_context *ctx, duk_idx_t idx, int *out);
  * boolean, as 0 or 1) written to `out`. */
 duk_int_t cduk_type_at(duk_context *ctx, duk_idx_t idx, double *out);
 
+/* ---- A queue of callbacks in the heap (the event loop's immediates; callbacks.c) ----------- */
+
+/* The queue's state: opaque to Swift, in memory the Swift object that made it owns. */
+typedef struct cduk_callback_queue cduk_callback_queue;
+
+/* Called under the VM lock when the queue goes from no pending entry to one (it must not call
+ * the engine): the loop wakes, and keeps its context while entries wait. */
+typedef void (*cduk_queue_queued_fn)(void *_Nullable info);
+/* After the shared id counter wrapped: 1 when `id` is a pending timer's (the ids are one pool). */
+typedef int (*cduk_queue_id_in_use_fn)(void *_Nullable info, int32_t id);
+
+#define CDUK_QUEUE_OPEN 0
+#define CDUK_QUEUE_STOPPED 1  /* setImmediate returns 0 and queues nothing */
+#define CDUK_QUEUE_RELEASED 2 /* setImmediate returns undefined */
+
+/* The state's size, and its set-up in `storage` (that many bytes, 16-byte aligned). */
+size_t cduk_callback_queue_size(void);
+cduk_callback_queue *cduk_callback_queue_init(void *storage);
+void cduk_callback_queue_set_hooks(cduk_callback_queue *queue, cduk_queue_queued_fn _Nullable queued,
+                                   cduk_queue_id_in_use_fn _Nullable timer_id_in_use, void *_Nullable info);
+/* Pending entries (any thread: an atomic). */
+long cduk_callback_queue_live(const cduk_callback_queue *queue);
+/* Closes the queue (CDUK_QUEUE_STOPPED or _RELEASED, any thread): nothing pending counts any
+ * more, nothing is queued or run (the heap's entries: cduk_callback_queue_discard). */
+void cduk_callback_queue_close(cduk_callback_queue *queue, int closed);
+int cduk_callback_queue_closed(const cduk_callback_queue *queue);
+/* The shared id counter (timers' and immediates'), under the VM lock. */
+int32_t cduk_callback_queue_next_id(const cduk_callback_queue *queue);
+void cduk_callback_queue_set_next_id(cduk_callback_queue *queue, int32_t next_id);
+/* 1 once the counter has wrapped (from then on, ids in use are skipped). */
+int cduk_callback_queue_ids_wrapped(const cduk_callback_queue *queue);
+/* A fresh id from the counter; after it wrapped, skipping ids of pending timers (asked of
+ * `timer_id_in_use`) and immediates (those only with a `ctx`). VM lock held. */
+int32_t cduk_callback_queue_take_id(duk_context *_Nullable ctx, cduk_callback_queue *queue,
+                                    cduk_queue_id_in_use_fn _Nullable timer_id_in_use, void *_Nullable info);
+/* 1 when an immediate with `id` is pending. Never throws. */
+int cduk_callback_queue_contains(duk_context *ctx, cduk_callback_queue *queue, int32_t id);
+/* [] -> [setImmediate clearImmediate]: the queue's two functions (attach a box to each, which
+ * keeps the queue's owner alive while they live). */
+duk_int_t cduk_ppush_callback_queue_functions(duk_context *ctx, cduk_callback_queue *queue);
+/* Entries the heap's array holds, spent ones included (tests of its compaction). */
+duk_uarridx_t cduk_callback_queue_stored(const cduk_callback_queue *queue);
+/* A check phase begins: it runs the entries queued so far. */
+void cduk_callback_queue_begin_phase(cduk_callback_queue *queue);
+/* [] -> [result]: takes the phase's next pending entry and calls it with the global object as
+ * `this`; *ran is 1 when one was taken (its result or error on top), 0 when none was left. */
+duk_int_t cduk_callback_queue_run_next(duk_context *ctx, cduk_callback_queue *queue, int *ran);
+/* Drops the heap's entries (of a closed queue). Never throws. */
+void cduk_callback_queue_discard(duk_context *ctx, cduk_callback_queue *queue);
+
 /* [] -> [function]: a new host function (trampoline to the dispatcher) with the
  * given `name` (may be NULL) and `length`. Attach its box with cduk_pattach_box. */
 duk_int_t cduk_ppush_host_function(duk_context *ctx, const char *_Nullable name, duk_idx_t length);
