@@ -2025,3 +2025,38 @@ int cduk__registry_fast(duk_context *ctx, void *registry, uint32_t slot, int cle
     }
     return 1;
 }
+
+/* ---- What the host learned of a string ---------------------------------------------------
+ *
+ * Duktape 2.7's strings use user flags 0-8 of the header; 20 and 21 are free for strings. */
+#define CDUK__HSTRING_FLAG_UTF8 DUK_HEAPHDR_USER_FLAG(20)
+#define CDUK__HSTRING_FLAG_ASCII DUK_HEAPHDR_USER_FLAG(21)
+
+const char *cduk_string_bytes(duk_context *ctx, duk_idx_t idx, size_t *length, int *known) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *tv = duk_get_tval(thr, idx);
+    *known = 0;
+    if (tv == NULL || !DUK_TVAL_IS_STRING(tv)) {
+        *length = 0;
+        return NULL;
+    }
+    duk_hstring *h = DUK_TVAL_GET_STRING(tv);
+    *length = (size_t) DUK_HSTRING_GET_BYTELEN(h);
+    if (DUK_HEAPHDR_CHECK_FLAG_BITS(&h->hdr, CDUK__HSTRING_FLAG_UTF8)) {
+        *known = CDUK_STRING_UTF8 | (DUK_HEAPHDR_CHECK_FLAG_BITS(&h->hdr, CDUK__HSTRING_FLAG_ASCII) ? CDUK_STRING_ASCII : 0);
+    }
+    return (const char *) DUK_HSTRING_GET_DATA(h);
+}
+
+void cduk_string_mark(duk_context *ctx, duk_idx_t idx, int known) {
+    duk_hthread *thr = (duk_hthread *) ctx;
+    duk_tval *tv = duk_get_tval(thr, idx);
+    if (tv == NULL || !DUK_TVAL_IS_STRING(tv) || !(known & CDUK_STRING_UTF8)) {
+        return;
+    }
+    duk_hstring *h = DUK_TVAL_GET_STRING(tv);
+    if (DUK_HSTRING_HAS_EXTDATA(h) || DUK_HEAPHDR_HAS_READONLY(&h->hdr)) {
+        return;
+    }
+    DUK_HEAPHDR_SET_FLAG_BITS(&h->hdr, CDUK__HSTRING_FLAG_UTF8 | ((known & CDUK_STRING_ASCII) ? CDUK__HSTRING_FLAG_ASCII : 0));
+}

@@ -149,6 +149,45 @@ struct StringTests {
         #expect(JSValue(object: literal, in: context).toString() == literal)
     }
 
+    /// A longer string read into Swift records what it was found to be (valid UTF-8, all ASCII)
+    /// on the engine's string; the next read copies it without a scan, and must read the same.
+    /// Strings that are not UTF-8 (surrogate pairs, lone surrogates) are never marked.
+    @Test func aStringReadTwiceReadsTheSameAndIsMarkedOnlyWhenValid() throws {
+        let make = context.evaluateScript("""
+            (function (n, kind) {
+                var body = 'x'.repeat(n);
+                switch (kind) {
+                case 0: return body;
+                case 1: return body + 'é한';
+                case 2: return body + '\\ud83d\\ude00';
+                case 3: return body + '\\ud83d';
+                default: return body + new TextDecoder('latin1').decode(new Uint8Array([0xff]));
+                }
+            })
+            """)!
+        for count in [16, 17, 64, 4096] {
+            for kind in 0..<5 {
+                let value = make.call(withArguments: [count, kind])!
+                let first = value.toString() ?? ""
+                let second = value.toString() ?? ""
+                #expect(Array(first.utf16) == Array(second.utf16), "\(count) \(kind)")
+                #expect(first.utf16.count == Int(length.call(withArguments: [value]).toInt32()) || kind == 2, "\(count) \(kind)")
+                let known = try context.withStack { stack throws(JSException) -> Int32 in
+                    try stack.push(value)
+                    var length = 0
+                    var known: Int32 = 0
+                    _ = cduk_string_bytes(stack.ctx, -1, &length, &known)
+                    return known
+                }
+                switch kind {
+                case 0: #expect(known == CDUK_STRING_UTF8 | CDUK_STRING_ASCII)
+                case 1, 4: #expect(known == CDUK_STRING_UTF8)  // U+00FF (kind 4) is two UTF-8 bytes
+                default: #expect(known == 0, "\(kind)")  // surrogate encodings: transcoded each time
+                }
+            }
+        }
+    }
+
     @Test func everyKindOfSwiftStringCrosses() throws {
         let long = String(repeating: "0123456789abcdef", count: 40)
         let source = "é" + long + "😀" + long + "한"

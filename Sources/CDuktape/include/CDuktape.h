@@ -318,6 +318,16 @@ size_t cduk_ascii_prefix(const unsigned char *_Nonnull bytes, size_t length);
 size_t cduk_utf8_to_cesu8(const unsigned char *_Nonnull bytes, size_t length, unsigned char *_Nonnull out);
 size_t cduk_cesu8_to_utf8(const unsigned char *_Nonnull bytes, size_t length, unsigned char *_Nonnull out);
 
+/* What a string's bytes were found to be by an earlier read into the host (a string never
+ * changes): kept in two of the string header's free flag bits (engine.c).
+ * - cduk_string_bytes: the string at `idx` (like duk_get_lstring, NULL when not a string), with
+ *   *known set to the CDUK_STRING_* bits recorded for it;
+ * - cduk_string_mark: records `known` for the string at `idx` (not for external strings). */
+#define CDUK_STRING_UTF8 1  /* valid UTF-8: no surrogate encoding, nothing malformed */
+#define CDUK_STRING_ASCII 2 /* all ASCII (with CDUK_STRING_UTF8) */
+const char *_Nullable cduk_string_bytes(duk_context *ctx, duk_idx_t idx, size_t *_Nonnull length, int *_Nonnull known);
+void cduk_string_mark(duk_context *ctx, duk_idx_t idx, int known);
+
 /* String.prototype.normalize's Unicode tables come from the host: `normalize` gets a string's
  * bytes (Duktape's CESU-8), the form (0 NFC, 1 NFD, 2 NFKC, 3 NFKD), and returns the normalized
  * string's bytes in a buffer allocated with malloc (the engine frees it), its length in

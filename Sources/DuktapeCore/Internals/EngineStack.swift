@@ -382,11 +382,17 @@ struct EngineStack {
 
     // MARK: - Reading
 
-    /// The string at `index` (which must be a string), decoded from the engine's form.
+    /// The string at `index` (which must be a string), decoded from the engine's form. What the
+    /// decoding learns of a longer string (valid UTF-8, all ASCII) is recorded on it, so that the
+    /// next read of the same string copies it without a scan.
     func string(at index: Int32) -> String {
         var length = 0
-        guard let bytes = duk_get_lstring(ctx, index, &length) else { return "" }
-        return StringCoding.string(fromEngineBytes: UnsafeRawBufferPointer(start: bytes, count: length))
+        var known: Int32 = 0
+        guard let bytes = cduk_string_bytes(ctx, index, &length, &known) else { return "" }
+        var learned: Int32 = 0
+        let string = StringCoding.string(fromEngineBytes: UnsafeRawBufferPointer(start: bytes, count: length), known: known, learned: &learned)
+        if learned != 0 { cduk_string_mark(ctx, index, learned) }
+        return string
     }
 
     /// Wraps the value at `index` as a JSValue: primitives inline, everything else pinned.

@@ -114,6 +114,15 @@ enum StringCoding {
     /// storage (a pair's six bytes become four, a lone surrogate's three become U+FFFD's three),
     /// which it then validates, repairing what is still not UTF-8.
     static func string(fromEngineBytes bytes: UnsafeRawBufferPointer) -> String {
+        var learned: Int32 = 0
+        return string(fromEngineBytes: bytes, known: 0, learned: &learned)
+    }
+
+    /// `string(fromEngineBytes:)` of a string of which an earlier read learned `known`
+    /// (`CDUK_STRING_*`: valid UTF-8, all ASCII); what this read learned of a longer string is in
+    /// `learned`, to be recorded on it (`cduk_string_mark`). A string known to be valid UTF-8 is
+    /// copied without a scan.
+    static func string(fromEngineBytes bytes: UnsafeRawBufferPointer, known: Int32, learned: inout Int32) -> String {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return "" }
         let source = base.assumingMemoryBound(to: UInt8.self)
         let count = bytes.count
@@ -122,7 +131,7 @@ enum StringCoding {
             if memchr(base, 0xED, count) == nil {
                 return String(decoding: UnsafeBufferPointer(start: source, count: count), as: UTF8.self)
             }
-        } else if let string = validUTF8String(UnsafeBufferPointer(start: source, count: count)) {
+        } else if let string = validUTF8String(UnsafeBufferPointer(start: source, count: count), known: known, learned: &learned) {
             return string
         }
         return String(unsafeUninitializedCapacity: count) { out in
@@ -132,19 +141,24 @@ enum StringCoding {
     }
 
     /// The string `bytes` hold when they are valid UTF-8, else nil; one pass over each byte and
-    /// one copy. The vectorized scan finds the ASCII prefix (all of most strings), Swift validates
-    /// only the rest, and the string is made from bytes known to be valid, so that nothing is
-    /// validated twice. (`String(validating:)` reads every byte twice before its copy when the
-    /// string is not all ASCII: once in its ASCII test, again in its full validation.)
-    private static func validUTF8String(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    /// one copy, or only the copy when `known` says they are valid. The vectorized scan finds the
+    /// ASCII prefix (all of most strings), Swift validates only the rest, and the string is made
+    /// from bytes known to be valid, so that nothing is validated twice. (`String(validating:)`
+    /// reads every byte twice before its copy when the string is not all ASCII: once in its ASCII
+    /// test, again in its full validation.)
+    private static func validUTF8String(_ bytes: UnsafeBufferPointer<UInt8>, known: Int32, learned: inout Int32) -> String? {
         #if compiler(>=6.2) && !canImport(Darwin)
         guard let base = bytes.baseAddress else { return "" }
+        if known & CDUK_STRING_UTF8 != 0 {
+            return String(copying: UTF8Span(unchecked: bytes.span, isKnownASCII: known & CDUK_STRING_ASCII != 0))
+        }
         let prefix = cduk_ascii_prefix(base, bytes.count)
         if prefix < bytes.count {
             guard (try? UTF8Span(validating: UnsafeBufferPointer(rebasing: bytes[prefix...]).span)) != nil else { return nil }
         }
         // The prefix ends before a byte that is not ASCII, so at a scalar's start: the whole is
         // valid when the rest is.
+        learned = CDUK_STRING_UTF8 | (prefix == bytes.count ? CDUK_STRING_ASCII : 0)
         return String(copying: UTF8Span(unchecked: bytes.span, isKnownASCII: prefix == bytes.count))
         #else
         return String(validating: bytes, as: UTF8.self)
