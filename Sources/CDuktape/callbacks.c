@@ -104,13 +104,15 @@ static void cduk__drop_array(duk_context *ctx, cduk_callback_queue *queue) {
     if (queue->array == NULL) {
         return;
     }
-    duk_push_heap_stash(ctx);
-    duk_del_prop_string(ctx, -1, queue->key);
-    duk_pop(ctx);
+    /* Forgotten first: freeing the entries left (a closed queue's) can run finalizers, and one
+     * that queues an immediate must start a new array, not write to this one. */
     queue->array = NULL;
     queue->head = 0;
     queue->tail = 0;
     queue->end = 0; /* entries queued from here on are the next phase's */
+    duk_push_heap_stash(ctx);
+    duk_del_prop_string(ctx, -1, queue->key);
+    duk_pop(ctx);
 }
 
 /* The position of the pending entry with `id` in [head, tail), or -1. Ids increase along the
@@ -272,12 +274,12 @@ static duk_ret_t cduk__clear_immediate(duk_context *ctx) {
     duk_require_stack(ctx, 3);
     long position = cduk__position(ctx, queue, id);
     if (position >= 0) {
-        duk_uarridx_t at = 3 * (duk_uarridx_t) position;
-        duk_push_undefined(ctx);
-        duk_put_prop_index(ctx, -2, at + 1);
-        duk_push_undefined(ctx);
-        duk_put_prop_index(ctx, -2, at + 2);
+        /* Both slots written before the callback and arguments are released (a finalizer that
+         * runs then may queue immediates, which can move the entries). */
         atomic_fetch_sub(&queue->live, 1);
+        duk_push_undefined(ctx);
+        duk_push_undefined(ctx);
+        cduk_array_put_range(ctx, -3, 3 * (duk_uarridx_t) position + 1, 2);
     }
     return 0;
 }
