@@ -61,9 +61,11 @@ void cduk_callback_queue_set_hooks(cduk_callback_queue *queue, cduk_queue_queued
 }
 
 long cduk_callback_queue_live(const cduk_callback_queue *queue) {
-    /* A stop from another thread zeroes the count while the runner may still take one entry. */
-    long live = atomic_load(&((cduk_callback_queue *) queue)->live);
-    return live > 0 ? live : 0;
+    /* A stop from another thread zeroes the count while the runner may still take one entry,
+     * or a setImmediate that passed the closed check may still count its own: closed is none. */
+    cduk_callback_queue *mutable_queue = (cduk_callback_queue *) queue;
+    long live = atomic_load(&mutable_queue->live);
+    return live > 0 && atomic_load(&mutable_queue->closed) == CDUK_QUEUE_OPEN ? live : 0;
 }
 
 void cduk_callback_queue_close(cduk_callback_queue *queue, int closed) {
@@ -171,9 +173,17 @@ int32_t cduk_callback_queue_take_id(duk_context *_Nullable ctx, cduk_callback_qu
     }
 }
 
-/* [callback args...] -> [id]: queues the entry (the callback checked by the caller). */
-static duk_ret_t cduk__enqueue(duk_context *ctx, cduk_callback_queue *queue, int32_t id) {
-    duk_idx_t count = duk_get_top(ctx);
+typedef struct {
+    cduk_callback_queue *queue;
+    int32_t id;
+    duk_idx_t count; /* the callback and its arguments, at 0..count-1 */
+} cduk__enqueue_args;
+
+/* [callback args...] -> [callback args... id]: writes the entry (the callback checked by the
+ * caller). Run protected, with finalizers held (cduk__enqueue). */
+static duk_ret_t cduk__enqueue_held(duk_context *ctx, void *udata) {
+    cduk__enqueue_args *args = (cduk__enqueue_args *) udata;
+    cduk_callback_queue *queue = args->queue;
     if (queue->array == NULL) {
         duk_push_heap_stash(ctx);
         duk_push_bare_array(ctx);
@@ -192,25 +202,42 @@ static duk_ret_t cduk__enqueue(duk_context *ctx, cduk_callback_queue *queue, int
         queue->end = queue->end > queue->head ? queue->end - queue->head : 0;
         queue->head = 0;
     }
-    duk_push_int(ctx, id);
+    duk_push_int(ctx, args->id);
     duk_dup(ctx, 0);
-    if (count > 1) {
+    if (args->count > 1) {
         duk_push_bare_array(ctx);
-        duk_idx_t args = duk_get_top_index(ctx);
-        for (duk_idx_t i = 1; i < count; i++) {
+        duk_idx_t list = duk_get_top_index(ctx);
+        for (duk_idx_t i = 1; i < args->count; i++) {
             duk_dup(ctx, i);
         }
-        cduk_array_put_range(ctx, args, 0, (duk_uint32_t) (count - 1));
+        cduk_array_put_range(ctx, list, 0, (duk_uint32_t) (args->count - 1));
     } else {
         duk_push_undefined(ctx);
     }
     cduk_reserve_array(ctx, -4, 3 * queue->tail + 3); /* doubling: may throw (memory), nothing queued */
     cduk_array_put_range(ctx, -4, 3 * queue->tail, 3);
     queue->tail++;
-    if (atomic_fetch_add(&queue->live, 1) == 0 && queue->queued != NULL) {
+    duk_pop(ctx);
+    duk_push_int(ctx, args->id);
+    return 1;
+}
+
+/* [callback args...] -> [id]: queues the entry. Finalizers are held meanwhile: an allocation
+ * here can collect garbage, and a finalizer that queued an immediate in the middle would make a
+ * second array or write where this entry goes. The writing is a protected call, so that an error
+ * (memory) lowers the hold before it goes on to the script. */
+static duk_ret_t cduk__enqueue(duk_context *ctx, cduk_callback_queue *queue, int32_t id) {
+    cduk__enqueue_args args = { queue, id, duk_get_top(ctx) };
+    cduk_finalizers_hold(ctx);
+    duk_int_t status = cduk_safe_call_keeping_holds(ctx, cduk__enqueue_held, &args, 0, 1);
+    long before = status == DUK_EXEC_SUCCESS ? atomic_fetch_add(&queue->live, 1) : 1;
+    cduk_finalizers_release(ctx); /* the finalizers that waited run now */
+    if (status != DUK_EXEC_SUCCESS) {
+        return duk_throw(ctx);
+    }
+    if (before == 0 && queue->queued != NULL) {
         queue->queued(queue->info);
     }
-    duk_push_int(ctx, id);
     return 1;
 }
 
@@ -280,6 +307,11 @@ static duk_ret_t cduk__clear_immediate(duk_context *ctx) {
         duk_push_undefined(ctx);
         duk_push_undefined(ctx);
         cduk_array_put_range(ctx, -3, 3 * (duk_uarridx_t) position + 1, 2);
+        /* Nothing pending (a finalizer run just now may have queued one): the cleared entries
+         * go, as they would when a check phase passed them. */
+        if (atomic_load(&queue->live) <= 0) {
+            cduk__drop_array(ctx, queue);
+        }
     }
     return 0;
 }
@@ -318,20 +350,20 @@ duk_uarridx_t cduk_callback_queue_stored(const cduk_callback_queue *queue) {
     return queue->tail;
 }
 
-void cduk_callback_queue_begin_phase(cduk_callback_queue *queue) {
-    queue->end = queue->tail;
-}
-
 typedef struct {
     cduk_callback_queue *queue;
+    int begin;
     int ran;
 } cduk__run_args;
 
-/* [] -> [result]: takes the next pending entry before the phase's end and calls it (`this` the
- * global object); ran = 0 and [undefined] when there is none. */
+/* [] -> [result]: takes the next pending entry before the phase's end (set first when `begin`)
+ * and calls it (`this` the global object); ran = 0 and [undefined] when there is none. */
 static duk_ret_t cduk__run_next(duk_context *ctx, void *udata) {
     cduk__run_args *args = (cduk__run_args *) udata;
     cduk_callback_queue *queue = args->queue;
+    if (args->begin) {
+        queue->end = queue->tail; /* the phase runs the entries queued so far */
+    }
     if (!cduk__push_array(ctx, queue)) {
         duk_push_undefined(ctx);
         return 1;
@@ -369,8 +401,8 @@ static duk_ret_t cduk__run_next(duk_context *ctx, void *udata) {
     return 1;
 }
 
-duk_int_t cduk_callback_queue_run_next(duk_context *ctx, cduk_callback_queue *queue, int *ran) {
-    cduk__run_args args = { queue, 0 };
+duk_int_t cduk_callback_queue_run_next(duk_context *ctx, cduk_callback_queue *queue, int begin, int *ran) {
+    cduk__run_args args = { queue, begin, 0 };
     duk_int_t status = cduk__protect(ctx, cduk__run_next, &args, 0, 1);
     *ran = args.ran;
     return status;

@@ -100,6 +100,8 @@ public final class JSEventLoop: @unchecked Sendable {
             onQueued: { [weak context] in
                 // Under the VM's lock, from setImmediate: wake the loop, keep the context.
                 state.withLockWaking { state in
+                    // A setImmediate racing stop() on another thread: nothing runs, nothing is held.
+                    guard !state.isStopped, !state.isReleased else { return }
                     if state.immediatesKeepAlive == nil { state.immediatesKeepAlive = context }
                     keepsContext.store(true)
                 }

@@ -334,6 +334,57 @@ struct EventLoopLifecycleTests {
         #expect(woke)
     }
 
+    /// A finalizer runs when garbage is collected, which an allocation inside setImmediate can
+    /// do: one that queues an immediate must neither take the entry being written nor start a
+    /// second array (outside review: immediates were lost, the loop spun on the count of one that
+    /// could not run, and a freed array was written to).
+    @Test func finalizersThatQueueImmediatesDuringSetImmediateLoseNothing() throws {
+        let context = JSContext()!
+        let loop = JSEventLoop(context: context, clock: ManualClock())
+        guard context.evaluateScript("typeof Duktape === 'object' && typeof Duktape.fin").toString() == "function" else {
+            Issue.record("Duktape.fin is not there to make finalizers with")
+            return
+        }
+        context.evaluateScript("""
+            var n = 100000, seen = new Uint8Array(n), finalizers = 0, extra = 0, steps = 0;
+            function arm() { var o = {}; o.self = o; Duktape.fin(o, function () { finalizers++; setImmediate(function () { extra++ }); arm() }) }
+            arm();
+            for (var i = 0; i < n; i++) setImmediate(function (k) { seen[k]++ }, i);
+            // A chain: each step's setImmediate starts a new array (the last one was dropped).
+            function step() { if (++steps < 20000) setImmediate(step) }
+            setImmediate(step);
+            """)
+        try loop.run(until: Date().addingTimeInterval(60))
+        #expect(!loop.hasPendingWork)
+        #expect(context.evaluateScript("steps").toInt32() == 20000)
+        #expect(context.evaluateScript("finalizers > 0 && extra === finalizers").toBool())
+        #expect(context.evaluateScript("Array.prototype.every.call(seen, function (x) { return x === 1 })").toBool())
+    }
+
+    /// Immediates set and cleared while nothing else waits leave nothing behind: under a small
+    /// memory limit, in one script and across turns (outside review: the cleared entries stayed
+    /// in the heap until a RangeError).
+    @Test func clearedImmediatesDoNotAccumulate() throws {
+        let context = JSContext()!
+        context.virtualMachine.memoryLimit = 16 << 20
+        let loop = JSEventLoop(context: context, clock: ManualClock())
+        let errors = ExceptionLog(context)
+        context.evaluateScript("""
+            var turns = 0;
+            for (var i = 0; i < 300000; i++) clearImmediate(setImmediate(function () {}));
+            var timer = setInterval(function () {
+                for (var i = 0; i < 1000; i++) clearImmediate(setImmediate(function () {}));
+                if (++turns === 300) clearInterval(timer);
+            }, 1);
+            """)
+        #expect(errors.all.isEmpty)
+        #expect(loop.immediates.storedCount == 0)
+        try loop.run()
+        #expect(context.evaluateScript("turns").toInt32() == 300)
+        #expect(errors.all.isEmpty)
+        #expect(loop.immediates.storedCount == 0)
+    }
+
     @Test func hostileImmediateCallbacksAndArguments() throws {
         let context = JSContext()!
         let loop = JSEventLoop(context: context, clock: ManualClock())

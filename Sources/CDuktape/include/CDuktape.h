@@ -572,11 +572,10 @@ int cduk_callback_queue_contains(duk_context *ctx, cduk_callback_queue *queue, i
 duk_int_t cduk_ppush_callback_queue_functions(duk_context *ctx, cduk_callback_queue *queue);
 /* Entries the heap's array holds, spent ones included (tests of its compaction). */
 duk_uarridx_t cduk_callback_queue_stored(const cduk_callback_queue *queue);
-/* A check phase begins: it runs the entries queued so far. */
-void cduk_callback_queue_begin_phase(cduk_callback_queue *queue);
-/* [] -> [result]: takes the phase's next pending entry and calls it with the global object as
- * `this`; *ran is 1 when one was taken (its result or error on top), 0 when none was left. */
-duk_int_t cduk_callback_queue_run_next(duk_context *ctx, cduk_callback_queue *queue, int *ran);
+/* [] -> [result]: takes the check phase's next pending entry and calls it with the global object
+ * as `this`; *ran is 1 when one was taken (its result or error on top), 0 when none was left.
+ * `begin` (the phase's first call) sets the phase's end: the entries queued so far. */
+duk_int_t cduk_callback_queue_run_next(duk_context *ctx, cduk_callback_queue *queue, int begin, int *ran);
 /* Drops the heap's entries (of a closed queue). Never throws. */
 void cduk_callback_queue_discard(duk_context *ctx, cduk_callback_queue *queue);
 

@@ -109,13 +109,12 @@ package final class HeapCallbackQueue: @unchecked Sendable {
     /// is closed. Returns how many ran.
     package func runPhase(in context: JSContext, afterEach: () -> Void) -> Int {
         if pendingCount == 0 { return 0 }
-        cduk_callback_queue_begin_phase(queue)
         var count = 0
         while cduk_callback_queue_closed(queue) == CDUK_QUEUE_OPEN {
             var ran: Int32 = 0
             do throws(JSException) {
                 try context.withStack { stack throws(JSException) in
-                    try stack.check(cduk_callback_queue_run_next(stack.ctx, queue, &ran))
+                    try stack.check(cduk_callback_queue_run_next(stack.ctx, queue, count == 0 ? 1 : 0, &ran))
                 }
             } catch {
                 context.notifyException(error.value)
