@@ -96,7 +96,6 @@ public final class JSEventLoop: @unchecked Sendable {
         let state = self.state
         let keepsContext = immediatesKeepContext
         immediates = HeapCallbackQueue(
-            for: context,
             onQueued: { [weak context] in
                 // Under the VM's lock, from setImmediate: wake the loop, keep the context.
                 state.withLockWaking { state in

@@ -14,10 +14,10 @@ package final class HeapCallbackQueue: @unchecked Sendable {
     private let onQueued: @Sendable () -> Void
     private let timerIDInUse: @Sendable (Int) -> Bool
 
-    /// A queue for `context`. `onQueued` runs (under the VM's lock; it must not enter the
+    /// A queue whose `onQueued` runs (under the VM's lock; it must not enter the
     /// engine) when the queue goes from nothing pending to one entry. `timerIDInUse` answers,
     /// once the shared counter has wrapped, whether an id belongs to a pending timer.
-    package init(for context: JSContext, onQueued: @escaping @Sendable () -> Void, timerIDInUse: @escaping @Sendable (Int) -> Bool) {
+    package init(onQueued: @escaping @Sendable () -> Void, timerIDInUse: @escaping @Sendable (Int) -> Bool) {
         let storage = UnsafeMutableRawPointer.allocate(byteCount: cduk_callback_queue_size(), alignment: 16)
         queue = cduk_callback_queue_init(storage)
         self.onQueued = onQueued
